@@ -1,0 +1,70 @@
+# The two commands of the README are `make run` and `make test`; the rest are their parts.
+# Python 3.11 is needed; everything installs into .venv.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# What `make test` and `make serve` talk to unless told otherwise: this machine's PostgreSQL and Redis.
+LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
+LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: run test check lint schema schema-check serve services demo install install-dev chromium clean-demo
+
+## make run: install into .venv, migrate, load the demo data and serve on the embedded defaults.
+run: install .env
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo_setup
+	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+
+## make test: install the dev dependencies and run every check and the whole test suite.
+test: install-dev .env chromium services
+	$(MAKE) --no-print-directory check
+	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
+		$(BIN)/python -m pytest -q
+
+check: lint schema-check
+	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/lint-imports
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+schema:
+	$(BIN)/python manage.py spectacular --file docs/openapi.yaml --validate --fail-on-warn
+
+schema-check:
+	$(BIN)/python scripts/check_schema.py
+
+## make serve: the docker-compose set-up without Docker: gunicorn and a real Celery worker on the
+## local PostgreSQL and Redis.
+serve: install .env services
+	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
+		HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) scripts/serve.sh
+
+services:
+	scripts/ensure_services.sh
+
+chromium:
+	scripts/ensure_chromium.sh
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+.env:
+	$(PYTHON) scripts/make_env.py > .env

@@ -1,0 +1,7 @@
+from enum import StrEnum
+
+
+class AccountErrorCode(StrEnum):
+    TOKEN_NAME_TAKEN = "token_name_taken"
+    TOKEN_NOT_FOUND = "token_not_found"
+    TOKEN_ALREADY_REVOKED = "token_already_revoked"

@@ -1,0 +1,64 @@
+"""Which role may do what: the one place that says it.
+
+Roles are Django groups (created by migration 0002). An API view names the operation it performs
+(`operation = "..."`, or `operations = {"GET": ..., "POST": ...}`); `accounts.permissions` checks the
+user's roles against `OPERATIONS`. Scope (which collection a user works on) is a separate question,
+answered by collection membership in the apps' `access_*` selectors. Admins (members of the admin group,
+who are also staff so they can use the Django admin, and superusers) may do everything.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class Role(StrEnum):
+    ANNOTATOR = "annotator"
+    REVIEWER = "reviewer"
+    OPERATOR = "operator"
+    VISION_SYSTEM_OWNER = "vision-system owner"
+    ADMIN = "admin"
+
+
+def allow(*roles: Role) -> frozenset[Role]:
+    return frozenset(roles) | {Role.ADMIN}
+
+
+EVERYONE = frozenset(Role)
+# People who work on collections: they see vocabularies, collections and images of the collections they
+# belong to.
+COLLECTION_WORKERS = allow(Role.ANNOTATOR, Role.REVIEWER, Role.OPERATOR)
+
+OPERATIONS: dict[str, frozenset[Role]] = {
+    # accounts
+    "account.read": EVERYONE,
+    "tokens.list": EVERYONE,
+    "tokens.create": EVERYONE,
+    "tokens.revoke": EVERYONE,
+}
+
+
+def roles_of(user: Any) -> frozenset[Role]:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return frozenset()
+    names = getattr(user, "_vtt_role_names", None)
+    if names is None:
+        names = frozenset(user.groups.values_list("name", flat=True))
+        user._vtt_role_names = names  # one query per request, not per check
+    roles = {role for role in Role if role.value in names}
+    if user.is_superuser:
+        roles.add(Role.ADMIN)
+    return frozenset(roles)
+
+
+def may(user: Any, operation: str) -> bool:
+    try:
+        allowed = OPERATIONS[operation]
+    except KeyError:
+        raise LookupError(f"Operation {operation!r} is not listed in accounts.roles.OPERATIONS") from None
+    return bool(roles_of(user) & allowed)
+
+
+def is_admin(user: Any) -> bool:
+    return Role.ADMIN in roles_of(user)

@@ -1,0 +1,67 @@
+"""Writes for accounts: tokens and demo users."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.errors import AccountErrorCode
+from accounts.models import ApiToken
+from accounts.roles import Role
+from accounts.tokens import digest_of, display_prefix, new_secret
+from vtt_site.errors import ApplicationError, ConflictError, NotFoundError
+
+
+@transaction.atomic
+def token_create(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
+    """Create a token and return it with its secret, which is never available again."""
+    secret = new_secret()
+    expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+    try:
+        with transaction.atomic():
+            token = ApiToken.objects.create(
+                user=user,
+                name=name.strip(),
+                prefix=display_prefix(secret),
+                digest=digest_of(secret),
+                expires_at=expires_at,
+            )
+    except IntegrityError:
+        raise ConflictError(
+            AccountErrorCode.TOKEN_NAME_TAKEN,
+            f"You already have a live token named {name!r}.",
+            fields={"name": ["Choose another name or revoke the existing token."]},
+        ) from None
+    return token, secret
+
+
+@transaction.atomic
+def token_revoke(*, user, token_id: int) -> ApiToken:
+    token = ApiToken.objects.select_for_update().filter(pk=token_id, user=user).first()
+    if token is None:
+        raise NotFoundError(AccountErrorCode.TOKEN_NOT_FOUND, f"You have no token with id {token_id}.")
+    if token.revoked_at is not None:
+        raise ConflictError(
+            AccountErrorCode.TOKEN_ALREADY_REVOKED, f"Token {token.name!r} is already revoked."
+        )
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    return token
+
+
+@transaction.atomic
+def user_create_with_role(*, username: str, password: str, role: Role, email: str = ""):
+    """A user in one role group; admins are also staff (they use the Django admin)."""
+    if not username.strip():
+        raise ApplicationError("invalid", "A username is required.", fields={"username": ["Required."]})
+    User = get_user_model()
+    user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
+    user.set_password(password)
+    user.is_staff = role == Role.ADMIN
+    user.save()
+    user.groups.add(Group.objects.get(name=role.value))
+    return user

@@ -1,0 +1,1 @@
+"""Annotation: vocabularies, image collections, boxes, attributes, relationships, queues, import/export."""

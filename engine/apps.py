@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EngineConfig(AppConfig):
+    name = "engine"
+    verbose_name = "Query engine"

@@ -1,0 +1,1 @@
+"""Admin registrations of this app's models. None yet."""

@@ -1,0 +1,1 @@
+"""Every write of this app (keyword-only arguments, `@transaction.atomic`). None yet."""

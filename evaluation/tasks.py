@@ -1,0 +1,1 @@
+"""Celery tasks: take ids, call one service, own the retry policy. None yet."""

@@ -1,0 +1,1 @@
+"""The web UI: templates and static files; views call the apps' services and selectors."""

@@ -1,0 +1,51 @@
+"""Pages of the web UI. Each view gathers data through selectors and changes it through services."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts import selectors as account_selectors
+from accounts import services as account_services
+from accounts.roles import roles_of
+from vtt_site.errors import ApplicationError
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "frontend/home.html", {"roles": sorted(roles_of(request.user))})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    created_secret = None
+    if request.method == "POST":
+        try:
+            days = request.POST.get("expires_in_days") or None
+            token, created_secret = account_services.token_create(
+                user=request.user,
+                name=request.POST.get("name", ""),
+                expires_in_days=int(days) if days else None,
+            )
+            messages.success(request, f"Token {token.name!r} created. Copy it now: it is not shown again.")
+        except ValueError:
+            messages.error(request, "Expiry must be a whole number of days.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    context = {"tokens": account_selectors.tokens_of(user=request.user), "created_secret": created_secret}
+    return render(request, "frontend/tokens.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    try:
+        token = account_services.token_revoke(user=request.user, token_id=token_id)
+        messages.success(request, f"Token {token.name!r} revoked.")
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect("frontend:tokens")

@@ -1,0 +1,88 @@
+"""The settings module on its embedded defaults and with DATABASE_URL / REDIS_URL (fresh processes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = (
+    "import json, django; django.setup(); from django.conf import settings; "
+    "from vtt_site.celery import app; "
+    "print(json.dumps({'engine': settings.DATABASES['default']['ENGINE'], "
+    "'name': str(settings.DATABASES['default']['NAME']), 'eager': app.conf.task_always_eager, "
+    "'broker': app.conf.broker_url, 'acks_late': app.conf.task_acks_late, "
+    "'prefetch': app.conf.worker_prefetch_multiplier, 'time_limit': app.conf.task_time_limit, "
+    "'debug': settings.DEBUG}))"
+)
+
+
+def run_settings(**env: str) -> subprocess.CompletedProcess[str]:
+    # Every variable the test cares about is set explicitly (empty means unset) so a developer's .env
+    # cannot leak in: python-dotenv never overrides a variable that exists.
+    base = {
+        k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}
+    }
+    full = base | {
+        "DATABASE_URL": "",
+        "REDIS_URL": "",
+        "DEBUG": "",
+        "SECRET_KEY": "",
+        "DJANGO_SETTINGS_MODULE": "vtt_site.settings",
+    }
+    full |= env
+    return subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=full, capture_output=True, text=True)
+
+
+def test_embedded_defaults_are_sqlite_in_the_project_folder_and_eager_tasks(tmp_path):
+    result = run_settings(SECRET_KEY="x" * 50, VAR_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    probe = json.loads(result.stdout)
+    assert probe["engine"] == "django.db.backends.sqlite3"
+    assert probe["name"] == str(tmp_path / "vtt.sqlite3")
+    assert probe["eager"] is True
+    assert probe["debug"] is False
+
+
+def test_default_var_dir_is_inside_the_project():
+    result = run_settings(SECRET_KEY="x" * 50)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["name"] == str(ROOT / "var" / "vtt.sqlite3")
+
+
+def test_database_and_redis_urls_switch_to_postgresql_and_a_real_broker():
+    result = run_settings(
+        SECRET_KEY="x" * 50,
+        DATABASE_URL="postgres://u:p@db.example:5432/vtt",
+        REDIS_URL="redis://cache:6379/3",
+    )
+    assert result.returncode == 0, result.stderr
+    probe = json.loads(result.stdout)
+    assert probe["engine"] == "django.db.backends.postgresql"
+    assert probe["name"] == "vtt"
+    assert probe["eager"] is False
+    assert probe["broker"] == "redis://cache:6379/3"
+    assert probe["acks_late"] is True
+    assert probe["prefetch"] == 1
+    assert probe["time_limit"] > 0
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    result = run_settings()
+    assert result.returncode != 0
+    assert "SECRET_KEY is required when DEBUG is off" in result.stderr
+
+
+def test_debug_runs_without_a_secret_key():
+    result = run_settings(DEBUG="1")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["debug"] is True
+
+
+def test_a_malformed_boolean_names_the_variable():
+    result = run_settings(SECRET_KEY="x" * 50, DEBUG="perhaps")
+    assert result.returncode != 0
+    assert "DEBUG must be one of" in result.stderr

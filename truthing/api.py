@@ -1,0 +1,1 @@
+"""Thin DRF views, one per operation. None yet."""

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TruthingConfig(AppConfig):
+    name = "truthing"
+    verbose_name = "Truthing"

@@ -1,0 +1,5 @@
+from enum import StrEnum
+
+
+class TruthingErrorCode(StrEnum):
+    """Error codes of the truthing app; they arrive with its features."""

@@ -1,0 +1,1 @@
+"""API conventions shared by every app: the error shape, pagination, serializer helpers."""

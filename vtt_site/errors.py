@@ -1,0 +1,45 @@
+"""The error types every service raises.
+
+A service never returns an error value and never raises an HTTP exception: it raises an
+`ApplicationError` carrying a stable machine-readable `code` (each app lists its codes in its own
+`errors.py`), a message a person can act on, and optionally per-field details. The API exception handler
+(`vtt_site.api.errors`) renders all of them in the one shape `{"code", "message", "fields"}`; commands and
+tasks print or store the same message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApplicationError(Exception):
+    """Bad input or a forbidden state change. Nothing was written when this is raised."""
+
+    status = 400
+
+    def __init__(self, code: str, message: str, *, fields: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = str(code)
+        self.message = message
+        self.fields = fields or {}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "fields": self.fields}
+
+
+class NotFoundError(ApplicationError):
+    status = 404
+
+
+class PermissionDeniedError(ApplicationError):
+    status = 403
+
+
+class ConflictError(ApplicationError):
+    """The request is well formed but clashes with the current state (a lease held, a stage passed)."""
+
+    status = 409
+
+
+class TooLargeError(ApplicationError):
+    status = 413

@@ -1,0 +1,257 @@
+"""The one settings module, driven by environment variables.
+
+With nothing set the platform runs on its embedded defaults: a SQLite file in the project folder and
+Celery tasks executed in-process (eager), so it needs no server but itself. `DATABASE_URL` switches to
+PostgreSQL (psycopg 3) and `REDIS_URL` to a Redis broker served by real Celery workers, which is what
+docker-compose and CI use. `.env.example` lists every variable with its default; a `.env` file in the
+project folder is read when present (real environment variables win).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
+
+from vtt_site.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+load_dotenv(BASE_DIR / ".env", override=False)
+
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+# --- Core -------------------------------------------------------------------------------------------
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required when DEBUG is off. `make run` writes one into .env; "
+            "or set SECRET_KEY in the environment."
+        )
+    # A throwaway key: sessions do not survive a restart, which is acceptable only in DEBUG.
+    SECRET_KEY = secrets.token_urlsafe(50)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+if env_bool("BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
+    "annotations",
+    "engine",
+    "truthing",
+    "evaluation",
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "vtt_site.urls"
+WSGI_APPLICATION = "vtt_site.wsgi.application"
+ASGI_APPLICATION = "vtt_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "frontend.context.navigation",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------------------
+
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    try:
+        DATABASES = {
+            "default": dj_database_url.parse(
+                DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60), conn_health_checks=True
+            )
+        }
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from None
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": env_str("SQLITE_PATH", str(VAR_DIR / "vtt.sqlite3")),
+            # SQLite is the embedded default for one local user; a longer lock timeout keeps the
+            # web process and an in-process task from tripping over each other.
+            "OPTIONS": {"timeout": 20},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis, cache and Celery --------------------------------------------------------------------------
+
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Without a broker the tasks run in-process, synchronously, right after the transaction commits.
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1740)
+# With late acknowledgement Redis redelivers a task that is not acknowledged within the visibility
+# timeout; it must outlast the longest task or a long fit would run twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "vtt")
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# --- Auth ---------------------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.AdminRoleBackend",
+]
+LOGIN_URL = "frontend:login"
+LOGIN_REDIRECT_URL = "frontend:home"
+LOGOUT_REDIRECT_URL = "frontend:login"
+
+# --- API ----------------------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    # Token first: its `WWW-Authenticate` header is what makes an anonymous request a 401, not a 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.HashedTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Fails closed: a view that does not name its operation in accounts.roles cannot be reached.
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.permissions.OperationPermission"],
+    "DEFAULT_PAGINATION_CLASS": "vtt_site.api.pagination.PagePagination",
+    "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "EXCEPTION_HANDLER": "vtt_site.api.errors.api_exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "accounts.throttling.TokenRateThrottle",
+        "accounts.throttling.SessionUserRateThrottle",
+        "rest_framework.throttling.AnonRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "token": env_str("API_RATE_TOKEN", "1200/min"),
+        "session": env_str("API_RATE_SESSION", "1200/min"),
+        "anon": env_str("API_RATE_ANON", "60/min"),
+    },
+    "DEFAULT_SCHEMA_CLASS": "vtt_site.api.schema.VttAutoSchema",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Visual Turing Test platform API",
+    "DESCRIPTION": (
+        "Vocabularies, image collections, annotation, the query engine, truthing and evaluation. "
+        "Every failure has the shape {code, message, fields}."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+}
+
+# --- Files --------------------------------------------------------------------------------------------
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every start when it is missing
+# Served by WhiteNoise from the app; the finders let it serve without a collectstatic step locally.
+WHITENOISE_USE_FINDERS = True
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
+
+# --- Domain settings ----------------------------------------------------------------------------------
+
+VTT = {
+    "IMAGE_MAX_BYTES": env_int("IMAGE_MAX_BYTES", 25 * 1024 * 1024),
+    "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
+    "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
+    "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
+    "ENGINE_DIR": Path(env_str("ENGINE_DIR", str(VAR_DIR / "engine"))),
+    "ENGINE_EPSILON": env_float("ENGINE_EPSILON", 0.15),
+    "ENGINE_MIN_POPULATION": env_int("ENGINE_MIN_POPULATION", 20),
+    "ENGINE_MAX_ATTRIBUTES": env_int("ENGINE_MAX_ATTRIBUTES", 2),
+    "ENGINE_MAX_QUESTIONS": env_int("ENGINE_MAX_QUESTIONS", 60),
+    "ENGINE_REGION_MIN_OVERLAP": env_float("ENGINE_REGION_MIN_OVERLAP", 0.0),
+}
+
+# --- Internationalisation -----------------------------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+# --- Logging ------------------------------------------------------------------------------------------
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "stream": sys.stderr}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,46 @@
+"""URL map: the API under /api/v1/, health checks, the admin and the web UI."""
+
+from django.contrib import admin
+from django.http import JsonResponse
+from django.urls import include, path
+from django.views.defaults import page_not_found, server_error
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from vtt_site.api.errors import error_body
+from vtt_site.health import healthz, readyz
+
+api_v1 = [
+    path("", include("accounts.urls")),
+    path("", include("annotations.urls")),
+    path("", include("engine.urls")),
+    path("", include("truthing.urls")),
+    path("", include("evaluation.urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]
+
+urlpatterns = [
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("api/v1/", include((api_v1, "api"))),
+    path("admin/", admin.site.urls),
+    path("", include("frontend.urls")),
+]
+
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def handler404(request, exception=None):
+    if _is_api(request):
+        return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
+    return page_not_found(request, exception)
+
+
+def handler500(request):
+    if _is_api(request):
+        return JsonResponse(
+            error_body("server_error", "The server failed to handle this request."), status=500
+        )
+    return server_error(request)
