@@ -1,0 +1,230 @@
+"""Scene graphs (VTT.md section 9): one annotated image, validated against a vocabulary.
+
+The same rules hold wherever a scene graph enters the platform (the engine's command line, the
+annotation import, the annotation API): boxes are clipped to the image and must keep at least
+`MIN_BOX_SIDE` pixels on each side, attribute values belong to the object's type, an exclusive group has
+at most one value, an object whose attributes are unknown lists none, relationships join two different
+objects of the same image with types the relationship allows, and a symmetric relationship is kept once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core.errors import SceneError
+from engine.core.vocabulary import Vocabulary
+
+MIN_BOX_SIDE = 1.0
+MAX_IMAGE_SIDE = 100_000
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    id: str
+    type: str
+    bbox: tuple[float, float, float, float]  # x, y, width, height in pixels, inside the image
+    attributes: frozenset[str]
+    attributes_known: bool = True
+
+
+@dataclass(frozen=True)
+class Scene:
+    image: str
+    width: int
+    height: int
+    objects: tuple[SceneObject, ...]
+    # (subject index, predicate, object index); a symmetric predicate is stored once, lower index first.
+    relationships: frozenset[tuple[int, str, int]]
+
+    def related(self, subject: int, predicate: str, obj: int, symmetric: bool) -> bool:
+        if symmetric:
+            subject, obj = min(subject, obj), max(subject, obj)
+        return (subject, predicate, obj) in self.relationships
+
+    def to_document(self, vocabulary: Vocabulary) -> dict[str, Any]:
+        objects = [
+            {
+                "id": o.id,
+                "type": o.type,
+                "bbox": list(o.bbox),
+                # In vocabulary order, so that an export is stable whatever order the annotator clicked.
+                "attributes": [a for a in vocabulary.object_type(o.type).attributes if a in o.attributes],
+                "attributes_known": o.attributes_known,
+            }
+            for o in self.objects
+        ]
+        relationships = [
+            {"subject": self.objects[s].id, "predicate": p, "object": self.objects[o].id}
+            for s, p, o in sorted(self.relationships)
+        ]
+        return {
+            "image": self.image,
+            "width": self.width,
+            "height": self.height,
+            "objects": objects,
+            "relationships": relationships,
+        }
+
+
+def _fail(message: str, where: str) -> SceneError:
+    return SceneError(message, where=where)
+
+
+def clip_box(bbox: Any, width: int, height: int, where: str) -> tuple[float, float, float, float]:
+    """Validate `[x, y, w, h]`, clip it to the image and refuse what is left degenerate."""
+    if not (isinstance(bbox, list | tuple) and len(bbox) == 4):
+        raise _fail("bbox must be [x, y, width, height]", where)
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in bbox):
+        raise _fail("bbox values must be finite numbers", where)
+    x, y, w, h = (float(v) for v in bbox)
+    if w <= 0 or h <= 0:
+        raise _fail("bbox width and height must be positive", where)
+    x0, y0 = max(0.0, x), max(0.0, y)
+    x1, y1 = min(float(width), x + w), min(float(height), y + h)
+    if x1 - x0 < MIN_BOX_SIDE or y1 - y0 < MIN_BOX_SIDE:
+        raise _fail(
+            f"bbox lies outside the {width}x{height} image (or under {MIN_BOX_SIDE:g} px after clipping)",
+            where,
+        )
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> Scene:
+    if not isinstance(document, dict):
+        raise _fail("a scene is a JSON object", where)
+    image = document.get("image")
+    if not isinstance(image, str) or not image.strip():
+        raise _fail("image must be a non-empty string", f"{where}.image")
+    width, height = (_dimension(document.get(key), f"{where}.{key}") for key in ("width", "height"))
+    objects_raw = document.get("objects", [])
+    if not isinstance(objects_raw, list):
+        raise _fail("objects must be a list", f"{where}.objects")
+    objects = tuple(
+        parse_object(raw, vocabulary, width, height, f"{where}.objects[{i}]")
+        for i, raw in enumerate(objects_raw)
+    )
+    index_of: dict[str, int] = {}
+    for i, obj in enumerate(objects):
+        if obj.id in index_of:
+            raise _fail(f"duplicate object id {obj.id!r}", f"{where}.objects[{i}].id")
+        index_of[obj.id] = i
+    relationships = parse_relationships(
+        document.get("relationships", []), vocabulary, objects, index_of, where
+    )
+    return Scene(image.strip(), width, height, objects, relationships)
+
+
+def _dimension(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_IMAGE_SIDE:
+        raise _fail(f"must be a whole number of pixels between 1 and {MAX_IMAGE_SIDE}", where)
+    return value
+
+
+def parse_object(raw: Any, vocabulary: Vocabulary, width: int, height: int, where: str) -> SceneObject:
+    if not isinstance(raw, dict):
+        raise _fail("an object is a JSON object", where)
+    object_id = raw.get("id")
+    if not isinstance(object_id, str) or not object_id:
+        raise _fail("id must be a non-empty string", f"{where}.id")
+    type_name = raw.get("type")
+    if type_name not in vocabulary.type_index:
+        raise _fail(
+            f"unknown object type {type_name!r}; known: {', '.join(vocabulary.type_index)}", f"{where}.type"
+        )
+    bbox = clip_box(raw.get("bbox"), width, height, f"{where}.bbox")
+    known = raw.get("attributes_known", True)
+    if not isinstance(known, bool):
+        raise _fail("attributes_known must be true or false", f"{where}.attributes_known")
+    attributes = check_attributes(
+        raw.get("attributes", []), vocabulary, type_name, known, f"{where}.attributes"
+    )
+    return SceneObject(object_id, type_name, bbox, attributes, known)
+
+
+def check_attributes(
+    values: Any, vocabulary: Vocabulary, type_name: str, known: bool, where: str
+) -> frozenset[str]:
+    object_type = vocabulary.object_type(type_name)
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise _fail("attributes must be a list of attribute values", where)
+    if not known and values:
+        raise _fail("an object whose attributes are unknown lists no attributes", where)
+    seen: set[str] = set()
+    exclusive_taken: dict[int, str] = {}
+    for value in values:
+        if value not in object_type.bit_of:
+            raise _fail(f"{value!r} is not an attribute of {type_name}", where)
+        if value in seen:
+            raise _fail(f"attribute {value!r} is listed twice", where)
+        seen.add(value)
+        group_index = object_type.group_of[value]
+        if object_type.groups[group_index].exclusive:
+            if group_index in exclusive_taken:
+                group = object_type.groups[group_index].name
+                raise _fail(
+                    f"{exclusive_taken[group_index]!r} and {value!r} are both in exclusive group {group!r}",
+                    where,
+                )
+            exclusive_taken[group_index] = value
+    return frozenset(values)
+
+
+def parse_relationships(
+    raw: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
+) -> frozenset[tuple[int, str, int]]:
+    if not isinstance(raw, list):
+        raise _fail("relationships must be a list", f"{where}.relationships")
+    found: set[tuple[int, str, int]] = set()
+    for i, item in enumerate(raw):
+        here = f"{where}.relationships[{i}]"
+        if not isinstance(item, dict):
+            raise _fail("a relationship is {subject, predicate, object}", here)
+        subject, obj = (
+            _object_ref(item.get(key), index_of, f"{here}.{key}") for key in ("subject", "object")
+        )
+        found.add(check_relationship(vocabulary, objects, subject, item.get("predicate"), obj, here))
+    return frozenset(found)
+
+
+def _object_ref(value: Any, index_of: dict[str, int], where: str) -> int:
+    if not isinstance(value, str) or value not in index_of:
+        raise _fail(f"no object with id {value!r} in this image", where)
+    return index_of[value]
+
+
+def check_relationship(
+    vocabulary: Vocabulary,
+    objects: tuple[SceneObject, ...],
+    subject: int,
+    predicate: Any,
+    obj: int,
+    where: str,
+) -> tuple[int, str, int]:
+    """Validate one relationship and return its stored form (symmetric ones with the lower index first)."""
+    if predicate not in vocabulary.relationship_index:
+        raise _fail(f"unknown relationship {predicate!r}", f"{where}.predicate")
+    if subject == obj:
+        raise _fail("an object cannot be related to itself", where)
+    relationship = vocabulary.relationship(predicate)
+    subject_type, object_type = objects[subject].type, objects[obj].type
+    if not relationship.allows(subject_type, object_type):
+        raise _fail(f"{predicate!r} does not relate a {subject_type} to a {object_type}", where)
+    if relationship.symmetric:
+        subject, obj = min(subject, obj), max(subject, obj)
+    return (subject, predicate, obj)
+
+
+def iter_scene_lines(lines: Iterable[str], vocabulary: Vocabulary, source: str = "scenes") -> Iterable[Scene]:
+    """Parse JSON Lines of scenes, naming the line of the first problem; blank lines are skipped."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            document = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise SceneError(f"not valid JSON ({exc.msg})", where=f"{source} line {number}") from None
+        yield parse_scene(document, vocabulary, where=f"{source} line {number}")
