@@ -218,7 +218,10 @@ def load_vocabulary(path: str | Path) -> Vocabulary:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise VocabularyError(f"not valid JSON ({exc.msg})", where=f"{path}:{exc.lineno}") from None
-    return parse_vocabulary(document)
+    try:
+        return parse_vocabulary(document)
+    except VocabularyError as exc:
+        raise VocabularyError(exc.message, where=f"{path}: {exc.where}") from None
 
 
 def parse_vocabulary(document: Any) -> Vocabulary:

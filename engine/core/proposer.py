@@ -1,0 +1,249 @@
+"""Choosing the next question (VTT.md section 6).
+
+A `Stream` holds the history of one test image (as a `Story`) and its effect on the training set (as a
+`TrainingState`). `propose()` walks the story line:
+1. attribute questions about the most recently instantiated object (single attributes, then and/or
+   pairs), while one of them is unpredictable;
+2. then relationship questions between it and the objects instantiated before it;
+3. then instantiation questions (existence and uniqueness), inside the focus region and its
+   subregions while there is one with something unpredictable in it, else over the whole region set;
+4. nothing: the stream ends (also at `max_questions` answered questions).
+Within a phase candidates are examined by increasing number of attributes and the first level holding
+an unpredictable candidate (|p - 0.5| <= epsilon with a population of at least `min_population`) wins:
+that is the simplicity preference, and it also spares the engine the costly levels most of the time.
+One of the winners is drawn uniformly with the stream's seeded generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from engine.core.errors import EngineError
+from engine.core.pooled import attribute_counts, relationship_counts
+from engine.core.questions import (
+    Answer,
+    AttributeQuestion,
+    InstantiationQuestion,
+    Kind,
+    Label,
+    Question,
+    RelationshipQuestion,
+    make_attribute,
+    make_instantiation,
+    make_relationship,
+)
+from engine.core.statistics import FittedStatistics
+from engine.core.story import Story
+from engine.core.training import TrainingState
+from engine.core.vocabulary import ObjectType
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    epsilon: float = 0.15
+    min_population: int = 20
+    max_attributes: int = 2
+    max_questions: int = 60
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.epsilon <= 0.5:
+            raise EngineError("epsilon must be between 0 and 0.5", where="epsilon")
+        if self.min_population < 1:
+            raise EngineError("min_population must be at least 1", where="min_population")
+        if not 0 <= self.max_attributes <= 2:
+            raise EngineError("max_attributes must be 0, 1 or 2", where="max_attributes")
+        if self.max_questions < 1:
+            raise EngineError("max_questions must be at least 1", where="max_questions")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    yes: int
+    population: int
+
+    @property
+    def p(self) -> float | None:
+        return self.yes / self.population if self.population else None
+
+
+@dataclass(frozen=True)
+class Proposal:
+    question: Question
+    estimate: Estimate
+
+
+class Stream:
+    """One question stream: propose, then record the answer (from an operator or the oracle)."""
+
+    def __init__(self, stats: FittedStatistics, settings: EngineSettings, rng: np.random.Generator) -> None:
+        self.stats = stats
+        self.settings = settings
+        self.rng = rng
+        self.vocabulary = stats.vocabulary
+        self.story = Story(stats.vocabulary)
+        self.training = TrainingState(stats)
+
+    # --- Answers ---------------------------------------------------------------------------------------
+
+    def record(self, question: Question, answer: Answer) -> Label | None:
+        label = self.story.record(question, answer)
+        if answer != Answer.AMBIGUOUS and isinstance(question, InstantiationQuestion):
+            self.training.record(question, answer)
+        return label
+
+    # --- Estimates -------------------------------------------------------------------------------------
+
+    def estimate(self, question: Question) -> Estimate:
+        """P_H(X_q = 1) and its population, for any question after the current history."""
+        self.story.check(question)
+        if isinstance(question, AttributeQuestion):
+            return Estimate(*attribute_counts(self.stats, self.story, question))
+        if isinstance(question, RelationshipQuestion):
+            return Estimate(*relationship_counts(self.stats, self.story, question))
+        estimates = self._instantiation_estimates([question])
+        return estimates[0]
+
+    def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
+        """Estimates for many instantiation questions, batched by (type, attribute count)."""
+        vocabulary = self.vocabulary
+        results: dict[InstantiationQuestion, Estimate] = {}
+        groups: dict[tuple[str, bool], list[InstantiationQuestion]] = {}
+        for question in questions:
+            groups.setdefault((question.type, bool(question.attributes)), []).append(question)
+        for (type_name, with_attributes), batch in groups.items():
+            t = vocabulary.type_index[type_name]
+            regions = sorted({vocabulary.region_index[q.region] for q in batch})
+            column = {w: i for i, w in enumerate(regions)}
+            if not with_attributes:
+                counts = self.training.counts_without_attributes(t, regions)
+                for q in batch:
+                    c, i = counts[q.kind], column[vocabulary.region_index[q.region]]
+                    results[q] = Estimate(int(c.yes[i]), int(c.population[i]))
+                continue
+            object_type = vocabulary.object_type(type_name)
+            sets = sorted({q.attributes for q in batch})
+            row = {attributes: i for i, attributes in enumerate(sets)}
+            per_region = self.training.counts_with_attributes(
+                t, regions, [object_type.mask_of(s) for s in sets]
+            )
+            for q in batch:
+                c = per_region[q.kind][column[vocabulary.region_index[q.region]]]
+                j = row[q.attributes]
+                results[q] = Estimate(int(c.yes[j]), int(c.population[j]))
+        return [results[q] for q in questions]
+
+    # --- Proposing -------------------------------------------------------------------------------------
+
+    def propose(self) -> Proposal | None:
+        """The next question, or None when the stream is over."""
+        if self.story.answered >= self.settings.max_questions:
+            return None
+        latest = self.story.latest
+        if latest is not None:
+            for level in self._attribute_levels(latest.label):
+                chosen = self._choose(level, [self.estimate(q) for q in level])
+                if chosen is not None:
+                    return chosen
+            relationships = self._relationship_candidates(latest.label)
+            chosen = self._choose(relationships, [self.estimate(q) for q in relationships])
+            if chosen is not None:
+                return chosen
+        if self.story.focus is not None:
+            chosen = self._choose_instantiation(self._focus_regions(self.story.focus))
+            if chosen is not None:
+                return chosen
+            self.story.focus = None  # nothing unpredictable left there: back to the whole region set
+        return self._choose_instantiation(range(len(self.vocabulary.regions)))
+
+    def _choose(self, candidates: Sequence[Question], estimates: Sequence[Estimate]) -> Proposal | None:
+        settings = self.settings
+        winners = [
+            Proposal(q, e)
+            for q, e in zip(candidates, estimates, strict=True)
+            if e.population >= settings.min_population
+            and e.p is not None
+            and abs(e.p - 0.5) <= settings.epsilon + 1e-12
+        ]
+        if not winners:
+            return None
+        return winners[int(self.rng.integers(len(winners)))]
+
+    def _choose_instantiation(self, regions: Sequence[int] | range) -> Proposal | None:
+        for size in range(self.settings.max_attributes + 1):
+            level = [q for q in self._instantiation_candidates(regions, size) if q not in self.story.rejected]
+            if not level:
+                continue
+            chosen = self._choose(level, self._instantiation_estimates(level))
+            if chosen is not None:
+                return chosen
+        return None
+
+    # --- Candidate sets --------------------------------------------------------------------------------
+
+    def _focus_regions(self, focus: str) -> list[int]:
+        f = self.vocabulary.region_index[focus]
+        return [int(w) for w in np.flatnonzero(self.training.contains[f])]
+
+    def _instantiation_candidates(
+        self, regions: Sequence[int] | range, size: int
+    ) -> Iterator[InstantiationQuestion]:
+        vocabulary = self.vocabulary
+        for object_type in vocabulary.types:
+            for attributes in attribute_sets(object_type, size, conjunctive=True):
+                for w in regions:
+                    for kind in (Kind.EXIST, Kind.UNIQUE):
+                        yield make_instantiation(
+                            kind, object_type.name, attributes, vocabulary.regions[w].id, vocabulary
+                        )
+
+    def _attribute_levels(self, label: Label) -> list[list[Question]]:
+        object_type = self.vocabulary.object_type(label.type)
+        asked = {q for q, _ in self.story.entries}
+        levels: list[list[Question]] = []
+        for size in range(1, min(2, self.settings.max_attributes) + 1):
+            level: list[Question] = []
+            for attributes in attribute_sets(object_type, size, conjunctive=False):
+                kinds = [Kind.ATTR] if size == 1 else [Kind.ATTR_AND, Kind.ATTR_OR]
+                for kind in kinds:
+                    if kind == Kind.ATTR_AND and _same_exclusive_group(object_type, attributes):
+                        continue  # never true
+                    question = make_attribute(kind, label, attributes, self.vocabulary)
+                    if question not in asked:
+                        level.append(question)
+            levels.append(level)
+        return levels
+
+    def _relationship_candidates(self, label: Label) -> list[Question]:
+        earlier = [record.label for record in self.story.labels if record.label != label]
+        asked = {q for q, _ in self.story.entries}
+        candidates: list[Question] = []
+        for other in earlier:
+            for relationship in self.vocabulary.relationships:
+                for subject, obj in ((label, other), (other, label)):
+                    if not relationship.allows(subject.type, obj.type):
+                        continue
+                    question = make_relationship(subject, relationship.name, obj, self.vocabulary)
+                    if question not in asked and question not in candidates:
+                        candidates.append(question)
+        return candidates
+
+
+def _same_exclusive_group(object_type: ObjectType, attributes: tuple[str, ...]) -> bool:
+    groups = {object_type.group_of[a] for a in attributes}
+    return len(groups) == 1 and object_type.groups[next(iter(groups))].exclusive and len(attributes) > 1
+
+
+def attribute_sets(object_type: ObjectType, size: int, conjunctive: bool) -> Iterator[tuple[str, ...]]:
+    """Attribute combinations of a given size, in vocabulary order.
+
+    For conjunctions (existence, uniqueness) two values of one exclusive group can never hold together,
+    so such sets are left out.
+    """
+    for attributes in combinations(object_type.attributes, size):
+        if conjunctive and _same_exclusive_group(object_type, attributes):
+            continue
+        yield attributes

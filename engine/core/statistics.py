@@ -1,0 +1,354 @@
+"""Fitted statistics: the training scenes turned into arrays, saved in one versioned file.
+
+Fitting flattens every annotated object of the training set into parallel arrays (image, type,
+attribute bit mask, attributes known, region visibility mask), sorted by image, and precomputes:
+- per image, type and region, the number of visible objects and of visible objects whose attributes
+  are unknown (instantiation questions without attributes are answered from these tables alone);
+- per type, the histogram of attribute masks of the objects with known attributes (attribute
+  questions pool over objects, VTT.md section 7, so the histogram is all they need);
+- per ordered pair of types, the histogram of relationship masks over ordered pairs of objects of the
+  same image (forward bits, then the reverse direction's bits shifted by the number of relationships).
+
+The file is an uncompressed `.npz` (loads in milliseconds, no pickle) with the vocabulary, the settings
+and the counts in a JSON `meta` entry.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core.errors import StatisticsError
+from engine.core.scene import Scene
+from engine.core.visibility import visibility_masks
+from engine.core.vocabulary import Vocabulary, parse_vocabulary
+
+FORMAT = "vtt-engine-statistics"
+FORMAT_VERSION = 1
+
+U64 = npt.NDArray[np.uint64]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Distinct bit masks and how many items carry each."""
+
+    masks: U64
+    counts: I64
+
+    @property
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+
+@dataclass(frozen=True)
+class FittedStatistics:
+    vocabulary: Vocabulary
+    min_overlap: float
+    image_names: npt.NDArray[np.str_]
+    image_width: npt.NDArray[np.int32]
+    image_height: npt.NDArray[np.int32]
+    image_start: I64  # objects of image i are obj_*[image_start[i]:image_start[i + 1]]
+    obj_image: npt.NDArray[np.int32]
+    obj_type: npt.NDArray[np.int8]
+    obj_attrs: U64
+    obj_known: npt.NDArray[np.bool_]
+    obj_vis: U64
+    visible_counts: npt.NDArray[np.uint16]  # (images, types, regions)
+    unknown_counts: npt.NDArray[np.uint16]  # (images, types, regions), attributes unknown only
+    attribute_histograms: tuple[Histogram, ...]  # per type
+    pair_histograms: dict[tuple[int, int], Histogram]  # per (subject type, object type)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_images(self) -> int:
+        return len(self.image_start) - 1
+
+    @property
+    def n_objects(self) -> int:
+        return len(self.obj_image)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts for people: images, objects, pairs, per-type attribute frequencies."""
+        vocabulary = self.vocabulary
+        types: dict[str, Any] = {}
+        for t, object_type in enumerate(vocabulary.types):
+            histogram = self.attribute_histograms[t]
+            known = histogram.total
+            frequencies = {
+                value: (
+                    int(histogram.counts[(histogram.masks >> np.uint64(bit)) & np.uint64(1) == 1].sum())
+                    / known
+                )
+                if known
+                else None
+                for bit, value in enumerate(object_type.attributes)
+            }
+            types[object_type.name] = {
+                "objects": int((self.obj_type == t).sum()),
+                "attributes_known": known,
+                "attribute_frequencies": frequencies,
+            }
+        return {
+            "images": self.n_images,
+            "objects": self.n_objects,
+            "pairs": int(sum(h.total for h in self.pair_histograms.values())),
+            "types": types,
+        }
+
+
+# --- Fitting --------------------------------------------------------------------------------------------
+
+
+def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.0) -> FittedStatistics:
+    started = time.perf_counter()
+    columns = _flatten(vocabulary, scenes)
+    n_images = len(columns["image_names"])
+    image_start = np.zeros(n_images + 1, dtype=np.int64)
+    np.cumsum(columns["objects_per_image"], out=image_start[1:])
+    obj_image = np.repeat(np.arange(n_images, dtype=np.int32), columns["objects_per_image"])
+    widths = np.asarray(columns["widths"], dtype=np.int32)
+    heights = np.asarray(columns["heights"], dtype=np.int32)
+    boxes = np.asarray(columns["boxes"], dtype=np.float64).reshape(-1, 4)
+    obj_vis = visibility_masks(
+        boxes,
+        widths[obj_image].astype(np.float64),
+        heights[obj_image].astype(np.float64),
+        vocabulary.regions,
+        min_overlap,
+    )
+    obj_type = np.asarray(columns["types"], dtype=np.int8)
+    obj_attrs = np.asarray(columns["attrs"], dtype=np.uint64)
+    obj_known = np.asarray(columns["known"], dtype=np.bool_)
+    visible_counts, unknown_counts = _region_counts(
+        vocabulary, obj_image, obj_type, obj_known, obj_vis, n_images
+    )
+    stats = FittedStatistics(
+        vocabulary=vocabulary,
+        min_overlap=float(min_overlap),
+        image_names=np.asarray(columns["image_names"], dtype=np.str_),
+        image_width=widths,
+        image_height=heights,
+        image_start=image_start,
+        obj_image=obj_image,
+        obj_type=obj_type,
+        obj_attrs=obj_attrs,
+        obj_known=obj_known,
+        obj_vis=obj_vis,
+        visible_counts=visible_counts,
+        unknown_counts=unknown_counts,
+        attribute_histograms=_attribute_histograms(vocabulary, obj_type, obj_attrs, obj_known),
+        pair_histograms=_pair_histograms(vocabulary, image_start, obj_type, columns["relationships"]),
+    )
+    stats.meta.update(stats.summary())
+    stats.meta["fit_seconds"] = round(time.perf_counter() - started, 3)
+    return stats
+
+
+def _flatten(vocabulary: Vocabulary, scenes: Iterable[Scene]) -> dict[str, Any]:
+    """One pass over the scenes into flat Python lists (the only loop over images, at fit time)."""
+    columns: dict[str, Any] = {
+        key: []
+        for key in (
+            "image_names",
+            "widths",
+            "heights",
+            "objects_per_image",
+            "types",
+            "attrs",
+            "known",
+            "boxes",
+            "relationships",
+        )
+    }
+    relationship_bit = {r.name: i for i, r in enumerate(vocabulary.relationships)}
+    symmetric = {r.name for r in vocabulary.relationships if r.symmetric}
+    object_types = vocabulary.types
+    type_index = vocabulary.type_index
+    offset = 0
+    for scene in scenes:
+        columns["image_names"].append(scene.image)
+        columns["widths"].append(scene.width)
+        columns["heights"].append(scene.height)
+        columns["objects_per_image"].append(len(scene.objects))
+        for obj in scene.objects:
+            t = type_index[obj.type]
+            columns["types"].append(t)
+            columns["attrs"].append(object_types[t].mask_of(obj.attributes))
+            columns["known"].append(obj.attributes_known)
+            columns["boxes"].extend(obj.bbox)
+        for subject, predicate, obj_index in scene.relationships:
+            bit = relationship_bit[predicate]
+            columns["relationships"].append((offset + subject, bit, offset + obj_index))
+            if predicate in symmetric:
+                columns["relationships"].append((offset + obj_index, bit, offset + subject))
+        offset += len(scene.objects)
+    if not columns["image_names"]:
+        raise StatisticsError("the training set is empty: fitting needs at least one annotated scene")
+    return columns
+
+
+def _region_counts(
+    vocabulary: Vocabulary,
+    obj_image: npt.NDArray[np.int32],
+    obj_type: npt.NDArray[np.int8],
+    obj_known: npt.NDArray[np.bool_],
+    obj_vis: U64,
+    n_images: int,
+) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint16]]:
+    n_types, n_regions = len(vocabulary.types), len(vocabulary.regions)
+    cell = obj_image.astype(np.int64) * n_types + obj_type
+    visible = np.zeros((n_images * n_types, n_regions), dtype=np.uint16)
+    unknown = np.zeros((n_images * n_types, n_regions), dtype=np.uint16)
+    for r in range(n_regions):
+        in_region = ((obj_vis >> np.uint64(r)) & np.uint64(1)).astype(bool)
+        visible[:, r] = np.bincount(cell[in_region], minlength=n_images * n_types)
+        unknown[:, r] = np.bincount(cell[in_region & ~obj_known], minlength=n_images * n_types)
+    shape = (n_images, n_types, n_regions)
+    return visible.reshape(shape), unknown.reshape(shape)
+
+
+def _attribute_histograms(
+    vocabulary: Vocabulary, obj_type: npt.NDArray[np.int8], obj_attrs: U64, obj_known: npt.NDArray[np.bool_]
+) -> tuple[Histogram, ...]:
+    histograms = []
+    for t in range(len(vocabulary.types)):
+        masks, counts = np.unique(obj_attrs[(obj_type == t) & obj_known], return_counts=True)
+        histograms.append(Histogram(masks.astype(np.uint64), counts.astype(np.int64)))
+    return tuple(histograms)
+
+
+def _pair_histograms(
+    vocabulary: Vocabulary,
+    image_start: I64,
+    obj_type: npt.NDArray[np.int8],
+    relationships: list[tuple[int, int, int]],
+) -> dict[tuple[int, int], Histogram]:
+    n_objects = len(obj_type)
+    n_relationships = len(vocabulary.relationships)
+    subjects, objects = _ordered_pairs(image_start)
+    rel = np.asarray(relationships, dtype=np.int64).reshape(-1, 3)
+    rel_keys = rel[:, 0] * n_objects + rel[:, 2]
+    keys, inverse = np.unique(rel_keys, return_inverse=True)
+    bits = np.zeros(len(keys), dtype=np.uint64)
+    np.bitwise_or.at(bits, inverse, np.left_shift(np.uint64(1), rel[:, 1].astype(np.uint64)))
+    forward = _lookup(keys, bits, subjects * n_objects + objects)
+    reverse = _lookup(keys, bits, objects * n_objects + subjects)
+    masks = forward | (reverse << np.uint64(n_relationships))
+    n_types = len(vocabulary.types)
+    type_pair = obj_type[subjects].astype(np.int64) * n_types + obj_type[objects]
+    histograms = {}
+    for s in range(n_types):
+        for o in range(n_types):
+            values, counts = np.unique(masks[type_pair == s * n_types + o], return_counts=True)
+            histograms[(s, o)] = Histogram(values.astype(np.uint64), counts.astype(np.int64))
+    return histograms
+
+
+def _ordered_pairs(image_start: I64) -> tuple[I64, I64]:
+    """Every ordered pair of distinct objects of the same image, as two index arrays."""
+    sizes = np.diff(image_start)
+    per_object = np.repeat(sizes, sizes)  # each object pairs with every object of its image
+    subjects = np.repeat(np.arange(int(image_start[-1]), dtype=np.int64), per_object)
+    first_of_subject_image = np.repeat(np.repeat(image_start[:-1], sizes), per_object)
+    run_start = np.repeat(np.cumsum(per_object) - per_object, per_object)
+    objects = first_of_subject_image + (np.arange(len(subjects), dtype=np.int64) - run_start)
+    distinct = subjects != objects
+    return subjects[distinct], objects[distinct]
+
+
+def _lookup(keys: I64, values: U64, wanted: I64) -> U64:
+    if len(keys) == 0:
+        return np.zeros(len(wanted), dtype=np.uint64)
+    position = np.clip(np.searchsorted(keys, wanted), 0, len(keys) - 1)
+    found = keys[position] == wanted
+    return np.where(found, values[position], np.uint64(0))
+
+
+# --- The file -------------------------------------------------------------------------------------------
+
+_ARRAYS = (
+    "image_names",
+    "image_width",
+    "image_height",
+    "image_start",
+    "obj_image",
+    "obj_type",
+    "obj_attrs",
+    "obj_known",
+    "obj_vis",
+    "visible_counts",
+    "unknown_counts",
+)
+
+
+def save(stats: FittedStatistics, path: str | Path) -> None:
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "vocabulary": stats.vocabulary.to_document(),
+        "min_overlap": stats.min_overlap,
+        "pair_keys": [list(key) for key in stats.pair_histograms],
+        **stats.meta,
+    }
+    arrays: dict[str, Any] = {name: getattr(stats, name) for name in _ARRAYS}
+    for t, histogram in enumerate(stats.attribute_histograms):
+        arrays[f"attr_masks_{t}"], arrays[f"attr_counts_{t}"] = histogram.masks, histogram.counts
+    for (s, o), histogram in stats.pair_histograms.items():
+        arrays[f"pair_masks_{s}_{o}"], arrays[f"pair_counts_{s}_{o}"] = histogram.masks, histogram.counts
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    target = Path(path)
+    temporary = target.with_name(target.name + ".partial")
+    temporary.write_bytes(buffer.getvalue())
+    temporary.replace(target)  # never leave a half-written statistics file behind
+
+
+def load(path: str | Path) -> FittedStatistics:
+    try:
+        archive = np.load(Path(path), allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise StatisticsError(f"cannot read statistics file: {exc}", where=str(path)) from None
+    with archive:
+        if "meta" not in archive.files:
+            raise StatisticsError("not a statistics file (no meta entry)", where=str(path))
+        meta = json.loads(archive["meta"].tobytes().decode())
+        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+            raise StatisticsError(
+                f"statistics format {meta.get('format')!r} version {meta.get('format_version')!r}; "
+                f"this engine reads {FORMAT!r} version {FORMAT_VERSION}: fit again",
+                where=str(path),
+            )
+        vocabulary = parse_vocabulary(meta["vocabulary"])
+        arrays = {name: archive[name] for name in _ARRAYS}
+        attribute_histograms = tuple(
+            Histogram(archive[f"attr_masks_{t}"], archive[f"attr_counts_{t}"])
+            for t in range(len(vocabulary.types))
+        )
+        pair_histograms = {
+            (s, o): Histogram(archive[f"pair_masks_{s}_{o}"], archive[f"pair_counts_{s}_{o}"])
+            for s, o in meta["pair_keys"]
+        }
+    extra = {
+        k: v
+        for k, v in meta.items()
+        if k not in {"format", "format_version", "vocabulary", "min_overlap", "pair_keys"}
+    }
+    return FittedStatistics(
+        vocabulary=vocabulary,
+        min_overlap=float(meta["min_overlap"]),
+        attribute_histograms=attribute_histograms,
+        pair_histograms=pair_histograms,
+        meta=extra,
+        **arrays,
+    )

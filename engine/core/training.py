@@ -1,0 +1,198 @@
+"""Instantiation questions on the whole training set at once (VTT.md section 7, first rule).
+
+For an existence or uniqueness question q in region w, the population is the set of training images
+consistent with the reduced history H'_q: every positive uniqueness answer (they fix which object each
+label is) and the existence and uniqueness answers whose region intersects w. `TrainingState` keeps,
+for each region w of the region set, the boolean vector of images consistent with H'_q for questions in
+w, and updates it as answers arrive:
+- a positive uniqueness answer removes the images where the question is not answered yes from every
+  region's population, and binds, in every remaining image, the object it singled out;
+- any other instantiation answer removes the images that answer differently only from the populations
+  of the regions that intersect its own.
+Attribute and relationship answers never touch it: they are dropped from H'_q.
+
+The answer of a question on an image depends on the objects not yet bound, so the state also keeps,
+per image, type and region, how many bound objects are visible there (all, and those with unknown
+attributes): an instantiation question without attributes is then answered for every image from two
+(images x regions) tables, with no pass over objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core.questions import Answer, InstantiationQuestion, Kind
+from engine.core.statistics import FittedStatistics
+
+YES, NO, AMBIGUOUS = np.int8(1), np.int8(0), np.int8(2)
+CODE = {Answer.YES: YES, Answer.NO: NO, Answer.AMBIGUOUS: AMBIGUOUS}
+
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """For a batch of candidates: how many population images answer yes, and the population size.
+
+    Images on which a candidate is ambiguous are in neither count.
+    """
+
+    yes: IntArray
+    population: IntArray
+
+
+def region_relations(stats: FittedStatistics) -> tuple[BoolArray, BoolArray]:
+    """(intersects, contains) as (regions x regions) boolean matrices."""
+    regions = stats.vocabulary.regions
+    intersects = np.array([[a.intersects(b) for b in regions] for a in regions], dtype=bool)
+    contains = np.array([[a.contains(b) for b in regions] for a in regions], dtype=bool)
+    return intersects, contains
+
+
+class TrainingState:
+    def __init__(self, stats: FittedStatistics) -> None:
+        self.stats = stats
+        n_images, n_types, n_regions = stats.visible_counts.shape
+        self.intersects, self.contains = region_relations(stats)
+        self.consistent = np.ones(n_images, dtype=bool)
+        # population[w]: images consistent with H'_q for a question localised in region w.
+        self.population = np.ones((n_regions, n_images), dtype=bool)
+        self.bound = np.zeros(stats.n_objects, dtype=bool)
+        self.bound_visible = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
+        self.bound_unknown = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
+        self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+
+    # --- Recording answers ---------------------------------------------------------------------------
+
+    def record(self, question: InstantiationQuestion, answer: Answer) -> None:
+        """Condition on an answered (not rejected) instantiation question."""
+        codes, singled_out = self.answers(question)
+        region = self.stats.vocabulary.region_index[question.region]
+        if question.kind == Kind.UNIQUE and answer == Answer.YES:
+            agree = codes == YES
+            self.consistent &= agree
+            self.population &= agree[None, :]
+            self._bind(singled_out[agree[self.stats.obj_image[singled_out]]])
+        else:
+            agree = codes == CODE[answer]
+            self.population[self.intersects[region]] &= agree[None, :]
+
+    def _bind(self, objects: IntArray) -> None:
+        stats = self.stats
+        self.bound[objects] = True
+        images, types = stats.obj_image[objects], stats.obj_type[objects].astype(np.int64)
+        visible = ((stats.obj_vis[objects, None] & self._region_bits[None, :]) != 0).astype(np.int32)
+        self.bound_visible[images, types] += visible
+        unknown = ~stats.obj_known[objects]
+        self.bound_unknown[images[unknown], types[unknown]] += visible[unknown]
+
+    # --- Answering one question on every image --------------------------------------------------------
+
+    def answers(self, question: InstantiationQuestion) -> tuple[npt.NDArray[np.int8], IntArray]:
+        """Per image the answer code; for a uniqueness question also the objects that single it out.
+
+        Only images still consistent with the positive uniqueness answers matter (elsewhere the labels
+        mean nothing); the codes of the others are computed but never used.
+        """
+        stats = self.stats
+        t = stats.vocabulary.type_index[question.type]
+        w = stats.vocabulary.region_index[question.region]
+        wanted = np.uint64(stats.vocabulary.object_type(question.type).mask_of(question.attributes))
+        candidates = (stats.obj_type == t) & ~self.bound & ((stats.obj_vis & self._region_bits[w]) != 0)
+        if wanted:
+            matching = candidates & stats.obj_known & ((stats.obj_attrs & wanted) == wanted)
+            unknown = stats.unknown_counts[:, t, w].astype(np.int64) - self.bound_unknown[:, t, w]
+        else:
+            matching = candidates
+            unknown = np.zeros(stats.n_images, dtype=np.int64)
+        matches = np.bincount(stats.obj_image[matching], minlength=stats.n_images)
+        codes = answer_codes(question.kind, matches, unknown)
+        singled_out = (
+            np.flatnonzero(matching) if question.kind == Kind.UNIQUE else np.empty(0, dtype=np.int64)
+        )
+        return codes, singled_out
+
+    # --- Batched estimates ----------------------------------------------------------------------------
+
+    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
+        """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the count tables alone."""
+        stats = self.stats
+        columns = np.asarray(regions, dtype=np.int64)
+        remaining = (
+            stats.visible_counts[:, type_index, columns].astype(np.int32)
+            - self.bound_visible[:, type_index, columns]
+        )
+        population = self.population[columns].T
+        return {
+            Kind.EXIST: Counts(((remaining >= 1) & population).sum(0), population.sum(0)),
+            Kind.UNIQUE: Counts(((remaining == 1) & population).sum(0), population.sum(0)),
+        }
+
+    def counts_with_attributes(
+        self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int]
+    ) -> dict[Kind, list[Counts]]:
+        """exist and unique for every (attribute set, region): one `Counts` per region, over the sets."""
+        stats = self.stats
+        masks = np.asarray(attribute_masks, dtype=np.uint64)
+        free_known = (stats.obj_type == type_index) & ~self.bound & stats.obj_known
+        results: dict[Kind, list[Counts]] = {Kind.EXIST: [], Kind.UNIQUE: []}
+        for w in regions:
+            population = self.population[w]
+            unknown = (
+                stats.unknown_counts[:, type_index, w].astype(np.int64) - self.bound_unknown[:, type_index, w]
+            )
+            in_region = (
+                free_known & ((stats.obj_vis & self._region_bits[w]) != 0) & population[stats.obj_image]
+            )
+            objects = np.flatnonzero(in_region)
+            exist, unique = _counts_for_region(stats, objects, masks, population, unknown)
+            results[Kind.EXIST].append(exist)
+            results[Kind.UNIQUE].append(unique)
+        return results
+
+
+def answer_codes(kind: Kind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
+    """`oracle.instantiation_answer`, for every image at once."""
+    if kind == Kind.EXIST:
+        return np.where(matches >= 1, YES, np.where(unknown > 0, AMBIGUOUS, NO)).astype(np.int8)
+    return np.where(
+        matches >= 2, NO, np.where(unknown > 0, AMBIGUOUS, np.where(matches == 1, YES, NO))
+    ).astype(np.int8)
+
+
+def _counts_for_region(
+    stats: FittedStatistics,
+    objects: IntArray,
+    masks: npt.NDArray[np.uint64],
+    population: BoolArray,
+    unknown: IntArray,
+) -> tuple[Counts, Counts]:
+    """Counts over the population of one region for many attribute sets.
+
+    `objects` are the free known objects of the type visible in the region, in population images.
+    An image where none of them matches answers "no" when nothing there has unknown attributes and is
+    ambiguous otherwise; only images holding at least one such object need a per-set count.
+    """
+    certain_no_base = int((population & (unknown == 0)).sum())
+    n_sets = len(masks)
+    if len(objects) == 0:
+        zeros = np.zeros(n_sets, dtype=np.int64)
+        base = np.full(n_sets, certain_no_base, dtype=np.int64)
+        return Counts(zeros, base), Counts(zeros.copy(), base.copy())
+    has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
+    images = stats.obj_image[objects]
+    starts = np.flatnonzero(np.r_[True, images[1:] != images[:-1]])
+    per_image = np.add.reduceat(has.astype(np.int32), starts, axis=0)  # (images with objects, sets)
+    no_unknown = (unknown[images[starts]] == 0)[:, None]
+    some = per_image >= 1
+    # Images counted in certain_no_base that do hold a match are not "no" after all.
+    certain_no = certain_no_base - (some & no_unknown).sum(0)
+    exist_yes = some.sum(0)
+    unique_yes = ((per_image == 1) & no_unknown).sum(0)
+    unique_no = (per_image >= 2).sum(0) + certain_no
+    return Counts(exist_yes, exist_yes + certain_no), Counts(unique_yes, unique_yes + unique_no)

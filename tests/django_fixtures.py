@@ -1,0 +1,67 @@
+"""Fixtures shared by every test that uses Django (loaded by tests/conftest.py when pytest-django is on).
+
+Unit tests run Celery tasks eagerly and use a per-process cache, whatever REDIS_URL says; the
+integration tests (tests/integration) switch to the real broker and a real worker process.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.roles import Role
+from tests.factories import UserFactory
+from vtt_site.celery import app as celery_app
+
+LOCMEM_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture(autouse=True)
+def _unit_test_defaults(request, settings):
+    if request.node.get_closest_marker("integration"):
+        yield
+        return
+    settings.CACHES = LOCMEM_CACHE
+    previous = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = previous
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """PBKDF2's deliberate slowness is for attackers, not for a suite that creates users per test."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _media_in_tmp(settings, tmp_path):
+    """Uploaded files and fitted statistics of a test go to its own temporary folder."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.VTT = {**settings.VTT, "ENGINE_DIR": tmp_path / "engine"}
+
+
+@pytest.fixture
+def make_user(db):
+    def make(role: Role | None = None, **kwargs):
+        return UserFactory(role=role, **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def users(make_user):
+    """One user per role, named after it."""
+    return {role: make_user(role, username=role.value.replace(" ", "-")) for role in Role}
+
+
+@pytest.fixture
+def api():
+    """An API client; `api.as_user(user)` logs in with a session, like the browser."""
+
+    class Client(APIClient):
+        def as_user(self, user):
+            self.force_authenticate(user=user)
+            return self
+
+    return Client()
