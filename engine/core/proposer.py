@@ -48,6 +48,11 @@ class EngineSettings:
     min_population: int = 20
     max_attributes: int = 2
     max_questions: int = 60
+    # After this many rejected attribute questions about one object, its attributes are not explored
+    # further; after this many rejected instantiation questions with attributes in one region, no more
+    # are asked there. The oracle rejects all of them when the annotation marks an object's attributes
+    # unknown, and an operator who cannot tell three is unlikely to tell the rest (docs/decisions).
+    rejection_limit: int = 3
 
     def __post_init__(self) -> None:
         if not 0 <= self.epsilon <= 0.5:
@@ -58,6 +63,8 @@ class EngineSettings:
             raise EngineError("max_attributes must be 0, 1 or 2", where="max_attributes")
         if self.max_questions < 1:
             raise EngineError("max_questions must be at least 1", where="max_questions")
+        if self.rejection_limit < 1:
+            raise EngineError("rejection_limit must be at least 1", where="rejection_limit")
 
 
 @dataclass(frozen=True)
@@ -173,14 +180,25 @@ class Stream:
         return winners[int(self.rng.integers(len(winners)))]
 
     def _choose_instantiation(self, regions: Sequence[int] | range) -> Proposal | None:
+        exhausted = self._regions_past_rejection_limit()
         for size in range(self.settings.max_attributes + 1):
-            level = [q for q in self._instantiation_candidates(regions, size) if q not in self.story.rejected]
+            allowed = [w for w in regions if size == 0 or w not in exhausted]
+            level = [q for q in self._instantiation_candidates(allowed, size) if q not in self.story.rejected]
             if not level:
                 continue
             chosen = self._choose(level, self._instantiation_estimates(level))
             if chosen is not None:
                 return chosen
         return None
+
+    def _regions_past_rejection_limit(self) -> set[int]:
+        """Regions where instantiation questions with attributes were rejected too often."""
+        counts: dict[str, int] = {}
+        for question in self.story.rejected:
+            if isinstance(question, InstantiationQuestion) and question.attributes:
+                counts[question.region] = counts.get(question.region, 0) + 1
+        limit = self.settings.rejection_limit
+        return {self.vocabulary.region_index[r] for r, n in counts.items() if n >= limit}
 
     # --- Candidate sets --------------------------------------------------------------------------------
 
@@ -201,6 +219,9 @@ class Stream:
                         )
 
     def _attribute_levels(self, label: Label) -> list[list[Question]]:
+        rejections = sum(isinstance(q, AttributeQuestion) and q.label == label for q in self.story.rejected)
+        if rejections >= self.settings.rejection_limit:
+            return []
         object_type = self.vocabulary.object_type(label.type)
         asked = {q for q, _ in self.story.entries}
         levels: list[list[Question]] = []

@@ -198,3 +198,32 @@ def test_a_stream_ends_only_when_no_instantiation_question_is_unpredictable(stat
             continue
         stream = replayed(stats, steps)
         assert stream._choose_instantiation(range(len(VOCABULARY.regions))) is None
+
+
+def test_exploration_stops_where_questions_keep_being_rejected(stats, test_scenes):
+    """An operator who cannot tell an object's attributes, or what is in a region, is not asked forever."""
+    limit = DEFAULTS.rejection_limit
+    for i, scene in enumerate(test_scenes[:6]):
+        prepared = PreparedScene.build(scene, VOCABULARY, stats.min_overlap)
+        session = InteractiveSession(stats, DEFAULTS, stream_rng(33, i))
+        binding = Binding()
+        while (proposal := session.next_question()) is not None:
+            question = proposal.question
+            given, singled_out = answer(prepared, binding, question)
+            if isinstance(question, AttributeQuestion) or (
+                isinstance(question, InstantiationQuestion) and question.attributes
+            ):
+                given = Answer.AMBIGUOUS  # this operator can never tell attributes
+            step = session.answer(given)
+            if step.label is not None:
+                binding.bind(step.label, singled_out)
+        rejected = [s.question for s in session.steps if s.answer == Answer.AMBIGUOUS]
+        per_label, per_region = {}, {}
+        for question in rejected:
+            if isinstance(question, AttributeQuestion):
+                per_label[question.label] = per_label.get(question.label, 0) + 1
+            else:
+                per_region[question.region] = per_region.get(question.region, 0) + 1
+        assert all(count <= limit for count in per_label.values()), per_label
+        assert all(count <= limit for count in per_region.values()), per_region
+        assert session.finished
