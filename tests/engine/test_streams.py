@@ -95,17 +95,17 @@ def test_labels_are_named_only_after_their_instantiation(streams):
 
 
 @pytest.mark.parametrize(
-    "settings",
+    "engine_settings",
     [DEFAULTS, EngineSettings(epsilon=0.05, min_population=60), EngineSettings(max_questions=10)],
     ids=["defaults", "tight", "short"],
 )
-def test_every_proposal_is_unpredictable_with_enough_population(stats, test_scenes, settings):
+def test_every_proposal_is_unpredictable_with_enough_population(stats, test_scenes, engine_settings):
     for i, scene in enumerate(test_scenes[:6]):
-        steps = run_automatic(stats, scene, settings, stream_rng(9, i))
-        assert sum(s.answer != Answer.AMBIGUOUS for s in steps) <= settings.max_questions
+        steps = run_automatic(stats, scene, engine_settings, stream_rng(9, i))
+        assert sum(s.answer != Answer.AMBIGUOUS for s in steps) <= engine_settings.max_questions
         for step in steps:
-            assert step.estimate.population >= settings.min_population
-            assert abs(step.estimate.p - 0.5) <= settings.epsilon + 1e-12
+            assert step.estimate.population >= engine_settings.min_population
+            assert abs(step.estimate.p - 0.5) <= engine_settings.epsilon + 1e-12
 
 
 def test_the_same_seed_gives_the_same_stream(stats, test_scenes, streams):
