@@ -36,6 +36,39 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "tokens.list": EVERYONE,
     "tokens.create": EVERYONE,
     "tokens.revoke": EVERYONE,
+    # annotations: vocabularies are public knowledge; everything else is scoped to the collections a
+    # user is a member of (annotations.selectors.collections.access_collection).
+    "vocabulary.list": EVERYONE,
+    "vocabulary.read": EVERYONE,
+    "vocabulary.create": allow(),
+    "vocabulary.update": allow(),
+    "collection.list": COLLECTION_WORKERS,
+    "collection.read": COLLECTION_WORKERS,
+    "collection.create": allow(),
+    "collection.members.list": COLLECTION_WORKERS,
+    "collection.members.add": allow(),
+    "collection.members.remove": allow(),
+    "image.list": COLLECTION_WORKERS,
+    "image.read": COLLECTION_WORKERS,
+    "image.file": COLLECTION_WORKERS,
+    "image.upload": allow(Role.ANNOTATOR, Role.REVIEWER),
+    "image.update": allow(Role.REVIEWER),
+    "annotation.read": COLLECTION_WORKERS,
+    "annotation.save": allow(Role.ANNOTATOR),
+    "annotation.submit": allow(Role.ANNOTATOR),
+    "queue.annotation.next": allow(Role.ANNOTATOR),
+    "queue.review.next": allow(Role.REVIEWER),
+    "queue.release": allow(Role.ANNOTATOR, Role.REVIEWER),
+    "review.decide": allow(Role.REVIEWER),
+    "import.create": allow(Role.REVIEWER),
+    "import.read": allow(Role.REVIEWER),
+    "export.read": COLLECTION_WORKERS,
+    # engine: everyone may see what statistics exist and ask for estimates (vision-system designers are
+    # given the training data anyway, VTT.md); fitting is an admin's decision.
+    "statistics.list": EVERYONE,
+    "statistics.read": EVERYONE,
+    "statistics.estimate": EVERYONE,
+    "statistics.create": allow(),
 }
 
 

@@ -1,1 +1,63 @@
-urlpatterns: list = []
+"""Annotation API, mounted under /api/v1/."""
+
+from django.urls import path, register_converter
+
+from annotations.api import annotation, collections, images, imports, queues, vocabularies
+
+
+class SceneFormatConverter:
+    regex = "(?:jsonl|coco)"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+register_converter(SceneFormatConverter, "scene_format")
+
+urlpatterns = [
+    path("vocabularies/", vocabularies.VocabularyListCreateApi.as_view(), name="vocabularies"),
+    path("vocabularies/<int:vocabulary_id>/", vocabularies.VocabularyDetailApi.as_view(), name="vocabulary"),
+    path("collections/", collections.CollectionListCreateApi.as_view(), name="collections"),
+    path("collections/<int:collection_id>/", collections.CollectionDetailApi.as_view(), name="collection"),
+    path(
+        "collections/<int:collection_id>/members/",
+        collections.MemberListAddApi.as_view(),
+        name="collection-members",
+    ),
+    path(
+        "collections/<int:collection_id>/members/<int:user_id>/",
+        collections.MemberRemoveApi.as_view(),
+        name="collection-member",
+    ),
+    path(
+        "collections/<int:collection_id>/images/",
+        images.ImageListUploadApi.as_view(),
+        name="collection-images",
+    ),
+    path(
+        "collections/<int:collection_id>/queue/annotation/next/",
+        queues.AnnotationQueueApi.as_view(),
+        name="queue-annotation-next",
+    ),
+    path(
+        "collections/<int:collection_id>/queue/review/next/",
+        queues.ReviewQueueApi.as_view(),
+        name="queue-review-next",
+    ),
+    path("collections/<int:collection_id>/imports/", imports.ImportCreateApi.as_view(), name="imports"),
+    path(
+        "collections/<int:collection_id>/export/<scene_format:scene_format>/",
+        imports.ExportApi.as_view(),
+        name="export",
+    ),
+    path("imports/<int:job_id>/", imports.ImportDetailApi.as_view(), name="import"),
+    path("images/<int:image_id>/", images.ImageDetailApi.as_view(), name="image"),
+    path("images/<int:image_id>/file/", images.ImageFileApi.as_view(), name="image-file"),
+    path("images/<int:image_id>/annotation/", annotation.AnnotationApi.as_view(), name="image-annotation"),
+    path("images/<int:image_id>/submit/", annotation.AnnotationSubmitApi.as_view(), name="image-submit"),
+    path("images/<int:image_id>/lease/", queues.LeaseReleaseApi.as_view(), name="image-lease"),
+    path("images/<int:image_id>/review/", queues.ReviewDecideApi.as_view(), name="image-review"),
+]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -28,5 +31,62 @@ class UserFactory(factory.django.DjangoModelFactory):
             kwargs["is_staff"] = True
         user = super()._create(model_class, *args, **kwargs)
         if role is not None:
-            user.groups.add(Group.objects.get(name=role.value))
+            user.groups.add(Group.objects.get_or_create(name=role.value)[0])
         return user
+
+
+# --- annotations ----------------------------------------------------------------------------------------
+
+DEFAULT_VOCABULARY = (
+    Path(__file__).resolve().parent.parent / "annotations" / "vocabularies" / "urban-street.json"
+)
+
+
+def vocabulary_document(**changes) -> dict:
+    """The shipped urban-street document, with top-level keys replaced."""
+    return json.loads(DEFAULT_VOCABULARY.read_text()) | changes
+
+
+class VocabularyFactory(factory.django.DjangoModelFactory):
+    """`VocabularyFactory()`: the urban-street vocabulary under a fresh name, stored by the import service."""
+
+    class Meta:
+        model = "annotations.Vocabulary"
+
+    name = factory.Sequence(lambda n: f"vocabulary-{n}")
+
+    @classmethod
+    def _create(cls, model_class, *args, name: str, document: dict | None = None, **kwargs):
+        # Imported when used: this module is imported by conftest.py, before any model may be.
+        from annotations.services.vocabularies import vocabulary_import
+
+        return vocabulary_import(document=(document or vocabulary_document()) | {"name": name})
+
+
+class CollectionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "annotations.Collection"
+
+    name = factory.Sequence(lambda n: f"collection-{n}")
+    vocabulary = factory.SubFactory(VocabularyFactory)
+
+
+class MembershipFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "annotations.CollectionMembership"
+
+    collection = factory.SubFactory(CollectionFactory)
+    user = factory.SubFactory(UserFactory)
+    role = "annotator"
+
+
+class ImageFactory(factory.django.DjangoModelFactory):
+    """An image row without pixels (like an imported scene graph's); upload real files through the service."""
+
+    class Meta:
+        model = "annotations.Image"
+
+    collection = factory.SubFactory(CollectionFactory)
+    original_name = factory.Sequence(lambda n: f"image-{n:05d}.png")
+    width = 640
+    height = 480

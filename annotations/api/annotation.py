@@ -1,0 +1,62 @@
+"""An image's annotation: read it, save it (the lease holder), submit it for review."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.common import (
+    ImageSerializer,
+    RecordObjectSerializer,
+    RecordRelationshipSerializer,
+    SceneRecordSerializer,
+)
+from annotations.selectors.annotation import image_annotation
+from annotations.selectors.images import access_image
+from annotations.services.annotation import annotation_save, annotation_submit
+from vtt_site.api.schema import ErrorSerializer
+
+
+class AnnotationApi(APIView):
+    operations = {"GET": "annotation.read", "PUT": "annotation.save"}
+
+    @extend_schema_serializer(component_name="AnnotationSave")
+    class InputSerializer(serializers.Serializer):
+        objects = RecordObjectSerializer(many=True)
+        relationships = RecordRelationshipSerializer(many=True, required=False, default=list)
+
+    @extend_schema(responses=SceneRecordSerializer, summary="The image's annotation as a scene graph")
+    def get(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        return Response(SceneRecordSerializer(image_annotation(image=image)).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: SceneRecordSerializer, 409: ErrorSerializer},
+        summary="Replace the image's annotation (all or nothing; you must hold its lease)",
+        description="Every rule of the vocabulary is checked: boxes inside the image after clipping and "
+        "not degenerate, attribute values of the type, at most one value per exclusive group, no attributes "
+        "when they are unknown, relationships allowed for the pair and never from an object to itself. "
+        "A symmetric relationship is stored once. On any error nothing is changed.",
+    )
+    def put(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        record = annotation_save(image=image, user=request.user, document=data.validated_data)
+        return Response(SceneRecordSerializer(record).data)
+
+
+class AnnotationSubmitApi(APIView):
+    operation = "annotation.submit"
+
+    @extend_schema(
+        request=None,
+        responses={200: ImageSerializer, 409: ErrorSerializer},
+        summary="Submit the annotation for review (you must hold the image's lease)",
+    )
+    def post(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        return Response(ImageSerializer(annotation_submit(image=image, user=request.user)).data)

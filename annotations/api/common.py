@@ -1,0 +1,99 @@
+"""What several views of the annotation API share: output serializers, and reading an upload's form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFilesSent
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Image
+from vtt_site.errors import TooLargeError
+
+
+def multipart_data(request) -> Any:
+    """`request.data` of an upload. Django refuses an oversized multipart body while DRF parses it, with
+    exceptions DRF does not turn into responses; here they become a 413 that says what the limit is."""
+    try:
+        return request.data
+    except TooManyFilesSent:
+        raise TooLargeError(
+            AnnotationErrorCode.TOO_MANY_FILES,
+            f"At most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files per request; send the rest in another "
+            "request, or put them in a zip archive.",
+        ) from None
+    except RequestDataTooBig:
+        raise TooLargeError(
+            AnnotationErrorCode.REQUEST_TOO_LARGE,
+            f"The form fields of this request exceed {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.",
+        ) from None
+
+
+class UserRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class VocabularyRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class ImageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    collection = serializers.IntegerField(source="collection_id")
+    original_name = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    format = serializers.CharField(help_text="JPEG, PNG or WEBP; empty for an imported image without pixels.")
+    file_url = serializers.SerializerMethodField()
+    split = serializers.CharField()
+    stage = serializers.CharField(help_text="annotate, review or accepted.")
+    annotator = UserRefSerializer(allow_null=True)
+    annotated_at = serializers.DateTimeField(allow_null=True)
+    lease_holder = UserRefSerializer(allow_null=True)
+    lease_expires_at = serializers.DateTimeField(allow_null=True)
+    returned = serializers.BooleanField(help_text="Sent back by a reviewer; see review_comment.")
+    review_comment = serializers.CharField()
+    reviewed_by = UserRefSerializer(allow_null=True)
+    reviewed_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_file_url(self, image: Image) -> str | None:
+        """The authenticated URL of the pixels (there is no public media URL)."""
+        return reverse("api:image-file", kwargs={"image_id": image.pk}) if image.file else None
+
+
+class RecordObjectSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='Client ids in a request; "o1".."oN" in stored order in a response.')
+    type = serializers.CharField()
+    bbox = serializers.ListField(
+        child=serializers.FloatField(),
+        min_length=4,
+        max_length=4,
+        help_text="[x, y, width, height] in pixels.",
+    )
+    attributes = serializers.ListField(child=serializers.CharField(), default=list)
+    attributes_known = serializers.BooleanField(default=True)
+
+
+class RecordRelationshipSerializer(serializers.Serializer):
+    subject = serializers.CharField()
+    predicate = serializers.CharField()
+    object = serializers.CharField()
+
+
+class SceneRecordSerializer(serializers.Serializer):
+    """A scene graph as in VTT.md section 9."""
+
+    image = serializers.CharField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    objects = RecordObjectSerializer(many=True)
+    relationships = RecordRelationshipSerializer(many=True)

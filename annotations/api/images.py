@@ -1,0 +1,146 @@
+"""Images: list and upload in a collection, read, change the split, and the pixels themselves."""
+
+from __future__ import annotations
+
+import mimetypes
+
+from django.http import FileResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.common import ImageSerializer, multipart_data
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Split, Stage
+from annotations.selectors.collections import access_collection
+from annotations.selectors.images import access_image, image_list
+from annotations.services.images import image_update, image_upload
+from vtt_site.api.errors import error_body
+from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.schema import ErrorSerializer
+from vtt_site.errors import NotFoundError
+
+
+class RejectionSerializer(serializers.Serializer):
+    file = serializers.CharField(help_text="The file name (for a zip entry: its path in the archive).")
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class UploadResultSerializer(serializers.Serializer):
+    created = ImageSerializer(many=True)
+    rejected = RejectionSerializer(many=True)
+
+
+class ImageListUploadApi(APIView):
+    operations = {"GET": "image.list", "POST": "image.upload"}
+    parser_classes = [MultiPartParser, FormParser]
+
+    class FilterSerializer(serializers.Serializer):
+        split = serializers.ChoiceField(choices=Split.choices, required=False)
+        stage = serializers.ChoiceField(choices=Stage.choices, required=False)
+
+    @extend_schema_serializer(component_name="ImageUpload")
+    class InputSerializer(serializers.Serializer):
+        files = serializers.ListField(
+            child=serializers.FileField(allow_empty_file=True),
+            allow_empty=False,
+            help_text="Images (JPEG, PNG, WebP) and zip archives of images; repeat the field per file.",
+        )
+        split = serializers.ChoiceField(choices=Split.choices, default=Split.TRAIN)
+
+    @extend_schema(
+        parameters=[FilterSerializer],
+        responses=paginated(ImageSerializer),
+        summary="Images of a collection, filtered by split and stage",
+    )
+    def get(self, request, collection_id: int):
+        collection = access_collection(user=request.user, collection_id=collection_id)
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = PagePagination()
+        page = paginator.paginate_queryset(
+            image_list(collection=collection, **filters.validated_data), request, view=self
+        )
+        return paginator.get_paginated_response(ImageSerializer(page, many=True).data)
+
+    @extend_schema(
+        request={"multipart/form-data": InputSerializer},
+        responses={
+            201: OpenApiResponse(
+                UploadResultSerializer, "At least one image went in; `rejected` lists the rest."
+            ),
+            400: OpenApiResponse(
+                ErrorSerializer,
+                "No image went in: `fields.files` lists every file with its code and message.",
+            ),
+            413: OpenApiResponse(ErrorSerializer, "More files in one request than the platform accepts."),
+        },
+        summary="Upload images, many images or zip archives",
+    )
+    def post(self, request, collection_id: int):
+        collection = access_collection(user=request.user, collection_id=collection_id)
+        data = self.InputSerializer(data=multipart_data(request))
+        data.is_valid(raise_exception=True)
+        result = image_upload(
+            collection=collection,
+            files=data.validated_data["files"],
+            split=data.validated_data["split"],
+            uploaded_by=request.user,
+        )
+        rejected = RejectionSerializer(result.rejected, many=True).data
+        if not result.created:
+            first = result.rejected[0]
+            message = f"No image was accepted. {first.file}: {first.message}"
+            body = error_body(AnnotationErrorCode.NO_IMAGE_ACCEPTED, message, {"files": rejected})
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        body = {"created": ImageSerializer(result.created, many=True).data, "rejected": rejected}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ImageDetailApi(APIView):
+    operations = {"GET": "image.read", "PATCH": "image.update"}
+
+    @extend_schema_serializer(component_name="ImageUpdate")
+    class InputSerializer(serializers.Serializer):
+        split = serializers.ChoiceField(choices=Split.choices)
+
+    @extend_schema(responses=ImageSerializer, summary="An image and where it is in the workflow")
+    def get(self, request, image_id: int):
+        return Response(ImageSerializer(access_image(user=request.user, image_id=image_id)).data)
+
+    @extend_schema(
+        request=InputSerializer, responses=ImageSerializer, summary="Move an image to train or test"
+    )
+    def patch(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(ImageSerializer(image_update(image=image, **data.validated_data)).data)
+
+
+class ImageFileApi(APIView):
+    operation = "image.file"
+
+    @extend_schema(
+        responses={
+            (200, "image/jpeg"): OpenApiTypes.BINARY,
+            (200, "image/png"): OpenApiTypes.BINARY,
+            (200, "image/webp"): OpenApiTypes.BINARY,
+        },
+        summary="The image's pixels (upright), for members only",
+    )
+    def get(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        if not image.file:
+            raise NotFoundError(
+                AnnotationErrorCode.IMAGE_HAS_NO_FILE,
+                f"Image {image.pk} came from an imported scene graph; the platform has no pixels for it.",
+            )
+        content_type = mimetypes.guess_type(image.file.name)[0] or "application/octet-stream"
+        response = FileResponse(image.file.open("rb"), content_type=content_type)
+        response["Cache-Control"] = "private, max-age=3600"
+        return response

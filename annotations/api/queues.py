@@ -1,0 +1,92 @@
+"""The annotation and review queues: take the next image, give it back, decide on a review."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.common import ImageSerializer
+from annotations.selectors.collections import access_collection
+from annotations.selectors.images import access_image
+from annotations.services.queues import DECISIONS, annotation_next, lease_release, review_decide, review_next
+from vtt_site.api.schema import ErrorSerializer
+
+
+class LeaseSerializer(serializers.Serializer):
+    image = ImageSerializer()
+    lease_expires_at = serializers.DateTimeField(help_text="Save, submit or decide before then.")
+
+
+def _lease_response(image) -> Response:
+    if image is None:
+        return Response(status=status.HTTP_204_NO_CONTENT)
+    return Response(LeaseSerializer({"image": image, "lease_expires_at": image.lease_expires_at}).data)
+
+
+NEXT_RESPONSES = {200: LeaseSerializer, 204: OpenApiResponse(description="Nothing is waiting.")}
+
+
+class AnnotationQueueApi(APIView):
+    operation = "queue.annotation.next"
+
+    @extend_schema(
+        request=None,
+        responses=NEXT_RESPONSES,
+        summary="Take the next image to annotate",
+        description="The image you already hold, else one a reviewer sent back to you, else a free one. "
+        "Nobody else gets it until your lease expires.",
+    )
+    def post(self, request, collection_id: int):
+        collection = access_collection(user=request.user, collection_id=collection_id)
+        return _lease_response(annotation_next(collection=collection, user=request.user))
+
+
+class ReviewQueueApi(APIView):
+    operation = "queue.review.next"
+
+    @extend_schema(
+        request=None,
+        responses=NEXT_RESPONSES,
+        summary="Take the next image to review (never one you annotated)",
+    )
+    def post(self, request, collection_id: int):
+        collection = access_collection(user=request.user, collection_id=collection_id)
+        return _lease_response(review_next(collection=collection, user=request.user))
+
+
+class LeaseReleaseApi(APIView):
+    operation = "queue.release"
+
+    @extend_schema(
+        request=None,
+        responses={204: None, 409: ErrorSerializer},
+        summary="Give an image you hold back to its queue",
+    )
+    def delete(self, request, image_id: int):
+        lease_release(image=access_image(user=request.user, image_id=image_id), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReviewDecideApi(APIView):
+    operation = "review.decide"
+
+    @extend_schema_serializer(component_name="ReviewDecision")
+    class InputSerializer(serializers.Serializer):
+        decision = serializers.ChoiceField(choices=DECISIONS)
+        comment = serializers.CharField(
+            required=False, allow_blank=True, default="", help_text="Required when sending back."
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: ImageSerializer, 409: ErrorSerializer},
+        summary="Accept a reviewed image, or send it back to its annotator with a comment",
+    )
+    def post(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        decided = review_decide(image=image, user=request.user, **data.validated_data)
+        return Response(ImageSerializer(decided).data)

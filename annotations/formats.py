@@ -1,0 +1,177 @@
+"""Scene graphs in and out of the interchange formats: JSON Lines (VTT.md section 9) and COCO.
+
+Plain data in, plain data out (no Django): reading turns a file into numbered records (the line number
+for JSON Lines, the position in `images` for COCO) and located errors; the scene rules themselves are
+checked afterwards by `engine.core.scene`, whatever the format. COCO carries boxes and categories only,
+so its objects come in with `attributes_known: false` and no relationships.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RecordError:
+    line: int | None  # None: the problem is with the file as a whole
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "message": self.message}
+
+
+Numbered = tuple[int, Any]
+
+
+def jsonl_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def jsonl_records(lines: Iterable[str]) -> Iterator[Numbered | RecordError]:
+    """(line number, parsed record) per non-blank line, or a RecordError for a line that is not JSON."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield RecordError(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+
+
+def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbered], list[RecordError]]:
+    """COCO images as scene records numbered by their position in `images` (from 1)."""
+    if not isinstance(document, dict) or not isinstance(document.get("images"), list):
+        return [], [RecordError(None, 'a COCO file is a JSON object with an "images" list')]
+    errors: list[RecordError] = []
+    categories = _coco_categories(document.get("categories"), set(type_names), errors)
+    records: list[Numbered] = []
+    number_of: dict[Any, int] = {}
+    for position, image in enumerate(document["images"], start=1):
+        record = _coco_image(image, position, errors)
+        if record is not None:
+            if image["id"] in number_of:
+                errors.append(
+                    RecordError(position, f"images[{position - 1}]: duplicate image id {image['id']!r}")
+                )
+                continue
+            number_of[image["id"]] = len(records)
+            records.append((position, record))
+    annotations = document.get("annotations", [])
+    if not isinstance(annotations, list):
+        errors.append(RecordError(None, '"annotations" must be a list'))
+        annotations = []
+    for position, annotation in enumerate(annotations):
+        _coco_annotation(annotation, position, categories, number_of, records, errors)
+    return records, errors
+
+
+def _coco_categories(raw: Any, type_names: set[str], errors: list[RecordError]) -> dict[Any, str]:
+    if not isinstance(raw, list):
+        errors.append(RecordError(None, '"categories" must be a list of {"id", "name"}'))
+        return {}
+    categories: dict[Any, str] = {}
+    for position, category in enumerate(raw):
+        if (
+            not isinstance(category, dict)
+            or "id" not in category
+            or not isinstance(category.get("name"), str)
+        ):
+            errors.append(RecordError(None, f'categories[{position}]: a category is {{"id", "name"}}'))
+        elif category["name"] not in type_names:
+            known = ", ".join(sorted(type_names))
+            errors.append(
+                RecordError(
+                    None,
+                    f"categories[{position}]: {category['name']!r} is not an object type of the "
+                    f"collection's vocabulary (known: {known})",
+                )
+            )
+        else:
+            categories[category["id"]] = category["name"]
+    return categories
+
+
+def _coco_image(image: Any, position: int, errors: list[RecordError]) -> dict[str, Any] | None:
+    where = f"images[{position - 1}]"
+    if not isinstance(image, dict) or "id" not in image:
+        errors.append(RecordError(position, f'{where}: an image is {{"id", "file_name", "width", "height"}}'))
+        return None
+    if not isinstance(image.get("file_name"), str) or not image["file_name"].strip():
+        errors.append(RecordError(position, f"{where}: file_name must be a non-empty string"))
+        return None
+    return {
+        "image": image["file_name"],
+        "width": image.get("width"),
+        "height": image.get("height"),
+        "objects": [],
+        "relationships": [],
+    }
+
+
+def _coco_annotation(
+    annotation: Any,
+    position: int,
+    categories: dict[Any, str],
+    number_of: dict[Any, int],
+    records: list[Numbered],
+    errors: list[RecordError],
+) -> None:
+    where = f"annotations[{position}]"
+    if not isinstance(annotation, dict):
+        errors.append(RecordError(None, f'{where}: an annotation is {{"image_id", "category_id", "bbox"}}'))
+        return
+    if annotation.get("image_id") not in number_of:
+        errors.append(RecordError(None, f"{where}: no image with id {annotation.get('image_id')!r}"))
+        return
+    line, record = records[number_of[annotation["image_id"]]]
+    if annotation.get("category_id") not in categories:
+        errors.append(
+            RecordError(line, f"{where}: no usable category with id {annotation.get('category_id')!r}")
+        )
+        return
+    record["objects"].append(
+        {
+            "id": f"o{len(record['objects']) + 1}",
+            "type": categories[annotation["category_id"]],
+            "bbox": annotation.get("bbox"),
+            "attributes": [],
+            "attributes_known": False,
+        }
+    )
+
+
+def coco_document(records: Iterable[dict[str, Any]], type_names: Sequence[str], description: str = ""):
+    """Scene records as one COCO document: categories are the vocabulary's types, in its order."""
+    category_id = {name: number for number, name in enumerate(type_names, start=1)}
+    images: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    for image_id, record in enumerate(records, start=1):
+        images.append(
+            {
+                "id": image_id,
+                "file_name": record["image"],
+                "width": record["width"],
+                "height": record["height"],
+            }
+        )
+        for obj in record["objects"]:
+            x, y, w, h = obj["bbox"]
+            annotations.append(
+                {
+                    "id": len(annotations) + 1,
+                    "image_id": image_id,
+                    "category_id": category_id[obj["type"]],
+                    "bbox": [x, y, w, h],
+                    "area": w * h,
+                    "iscrowd": 0,
+                }
+            )
+    return {
+        "info": {"description": description},
+        "images": images,
+        "annotations": annotations,
+        "categories": [{"id": number, "name": name} for name, number in category_id.items()],
+    }

@@ -1,0 +1,34 @@
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from annotations.services.demo import demo_collection_ensure, demo_users_ensure
+from vtt_site.errors import ApplicationError
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo: the default vocabulary, one user per role (passwords kept in "
+        "VAR_DIR/demo-credentials.json) and a collection of synthetic street scenes. Safe to run again."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the site is served.")
+
+    def handle(self, *args, url: str, **options):
+        started = time.monotonic()
+        credentials = settings.VAR_DIR / "demo-credentials.json"
+        try:
+            users = demo_users_ensure(credentials=credentials)
+            collection = demo_collection_ensure(users=users)
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from None
+        images = collection.images.count()
+        self.stdout.write(
+            f"Demo ready in {time.monotonic() - started:.1f} s: collection {collection.name!r} "
+            f"(id {collection.pk}) with {images} images."
+        )
+        self.stdout.write(f"Open {url} and log in as one of (passwords are also in {credentials}):")
+        for user in users:
+            self.stdout.write(f"  {user.username:<14} {user.role.value:<20} {user.password}")

@@ -1,0 +1,12 @@
+from django.core.management.base import BaseCommand
+
+from annotations.services.vocabularies import vocabulary_install_default
+
+
+class Command(BaseCommand):
+    help = "Install the urban-street vocabulary shipped with the platform (does nothing when it exists)."
+
+    def handle(self, *args, **options):
+        vocabulary, created = vocabulary_install_default()
+        verb = "Installed" if created else "Already installed:"
+        self.stdout.write(f"{verb} vocabulary {vocabulary} (id {vocabulary.pk}).")

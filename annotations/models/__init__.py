@@ -1,0 +1,30 @@
+"""The annotation app's data: vocabularies, collections and images, annotations, import jobs."""
+
+from annotations.models.annotation import ObjectAnnotation, RelationshipAnnotation
+from annotations.models.collections import Collection, CollectionMembership, Image, MemberRole, Split, Stage
+from annotations.models.imports import ImportJob, SceneFormat
+from annotations.models.vocabularies import (
+    AttributeGroup,
+    AttributeValue,
+    ObjectType,
+    RelationshipType,
+    Vocabulary,
+)
+
+__all__ = [
+    "AttributeGroup",
+    "AttributeValue",
+    "Collection",
+    "CollectionMembership",
+    "Image",
+    "ImportJob",
+    "MemberRole",
+    "ObjectAnnotation",
+    "ObjectType",
+    "RelationshipAnnotation",
+    "RelationshipType",
+    "SceneFormat",
+    "Split",
+    "Stage",
+    "Vocabulary",
+]

@@ -1,0 +1,54 @@
+"""An image's annotation: boxed objects with attributes, and relationships between them.
+
+Rows are only ever written by the annotation services, which validate the whole scene graph with
+`engine.core.scene` first; `position` keeps the order of the objects, which is what their ids
+("o1".."oN") are made from.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from annotations.models.collections import Image
+from annotations.models.vocabularies import ObjectType, RelationshipType
+
+
+class ObjectAnnotation(models.Model):
+    image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="object_annotations")
+    position = models.PositiveIntegerField()
+    object_type = models.ForeignKey(ObjectType, on_delete=models.PROTECT, related_name="+")
+    # The box as stored: clipped to the image, in pixels.
+    x = models.FloatField()
+    y = models.FloatField()
+    w = models.FloatField()
+    h = models.FloatField()
+    # Attribute value names, in the vocabulary's order; empty when the attributes are unknown.
+    attributes = models.JSONField(default=list, blank=True)
+    attributes_known = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["image", "position"]
+        constraints = [models.UniqueConstraint(fields=["image", "position"], name="unique_object_position")]
+
+    def __str__(self) -> str:
+        return f"o{self.position + 1} ({self.object_type_id}) of image {self.image_id}"
+
+
+class RelationshipAnnotation(models.Model):
+    image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="relationship_annotations")
+    relationship = models.ForeignKey(RelationshipType, on_delete=models.PROTECT, related_name="+")
+    subject = models.ForeignKey(ObjectAnnotation, on_delete=models.CASCADE, related_name="+")
+    object = models.ForeignKey(ObjectAnnotation, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ["image", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "relationship", "object"], name="unique_relationship_annotation"
+            ),
+            models.CheckConstraint(condition=~Q(subject=F("object")), name="no_self_relationship"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject_id} {self.relationship_id} {self.object_id}"

@@ -1,0 +1,55 @@
+"""An import of scene graphs into a collection, run as a Celery task with visible progress."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from annotations.models.collections import Collection, Split
+
+
+class SceneFormat(models.TextChoices):
+    JSONL = "jsonl", "JSON Lines scene graphs"
+    COCO = "coco", "COCO boxes and categories"
+
+
+def import_path(instance: ImportJob, filename: str) -> str:
+    return f"imports/{instance.collection_id}/{filename}"
+
+
+class ImportJob(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        VALIDATING = "validating"
+        WRITING = "writing"
+        DONE = "done"
+        FAILED = "failed"
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
+    format = models.CharField(max_length=8, choices=SceneFormat.choices)
+    file = models.FileField(upload_to=import_path, max_length=300)
+    original_name = models.CharField(max_length=255, blank=True)
+    # The split of the images the import creates; images already in the collection keep theirs.
+    split = models.CharField(max_length=8, choices=Split.choices, default=Split.TRAIN)
+    mark_reviewed = models.BooleanField(
+        default=False, help_text="Accept the imported annotations at once (an existing, reviewed dataset)."
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    lines_total = models.PositiveIntegerField(default=0)
+    lines_done = models.PositiveIntegerField(default=0, help_text="Records validated so far.")
+    errors = models.JSONField(default=list, blank=True, help_text="Every bad record: {line, message}.")
+    images_created = models.PositiveIntegerField(default=0)
+    images_updated = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.original_name or self.file.name} ({self.status})"

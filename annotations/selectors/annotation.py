@@ -1,0 +1,93 @@
+"""Reads of annotations as scene-graph records (VTT.md section 9), for the API and for exports.
+
+Objects get the ids "o1".."oN" in stored order; attributes are in the vocabulary's order and
+relationships sorted by (subject, predicate, object), as `engine.core.scene.Scene.to_document` does, so
+that the same annotation always reads back as the same record.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation
+from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
+
+
+def object_id(position: int) -> str:
+    return f"o{position + 1}"
+
+
+def scene_records(*, images: Sequence[Image], index: VocabularyIndex) -> list[dict[str, Any]]:
+    """The records of some images of one vocabulary, in two queries whatever their number."""
+    ids = [image.pk for image in images]
+    objects: dict[int, list[tuple]] = defaultdict(list)
+    position_of: dict[int, int] = {}
+    rows = (
+        ObjectAnnotation.objects.filter(image_id__in=ids)
+        .order_by("image_id", "position")
+        .values_list(
+            "id",
+            "image_id",
+            "position",
+            "object_type_id",
+            "x",
+            "y",
+            "w",
+            "h",
+            "attributes",
+            "attributes_known",
+        )
+    )
+    for row in rows:
+        objects[row[1]].append(row)
+        position_of[row[0]] = row[2]
+    relationships: dict[int, list[tuple[int, str, int]]] = defaultdict(list)
+    links = RelationshipAnnotation.objects.filter(image_id__in=ids).values_list(
+        "image_id", "subject_id", "relationship_id", "object_id"
+    )
+    for image_id, subject_id, relationship_id, object_pk in links:
+        relationships[image_id].append(
+            (position_of[subject_id], index.relationship_names[relationship_id], position_of[object_pk])
+        )
+    return [_record(image, objects[image.pk], relationships[image.pk], index) for image in images]
+
+
+def _record(image: Image, objects: list[tuple], links: list[tuple[int, str, int]], index: VocabularyIndex):
+    return {
+        "image": image.original_name,
+        "width": image.width,
+        "height": image.height,
+        "objects": [_object(row, index) for row in objects],
+        "relationships": [
+            {"subject": object_id(s), "predicate": p, "object": object_id(o)} for s, p, o in sorted(links)
+        ],
+    }
+
+
+def _object(row: tuple, index: VocabularyIndex) -> dict[str, Any]:
+    _, _, position, type_id, x, y, w, h, attributes, known = row
+    return {
+        "id": object_id(position),
+        "type": index.type_names[type_id],
+        "bbox": [x, y, w, h],
+        "attributes": list(attributes),
+        "attributes_known": known,
+    }
+
+
+def image_annotation(*, image: Image) -> dict[str, Any]:
+    return scene_records(images=[image], index=vocabulary_index(image.collection.vocabulary))[0]
+
+
+def records_in_chunks(images: Iterable[Image], index: VocabularyIndex, size: int = 500) -> Iterator[dict]:
+    """Records of many images, a chunk at a time, so an export of a large collection streams."""
+    chunk: list[Image] = []
+    for image in images:
+        chunk.append(image)
+        if len(chunk) == size:
+            yield from scene_records(images=chunk, index=index)
+            chunk = []
+    if chunk:
+        yield from scene_records(images=chunk, index=index)

@@ -1,0 +1,86 @@
+"""Reads of collections and members. `access_collection` is the one place where scope is checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from accounts.roles import is_admin
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Collection, CollectionMembership, Image, Split, Stage
+from vtt_site.errors import NotFoundError
+
+
+def collections_visible_to(user: Any) -> QuerySet[Collection]:
+    collections = Collection.objects.select_related("vocabulary")
+    if is_admin(user):
+        return collections
+    return collections.filter(memberships__user=user)
+
+
+def collection_list(*, user: Any) -> QuerySet[Collection]:
+    return collections_visible_to(user).order_by("name")
+
+
+def access_collection(*, user: Any, collection_id: int) -> Collection:
+    """The collection, if the user is an admin or one of its members. Otherwise a 404, which does not
+    tell an outsider whether the collection exists."""
+    collection = collections_visible_to(user).filter(pk=collection_id).first()
+    if collection is None:
+        raise NotFoundError(
+            AnnotationErrorCode.COLLECTION_NOT_FOUND,
+            f"There is no collection {collection_id}, or you are not one of its members.",
+        )
+    return collection
+
+
+def member_list(*, collection: Collection) -> QuerySet[CollectionMembership]:
+    return collection.memberships.select_related("user").order_by("user__username")
+
+
+def _stage_counts(now) -> dict[str, Count]:
+    lease_free = Q(lease_holder__isnull=True) | Q(lease_expires_at__lte=now)
+    new = Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free
+    return {
+        "total": Count("id"),
+        "new": Count("id", filter=new),
+        "in_annotation": Count("id", filter=Q(stage=Stage.ANNOTATE) & ~new),
+        "in_review": Count("id", filter=Q(stage=Stage.REVIEW)),
+        "accepted": Count("id", filter=Q(stage=Stage.ACCEPTED)),
+    }
+
+
+def collection_progress(*, collection: Collection) -> dict[str, Any]:
+    """Images new (never annotated, nobody on them) / in annotation / in review / accepted, overall
+    and per split, in one query."""
+    rows = (
+        Image.objects.filter(collection=collection)
+        .values("split")
+        .annotate(**_stage_counts(timezone.now()))
+        .order_by()
+    )
+    keys = ("total", "new", "in_annotation", "in_review", "accepted")
+    by_split = {split.value: dict.fromkeys(keys, 0) for split in Split}
+    for row in rows:
+        by_split[row["split"]] = {key: row[key] for key in keys}
+    overall = {key: sum(counts[key] for counts in by_split.values()) for key in keys}
+    return {**overall, "by_split": by_split}
+
+
+def training_images(*, collection: Collection) -> QuerySet[Image]:
+    """The training set of a collection (VTT.md section 7): reviewed, completely annotated train images."""
+    return Image.objects.filter(collection=collection, split=Split.TRAIN, stage=Stage.ACCEPTED)
+
+
+def collection_find(*, reference: str) -> Collection:
+    """A collection by id or by name, for the command line (which is trusted: no membership check)."""
+    found = Collection.objects.select_related("vocabulary")
+    collection = found.filter(pk=int(reference)).first() if reference.isdigit() else None
+    collection = collection or found.filter(name=reference).first()
+    if collection is None:
+        raise NotFoundError(
+            AnnotationErrorCode.COLLECTION_NOT_FOUND, f"No collection has the id or name {reference!r}."
+        )
+    return collection

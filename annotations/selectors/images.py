@@ -1,0 +1,40 @@
+"""Reads of images, scoped through the collections the user may see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Collection, Image
+from annotations.selectors.collections import collections_visible_to
+from vtt_site.errors import NotFoundError
+
+_USERS = ("annotator", "lease_holder", "reviewed_by")
+
+
+def image_list(
+    *, collection: Collection, split: str | None = None, stage: str | None = None
+) -> QuerySet[Image]:
+    images = Image.objects.filter(collection=collection).select_related(*_USERS)
+    if split:
+        images = images.filter(split=split)
+    if stage:
+        images = images.filter(stage=stage)
+    return images.order_by("id")
+
+
+def access_image(*, user: Any, image_id: int) -> Image:
+    """The image, if its collection is visible to the user (see `access_collection`); a 404 otherwise."""
+    image = (
+        Image.objects.select_related("collection__vocabulary", *_USERS)
+        .filter(pk=image_id, collection__in=collections_visible_to(user).values("pk"))
+        .first()
+    )
+    if image is None:
+        raise NotFoundError(
+            AnnotationErrorCode.IMAGE_NOT_FOUND,
+            f"There is no image {image_id}, or you are not a member of its collection.",
+        )
+    return image

@@ -1,0 +1,24 @@
+"""Reads of import jobs, scoped like their collection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from annotations.errors import AnnotationErrorCode
+from annotations.models import ImportJob
+from annotations.selectors.collections import collections_visible_to
+from vtt_site.errors import NotFoundError
+
+
+def access_import(*, user: Any, job_id: int) -> ImportJob:
+    job = (
+        ImportJob.objects.select_related("collection", "created_by")
+        .filter(pk=job_id, collection__in=collections_visible_to(user).values("pk"))
+        .first()
+    )
+    if job is None:
+        raise NotFoundError(
+            AnnotationErrorCode.IMPORT_NOT_FOUND,
+            f"There is no import {job_id}, or you are not a member of its collection.",
+        )
+    return job

@@ -1,0 +1,127 @@
+"""Reads of vocabularies: lists, the JSON document, and the engine-core form used for validation."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+
+from annotations.errors import AnnotationErrorCode
+from annotations.models import AttributeGroup, Image, ObjectType, RelationshipType, Vocabulary
+from annotations.models.vocabularies import DEFAULT_ATTRIBUTE_PHRASE
+from engine.core.vocabulary import Vocabulary as CoreVocabulary
+from engine.core.vocabulary import parse_vocabulary
+from vtt_site.errors import NotFoundError
+
+
+def _annotated_images(vocabulary_ref: Any) -> QuerySet[Image]:
+    return Image.objects.filter(collection__vocabulary=vocabulary_ref, annotated_at__isnull=False)
+
+
+def vocabulary_list() -> QuerySet[Vocabulary]:
+    return Vocabulary.objects.annotate(in_use=Exists(_annotated_images(OuterRef("pk")))).order_by(
+        "name", "-version"
+    )
+
+
+def vocabulary_get(*, vocabulary_id: int) -> Vocabulary:
+    vocabulary = vocabulary_list().filter(pk=vocabulary_id).first()
+    if vocabulary is None:
+        raise NotFoundError(
+            AnnotationErrorCode.VOCABULARY_NOT_FOUND, f"There is no vocabulary {vocabulary_id}."
+        )
+    return vocabulary
+
+
+def vocabulary_in_use(*, vocabulary: Vocabulary) -> bool:
+    """In use: an image of one of its collections has an annotation, which names its types and values."""
+    return _annotated_images(vocabulary).exists()
+
+
+def vocabulary_document(vocabulary: Vocabulary) -> dict[str, Any]:
+    """The vocabulary as the JSON document of VTT.md section 9 (six queries, whatever its size)."""
+    groups = AttributeGroup.objects.prefetch_related("values")
+    types = ObjectType.objects.filter(vocabulary=vocabulary).prefetch_related(Prefetch("groups", groups))
+    relationships = RelationshipType.objects.filter(vocabulary=vocabulary).prefetch_related(
+        "subject_types", "object_types"
+    )
+    return {
+        "name": vocabulary.name,
+        "description": vocabulary.description,
+        "types": {t.name: {"attribute_groups": [_group_document(g) for g in t.groups.all()]} for t in types},
+        "relationships": [_relationship_document(r) for r in relationships],
+        "regions": vocabulary.regions,
+    }
+
+
+def _group_document(group: AttributeGroup) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "name": group.name,
+        "exclusive": group.exclusive,
+        "values": [value.name for value in group.values.all()],
+    }
+    if group.phrase != DEFAULT_ATTRIBUTE_PHRASE:
+        document["phrase"] = group.phrase
+    if group.phrases:
+        document["phrases"] = dict(group.phrases)
+    return document
+
+
+def _relationship_document(relationship: RelationshipType) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "name": relationship.name,
+        "subject_types": [t.name for t in relationship.subject_types.all()],
+        "object_types": [t.name for t in relationship.object_types.all()],
+        "symmetric": relationship.symmetric,
+        "group": relationship.group or relationship.name,
+    }
+    if relationship.phrase and relationship.phrase != relationship.name:
+        document["phrase"] = relationship.phrase
+    return document
+
+
+@dataclass(frozen=True)
+class VocabularyIndex:
+    """The engine-core vocabulary with the row ids its names stand for."""
+
+    core: CoreVocabulary
+    type_ids: dict[str, int]
+    type_names: dict[int, str]
+    relationship_ids: dict[str, int]
+    relationship_names: dict[int, str]
+
+
+_indices: dict[tuple[Any, ...], VocabularyIndex] = {}
+_indices_lock = threading.Lock()
+
+
+def vocabulary_index(vocabulary: Vocabulary) -> VocabularyIndex:
+    """Built once per process and vocabulary revision: every annotation save validates against it. The
+    revision (bumped by every edit) keeps an edited vocabulary from being served stale, and the creation
+    time keeps a deleted vocabulary's reused id (SQLite reuses the highest id) from matching."""
+    key = (vocabulary.pk, vocabulary.revision, vocabulary.created_at)
+    index = _indices.get(key)
+    if index is None:
+        index = _build_index(vocabulary)
+        with _indices_lock:
+            _indices[key] = index
+    return index
+
+
+def core_vocabulary(vocabulary: Vocabulary) -> CoreVocabulary:
+    return vocabulary_index(vocabulary).core
+
+
+def _build_index(vocabulary: Vocabulary) -> VocabularyIndex:
+    core = parse_vocabulary(vocabulary_document(vocabulary))
+    type_ids = dict(ObjectType.objects.filter(vocabulary=vocabulary).values_list("name", "id"))
+    relationship_ids = dict(RelationshipType.objects.filter(vocabulary=vocabulary).values_list("name", "id"))
+    return VocabularyIndex(
+        core=core,
+        type_ids=type_ids,
+        type_names={pk: name for name, pk in type_ids.items()},
+        relationship_ids=relationship_ids,
+        relationship_names={pk: name for name, pk in relationship_ids.items()},
+    )

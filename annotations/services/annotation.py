@@ -1,0 +1,163 @@
+"""Saving and submitting an image's annotation.
+
+The whole scene graph is validated by `engine.core.scene.parse_scene` against the collection's
+vocabulary (boxes clipped to the image and not degenerate, attribute values of the type, one value per
+exclusive group, relationships allowed for the pair, no self-relationship, symmetric ones kept once),
+then the image's annotation is replaced in one transaction: all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation, Stage
+from annotations.selectors.annotation import image_annotation
+from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
+from annotations.services.bulk import insert_returning_ids, insert_rows
+from engine.core.scene import Scene, parse_scene
+from engine.core.vocabulary import Vocabulary as CoreVocabulary
+from vtt_site.errors import ConflictError
+
+
+@transaction.atomic
+def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> dict[str, Any]:
+    """Replace the image's annotation with `{"objects": [...], "relationships": [...]}`; only the
+    holder of the image's annotation lease may. Returns the stored record (ids "o1".."oN")."""
+    locked = lock_image(image)
+    require_lease(locked, user, Stage.ANNOTATE)
+    index = vocabulary_index(locked.collection.vocabulary)
+    scene = parse_annotation(locked, document, index.core)
+    annotation_delete(image_ids=[locked.pk])
+    annotation_insert(images=[locked], scenes=[scene], index=index)
+    now = timezone.now()
+    locked.annotator = user
+    locked.annotated_at = locked.annotated_at or now
+    locked.lease_expires_at = lease_until(now)  # working on it is a sign of life
+    locked.save(update_fields=["annotator", "annotated_at", "lease_expires_at"])
+    return image_annotation(image=locked)
+
+
+@transaction.atomic
+def annotation_submit(*, image: Image, user: Any) -> Image:
+    """Hand the annotation over to the review queue (an image with nothing to box is submitted empty)."""
+    locked = lock_image(image)
+    require_lease(locked, user, Stage.ANNOTATE)
+    locked.stage = Stage.REVIEW
+    locked.annotator = user
+    locked.annotated_at = locked.annotated_at or timezone.now()
+    locked.returned = False
+    locked.lease_holder = None
+    locked.lease_expires_at = None
+    locked.save(
+        update_fields=["stage", "annotator", "annotated_at", "returned", "lease_holder", "lease_expires_at"]
+    )
+    return locked
+
+
+# --- Shared with the queues and the import ---------------------------------------------------------------
+
+
+def lock_image(image: Image) -> Image:
+    """The image row, locked until the transaction ends, keeping the caller's loaded collection."""
+    locked = Image.objects.select_for_update().get(pk=image.pk)
+    locked.collection = image.collection
+    return locked
+
+
+def lease_until(now: datetime) -> datetime:
+    return now + timedelta(minutes=settings.VTT["LEASE_MINUTES"])
+
+
+def require_lease(image: Image, user: Any, stage: Stage) -> None:
+    """The image is in `stage` and the user holds its lease. A lease that expired still counts while
+    nobody else has taken the image: being slow is not a reason to lose one's work."""
+    if image.stage != stage:
+        raise ConflictError(
+            AnnotationErrorCode.WRONG_STAGE,
+            f"Image {image.pk} is {image.get_stage_display()}, not {Stage(stage).label}.",
+        )
+    if image.lease_holder_id != user.pk:
+        queue = "annotation" if stage == Stage.ANNOTATE else "review"
+        who = "someone else holds it" if image.lease_holder_id else "nobody holds it"
+        raise ConflictError(
+            AnnotationErrorCode.LEASE_NOT_HELD,
+            f"You do not hold image {image.pk} ({who}); take an image from the {queue} queue first.",
+        )
+
+
+def parse_annotation(image: Image, document: Any, vocabulary: CoreVocabulary) -> Scene:
+    if not isinstance(document, Mapping):
+        document = {"objects": document}  # parse_scene then names what is wrong with it
+    scene = {
+        "image": image.original_name,
+        "width": image.width,
+        "height": image.height,
+        "objects": document.get("objects", []),
+        "relationships": document.get("relationships", []),
+    }
+    return parse_scene(scene, vocabulary, where="annotation")
+
+
+def annotation_delete(*, image_ids: Sequence[int]) -> None:
+    """Remove the annotations of these images. Call inside a transaction."""
+    for chunk in chunked(image_ids):
+        RelationshipAnnotation.objects.filter(image_id__in=chunk).delete()
+        ObjectAnnotation.objects.filter(image_id__in=chunk).delete()
+
+
+OBJECT_COLUMNS = (
+    "image_id",
+    "position",
+    "object_type_id",
+    "x",
+    "y",
+    "w",
+    "h",
+    "attributes",
+    "attributes_known",
+)
+RELATIONSHIP_COLUMNS = ("image_id", "relationship_id", "subject_id", "object_id")
+
+
+def annotation_insert(*, images: Sequence[Image], scenes: Sequence[Scene], index: VocabularyIndex) -> None:
+    """Store validated scenes as the annotations of images that have none, in bulk."""
+    pairs = list(zip(images, scenes, strict=True))
+    objects = [row for image, scene in pairs for row in object_rows(image.pk, scene, index)]
+    ids = insert_returning_ids(ObjectAnnotation, OBJECT_COLUMNS, objects)
+    links: list[tuple] = []
+    start = 0
+    for image, scene in pairs:
+        links.extend(relationship_rows(image.pk, scene, ids[start : start + len(scene.objects)], index))
+        start += len(scene.objects)
+    insert_rows(RelationshipAnnotation, RELATIONSHIP_COLUMNS, links)
+
+
+def chunked(items: Sequence[Any], size: int = 2000) -> list[Sequence[Any]]:
+    """Slices small enough for an `IN (...)` list on any database (SQLite caps query parameters)."""
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def object_rows(image_id: int, scene: Scene, index: VocabularyIndex) -> list[tuple]:
+    """Values of OBJECT_COLUMNS per object, in the scene's order (which makes their ids o1..oN)."""
+    rows = []
+    for position, obj in enumerate(scene.objects):
+        ordered = [a for a in index.core.object_type(obj.type).attributes if a in obj.attributes]
+        rows.append((image_id, position, index.type_ids[obj.type], *obj.bbox, ordered, obj.attributes_known))
+    return rows
+
+
+def relationship_rows(
+    image_id: int, scene: Scene, object_ids: Sequence[int], index: VocabularyIndex
+) -> list[tuple]:
+    """Values of RELATIONSHIP_COLUMNS per relationship, given the ids of the scene's objects."""
+    return [
+        (image_id, index.relationship_ids[predicate], object_ids[subject], object_ids[obj])
+        for subject, predicate, obj in sorted(scene.relationships)
+    ]
