@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.roles import roles_of
-from vtt_site.api.pagination import PagePagination
+from vtt_site.api.pagination import PagePagination, paginated
 
 
 class MeApi(APIView):
@@ -49,7 +49,7 @@ class TokenListCreateApi(APIView):
     class CreatedSerializer(TokenOutputSerializer):
         token = serializers.CharField(help_text="The secret. It is shown only in this response.")
 
-    @extend_schema(responses=TokenOutputSerializer(many=True), summary="List my API tokens")
+    @extend_schema(responses=paginated(TokenOutputSerializer), summary="List my API tokens")
     def get(self, request):
         paginator = PagePagination()
         page = paginator.paginate_queryset(selectors.tokens_of(user=request.user), request, view=self)

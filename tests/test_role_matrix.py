@@ -2,21 +2,40 @@
 
 `CALLS` holds one valid request per operation in `accounts.roles.OPERATIONS`; a test fails when an API
 view exists whose operation has no entry here, so the matrix grows with every app. Each call runs on a
-fresh world in which every role's user is a member of the demo collection, so an allowed call succeeds.
+fresh world in which every role's user is a member of a collection, with images in the stages the call
+needs and, where an operation needs one, a lease held by the acting user, so an allowed call succeeds.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+from PIL import Image as PILImage
 
 from accounts.permissions import operation_of
 from accounts.roles import OPERATIONS, Role
 from accounts.services import token_create
+from annotations.formats import jsonl_line
+from annotations.models import MemberRole, Stage
+from annotations.services.images import image_upload
+from annotations.services.imports import import_create
+from tests.factories import (
+    CollectionFactory,
+    ImageFactory,
+    MembershipFactory,
+    UserFactory,
+    VocabularyFactory,
+    vocabulary_document,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -34,6 +53,34 @@ class Call:
 class World:
     actor: Any
     users: dict[Role, Any]
+    collection: Any = None
+    # A member who is none of the role fixtures' users: the annotator of the images waiting in review.
+    other: Any = None
+
+    @property
+    def c(self) -> str:
+        return f"/api/v1/collections/{self.collection.pk}"
+
+    def image(self, **fields) -> Any:
+        return ImageFactory(collection=self.collection, **fields)
+
+    def leased(self, stage: Stage = Stage.ANNOTATE, **fields) -> Any:
+        """An image in `stage` whose lease the actor holds."""
+        expires = timezone.now() + timedelta(minutes=30)
+        return self.image(stage=stage, lease_holder=self.actor, lease_expires_at=expires, **fields)
+
+    def in_review(self, **fields) -> Any:
+        return self.image(stage=Stage.REVIEW, annotator=self.other, annotated_at=timezone.now(), **fields)
+
+
+def png(name: str = "matrix.png") -> SimpleUploadedFile:
+    buffer = io.BytesIO()
+    PILImage.new("RGB", (16, 12), (10, 120, 30)).save(buffer, format="PNG")
+    return SimpleUploadedFile(name, buffer.getvalue())
+
+
+SCENE = {"objects": [{"id": "a", "type": "person", "bbox": [1, 1, 10, 20]}], "relationships": []}
+RECORD = {"image": "imported.jpg", "width": 100, "height": 80} | SCENE
 
 
 Builder = Callable[[World], Call]
@@ -45,7 +92,85 @@ CALLS: dict[str, Builder] = {
     "tokens.revoke": lambda w: Call(
         "delete", f"/api/v1/tokens/{token_create(user=w.actor, name='to-revoke')[0].pk}/"
     ),
+    # annotations
+    "vocabulary.list": lambda w: Call("get", "/api/v1/vocabularies/"),
+    "vocabulary.read": lambda w: Call("get", f"/api/v1/vocabularies/{w.collection.vocabulary_id}/"),
+    "vocabulary.create": lambda w: Call("post", "/api/v1/vocabularies/", vocabulary_document(name="matrix")),
+    "vocabulary.update": lambda w: Call(
+        "put",
+        f"/api/v1/vocabularies/{VocabularyFactory(name='unused').pk}/",
+        vocabulary_document(name="unused"),
+    ),
+    "collection.list": lambda w: Call("get", "/api/v1/collections/"),
+    "collection.read": lambda w: Call("get", f"{w.c}/"),
+    "collection.create": lambda w: Call(
+        "post", "/api/v1/collections/", {"name": "matrix-new", "vocabulary": w.collection.vocabulary_id}
+    ),
+    "collection.members.list": lambda w: Call("get", f"{w.c}/members/"),
+    "collection.members.add": lambda w: Call(
+        "post", f"{w.c}/members/", {"user": UserFactory().pk, "role": "annotator"}
+    ),
+    "collection.members.remove": lambda w: Call("delete", f"{w.c}/members/{w.other.pk}/"),
+    "image.list": lambda w: Call("get", f"{w.c}/images/?stage=annotate"),
+    "image.read": lambda w: Call("get", f"/api/v1/images/{w.image().pk}/"),
+    "image.file": lambda w: Call(
+        "get", f"/api/v1/images/{image_upload(collection=w.collection, files=[png()]).created[0].pk}/file/"
+    ),
+    "image.upload": lambda w: Call("post", f"{w.c}/images/", {"files": [png()]}, format="multipart"),
+    "image.update": lambda w: Call("patch", f"/api/v1/images/{w.image().pk}/", {"split": "test"}),
+    "annotation.read": lambda w: Call("get", f"/api/v1/images/{w.image().pk}/annotation/"),
+    "annotation.save": lambda w: Call("put", f"/api/v1/images/{w.leased().pk}/annotation/", SCENE),
+    "annotation.submit": lambda w: Call("post", f"/api/v1/images/{w.leased().pk}/submit/"),
+    "queue.annotation.next": lambda w: Call("post", f"{w.c}/queue/annotation/next/", w.image() and None),
+    "queue.review.next": lambda w: Call("post", f"{w.c}/queue/review/next/", w.in_review() and None),
+    "queue.release": lambda w: Call("delete", f"/api/v1/images/{w.leased().pk}/lease/"),
+    "review.decide": lambda w: Call(
+        "post",
+        f"/api/v1/images/{w.in_review(lease_holder=w.actor, lease_expires_at=timezone.now() + timedelta(hours=1)).pk}"
+        "/review/",
+        {"decision": "accept"},
+    ),
+    "import.create": lambda w: Call(
+        "post",
+        f"{w.c}/imports/",
+        {"file": SimpleUploadedFile("s.jsonl", jsonl_line(RECORD).encode()), "format": "jsonl"},
+        format="multipart",
+    ),
+    "import.read": lambda w: Call(
+        "get",
+        "/api/v1/imports/{}/".format(
+            import_create(
+                collection=w.collection, format="jsonl", file=ContentFile(b"", name="s.jsonl"), start=False
+            ).pk
+        ),
+    ),
+    "export.read": lambda w: Call("get", f"{w.c}/export/jsonl/?stage=accepted"),
+    # engine
+    "statistics.list": lambda w: Call("get", "/api/v1/statistics/"),
+    "statistics.read": lambda w: Call("get", f"/api/v1/statistics/{ready_statistics(w).pk}/"),
+    "statistics.create": lambda w: Call(
+        "post", "/api/v1/statistics/", {"collections": [w.image(stage=Stage.ACCEPTED) and w.collection.pk]}
+    ),
+    "statistics.estimate": lambda w: Call(
+        "post",
+        f"/api/v1/statistics/{ready_statistics(w).pk}/estimate/",
+        {
+            "history": [],
+            "question": {"kind": "exist", "type": "person", "region": "whole"},
+            "width": 64,
+            "height": 48,
+        },
+    ),
 }
+
+
+def ready_statistics(world: World) -> Any:
+    """Statistics fitted on one reviewed (empty) training image of the world's collection."""
+    from engine import services
+
+    world.image(stage=Stage.ACCEPTED)
+    statistics = services.statistics_fit_start(user=None, collections=[world.collection])
+    return services.statistics_fit_run(statistics_id=statistics.pk)
 
 
 def api_operations() -> set[str]:
@@ -106,9 +231,24 @@ def test_anonymous_gets_401(operation, api, users, world_factory):
     assert response.status_code == 401, (operation, response.status_code)
 
 
+# The role each user has in the world's collection; every one of them is a member of it.
+MEMBER_ROLES = {
+    Role.ANNOTATOR: MemberRole.ANNOTATOR,
+    Role.REVIEWER: MemberRole.REVIEWER,
+    Role.OPERATOR: MemberRole.OPERATOR,
+    Role.VISION_SYSTEM_OWNER: MemberRole.OPERATOR,
+    Role.ADMIN: MemberRole.REVIEWER,
+}
+
+
 @pytest.fixture
 def world_factory(db):
     def build(actor, users) -> World:
-        return World(actor=actor, users=users)
+        collection = CollectionFactory()
+        for role, user in users.items():
+            MembershipFactory(collection=collection, user=user, role=MEMBER_ROLES[role])
+        other = UserFactory(role=Role.ANNOTATOR, username="matrix-other")
+        MembershipFactory(collection=collection, user=other, role=MemberRole.ANNOTATOR)
+        return World(actor=actor, users=users, collection=collection, other=other)
 
     return build

@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import include, path
-from django.views.defaults import page_not_found, server_error
+from django.views.defaults import bad_request, page_not_found, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from vtt_site.api.errors import error_body
@@ -36,6 +36,12 @@ def handler404(request, exception=None):
     if _is_api(request):
         return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
     return page_not_found(request, exception)
+
+
+def handler400(request, exception=None):
+    if _is_api(request):
+        return JsonResponse(error_body("bad_request", "The request was refused as malformed."), status=400)
+    return bad_request(request, exception)
 
 
 def handler500(request):

@@ -19,14 +19,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from engine.core.drivers import run_automatic, stream_rng
+from engine.core.drivers import estimate_after, run_automatic, stream_rng
 from engine.core.errors import EngineError
-from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import question_from_json
+from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import fit, load, save
-from engine.core.story import parse_history
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from engine.core.vocabulary import load_vocabulary
 
 EXIT_BAD_INPUT = 2
 
@@ -127,18 +125,8 @@ def _generate(args: argparse.Namespace, out: TextIO) -> int:
 
 def _estimate(args: argparse.Namespace, out: TextIO) -> int:
     stats = load(args.stats)
-    vocabulary: Vocabulary = stats.vocabulary
-    if args.width <= 0 or args.height <= 0:
-        raise EngineError("width and height must be positive", where="--width/--height")
-    history = parse_history(_read_json(args.history), vocabulary, args.width, args.height)
-    question = question_from_json(
-        _read_json(args.question), vocabulary, args.width, args.height, str(args.question)
-    )
-    stream = Stream(stats, EngineSettings(), stream_rng(0))
-    for asked, answer in history:
-        stream.record(asked, answer)
-    stream.story.check(question, str(args.question))
-    estimate = stream.estimate(question)
+    history, question = _read_json(args.history), _read_json(args.question)
+    _, estimate = estimate_after(stats, history, question, args.width, args.height, str(args.question))
     print(json.dumps({"p": estimate.p, "population": estimate.population}), file=out)
     return 0
 

@@ -15,9 +15,10 @@ import numpy as np
 from engine.core.errors import HistoryError
 from engine.core.oracle import Binding, PreparedScene, answer
 from engine.core.proposer import EngineSettings, Estimate, Proposal, Stream
-from engine.core.questions import Answer, Label, Question, question_to_json, render_text
+from engine.core.questions import Answer, Label, Question, question_from_json, question_to_json, render_text
 from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics
+from engine.core.story import parse_history
 
 # Rejected questions do not count towards max_questions; this bounds the proposals of a stream anyway.
 PROPOSALS_PER_ANSWER_LIMIT = 4
@@ -96,3 +97,18 @@ class InteractiveSession:
         step = StreamStep(len(self.steps), proposal.question, proposal.estimate, given, label)
         self.steps.append(step)
         return step
+
+
+def estimate_after(
+    stats: FittedStatistics, history: Any, question: Any, width: float, height: float, where: str = "question"
+) -> tuple[Question, Estimate]:
+    """Parse a history and a question (JSON documents) and estimate the question after the history."""
+    if not (width > 0 and height > 0):
+        raise HistoryError("width and height must be positive", where="width/height")
+    entries = parse_history(history, stats.vocabulary, width, height)
+    parsed = question_from_json(question, stats.vocabulary, width, height, where)
+    stream = Stream(stats, EngineSettings(), stream_rng(0))
+    for asked, given in entries:
+        stream.record(asked, given)
+    stream.story.check(parsed, where)
+    return parsed, stream.estimate(parsed)

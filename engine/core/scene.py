@@ -83,14 +83,23 @@ def clip_box(bbox: Any, width: int, height: int, where: str) -> tuple[float, flo
     x, y, w, h = (float(v) for v in bbox)
     if w <= 0 or h <= 0:
         raise _fail("bbox width and height must be positive", where)
-    x0, y0 = max(0.0, x), max(0.0, y)
-    x1, y1 = min(float(width), x + w), min(float(height), y + h)
-    if x1 - x0 < MIN_BOX_SIDE or y1 - y0 < MIN_BOX_SIDE:
+    x, w = _clip_span(x, w, float(width))
+    y, h = _clip_span(y, h, float(height))
+    if w < MIN_BOX_SIDE or h < MIN_BOX_SIDE:
         raise _fail(
             f"bbox lies outside the {width}x{height} image (or under {MIN_BOX_SIDE:g} px after clipping)",
             where,
         )
-    return (x0, y0, x1 - x0, y1 - y0)
+    return (x, y, w, h)
+
+
+def _clip_span(start: float, length: float, limit: float) -> tuple[float, float]:
+    """Clip [start, start + length] to [0, limit]. A span already inside is returned as given: computing
+    (start + length) - start would turn 50.1 into 50.10000000000002 and an export would not round-trip."""
+    if start >= 0.0 and start + length <= limit:
+        return start, length
+    low, high = max(0.0, start), min(limit, start + length)
+    return low, max(0.0, high - low)
 
 
 def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> Scene:

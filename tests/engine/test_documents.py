@@ -219,3 +219,9 @@ def test_english_renderings():
     )
     talking = make_relationship(Label("person", 2), "talking", Label("person", 1), V)
     assert render_text(talking, V) == "Are person 1 and person 2 talking?"
+
+
+def test_a_box_inside_the_image_is_kept_exactly():
+    document = copy.deepcopy(SCENE)
+    document["objects"][0]["bbox"] = [12.3, 4.1, 50.1, 33.7]
+    assert parse_scene(document, V).objects[0].bbox == (12.3, 4.1, 50.1, 33.7)

@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions, status
@@ -33,6 +34,18 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc), exc.fields), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, RequestDataTooBig | TooManyFilesSent):
+        # Raised while DRF reads the body: the request is over DATA_UPLOAD_MAX_MEMORY_SIZE or
+        # DATA_UPLOAD_MAX_NUMBER_FILES.
+        return Response(
+            error_body("too_large", f"The request is too large: {exc}."),
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    if isinstance(exc, SuspiciousOperation):
+        return Response(
+            error_body("bad_request", "The request was refused as malformed."),
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(_django_validation_detail(exc))
     elif isinstance(exc, Http404):

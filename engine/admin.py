@@ -1,0 +1,149 @@
+"""Fitted statistics in the admin: read-only rows; "add" asks for a fit, which runs as a Celery task."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.db.models import Count
+
+from annotations.models import Collection
+from engine import services
+from engine.models import FittedStatistics
+from vtt_site.errors import ApplicationError
+
+
+class FitForm(forms.ModelForm):
+    collections = forms.ModelMultipleChoiceField(queryset=Collection.objects.select_related("vocabulary"))
+    min_overlap = forms.FloatField(
+        min_value=0.0,
+        max_value=0.99,
+        required=False,
+        help_text="Fraction of a box that must lie in a region to count as visible there (0: any overlap). "
+        f"Default {settings.VTT['ENGINE_REGION_MIN_OVERLAP']}.",
+    )
+
+    class Meta:
+        model = FittedStatistics
+        fields = ["collections"]
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            services.check_fit_request(
+                collections=list(cleaned.get("collections") or []), min_overlap=cleaned.get("min_overlap")
+            )
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+        return cleaned
+
+
+@admin.register(FittedStatistics)
+class FittedStatisticsAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "status",
+        "vocabulary",
+        "collection_names",
+        "n_images",
+        "n_objects",
+        "n_pairs",
+        "progress_percent",
+        "fit_seconds",
+        "created_at",
+        "created_by",
+    ]
+    list_filter = ["status", "vocabulary", "created_at"]
+    search_fields = ["collections__name", "vocabulary__name", "message", "file_name"]
+    readonly_fields = [
+        "vocabulary",
+        "status",
+        "progress",
+        "message",
+        "settings",
+        "n_images",
+        "n_objects",
+        "n_pairs",
+        "summary",
+        "file_name",
+        "file_size",
+        "fit_seconds",
+        "created_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "training_image_count",
+    ]
+    exclude = ["training_images"]
+    actions = ["fit_again"]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("vocabulary", "created_by")
+            .prefetch_related("collections")
+            .annotate(training_image_total=Count("training_images", distinct=True))
+        )
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = FitForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*self.readonly_fields, "collections"] if obj else []
+
+    def get_fields(self, request, obj=None):
+        return ["collections", "min_overlap"] if obj is None else ["collections", *self.readonly_fields]
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return obj is None and super().has_change_permission(request, obj)  # a fit is a record: view only
+
+    def save_model(self, request, obj, form, change):
+        statistics = services.statistics_fit_start(
+            user=request.user,
+            collections=list(form.cleaned_data["collections"]),
+            min_overlap=form.cleaned_data.get("min_overlap"),
+        )
+        obj.pk = statistics.pk  # the admin redirects to the row the service made
+        self.message_user(
+            request,
+            f"Fitting started ({statistics.training_images.count()} training images).",
+            messages.SUCCESS,
+        )
+
+    def save_related(self, request, form, formsets, change):
+        pass  # the service has set the collections and the training images
+
+    def delete_model(self, request, obj):
+        services.statistics_delete(statistics=obj)
+
+    def delete_queryset(self, request, queryset):
+        for statistics in queryset:
+            services.statistics_delete(statistics=statistics)
+
+    @admin.display(description="collections")
+    def collection_names(self, obj) -> str:
+        return ", ".join(c.name for c in obj.collections.all())
+
+    @admin.display(description="progress")
+    def progress_percent(self, obj) -> str:
+        return f"{obj.progress:.0%}"
+
+    @admin.display(description="training images")
+    def training_image_count(self, obj) -> int:
+        return getattr(obj, "training_image_total", None) or obj.training_images.count()
+
+    @admin.action(description="Fit again on the same collections (current reviewed images)")
+    def fit_again(self, request, queryset):
+        for statistics in queryset:
+            try:
+                services.statistics_fit_start(
+                    user=request.user,
+                    collections=list(statistics.collections.all()),
+                    min_overlap=statistics.settings.get("min_overlap"),
+                )
+            except ApplicationError as exc:
+                self.message_user(request, f"Statistics {statistics.pk}: {exc.message}", messages.ERROR)
+        self.message_user(request, "Fitting started.", messages.SUCCESS)

@@ -1,0 +1,113 @@
+"""Engine API: fitted statistics (list, ask for a fit, read) and estimates after a history."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.selectors.collections import access_collection
+from engine import selectors, services
+from vtt_site.api.pagination import PagePagination, paginated
+
+
+class StatisticsOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    progress = serializers.FloatField()
+    message = serializers.CharField()
+    vocabulary = serializers.SerializerMethodField()
+    collections = serializers.SerializerMethodField()
+    settings = serializers.JSONField()
+    images = serializers.IntegerField(source="n_images")
+    objects = serializers.IntegerField(source="n_objects")
+    pairs = serializers.IntegerField(source="n_pairs")
+    summary = serializers.JSONField(
+        help_text="Per type: objects, objects with known attributes, attribute frequencies."
+    )
+    file_size = serializers.IntegerField()
+    fit_seconds = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_vocabulary(self, obj) -> dict:
+        return {"id": obj.vocabulary_id, "name": obj.vocabulary.name, "version": obj.vocabulary.version}
+
+    def get_collections(self, obj) -> list[dict]:
+        return [{"id": c.pk, "name": c.name} for c in obj.collections.all()]
+
+
+class StatisticsListCreateApi(APIView):
+    operations = {"GET": "statistics.list", "POST": "statistics.create"}
+
+    class InputSerializer(serializers.Serializer):
+        collections = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=50)
+        min_overlap = serializers.FloatField(required=False, min_value=0.0, max_value=0.99)
+
+    @extend_schema(responses=paginated(StatisticsOutputSerializer), summary="List fitted statistics")
+    def get(self, request):
+        paginator = PagePagination()
+        page = paginator.paginate_queryset(selectors.statistics_list(), request, view=self)
+        return paginator.get_paginated_response(StatisticsOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: StatisticsOutputSerializer},
+        summary="Fit statistics on the reviewed training images of collections (in the background)",
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        collections = [
+            access_collection(user=request.user, collection_id=pk)
+            for pk in data.validated_data["collections"]
+        ]
+        statistics = services.statistics_fit_start(
+            user=request.user, collections=collections, min_overlap=data.validated_data.get("min_overlap")
+        )
+        statistics = selectors.statistics_get(statistics_id=statistics.pk)  # status after an eager run
+        return Response(StatisticsOutputSerializer(statistics).data, status=status.HTTP_202_ACCEPTED)
+
+
+class StatisticsDetailApi(APIView):
+    operation = "statistics.read"
+
+    @extend_schema(
+        responses=StatisticsOutputSerializer, summary="Fitted statistics, with progress while fitting"
+    )
+    def get(self, request, statistics_id: int):
+        return Response(
+            StatisticsOutputSerializer(selectors.statistics_get(statistics_id=statistics_id)).data
+        )
+
+
+class EstimateApi(APIView):
+    operation = "statistics.estimate"
+
+    class InputSerializer(serializers.Serializer):
+        history = serializers.JSONField(
+            help_text="A list of {question, answer}; answer is yes, no or ambiguous."
+        )
+        question = serializers.JSONField(help_text="A question in its structured form (VTT.md section 9).")
+        width = serializers.FloatField(min_value=1, help_text="Width of the image, in pixels.")
+        height = serializers.FloatField(min_value=1, help_text="Height of the image, in pixels.")
+
+    class OutputSerializer(serializers.Serializer):
+        p = serializers.FloatField(
+            allow_null=True, help_text="Estimated P(yes); null when the population is empty."
+        )
+        population = serializers.IntegerField()
+        text = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses=OutputSerializer,
+        summary="Estimate P(yes) for a question after a history",
+    )
+    def post(self, request, statistics_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        statistics = selectors.statistics_get(statistics_id=statistics_id)
+        result = selectors.statistics_estimate(statistics=statistics, **data.validated_data)
+        return Response(self.OutputSerializer(result).data)

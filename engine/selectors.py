@@ -1,0 +1,72 @@
+"""Reads of the engine app, and the per-process cache of loaded statistics files."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from django.db.models import QuerySet
+
+from engine.core.drivers import estimate_after
+from engine.core.questions import render_text
+from engine.core.statistics import FittedStatistics as CoreStatistics
+from engine.core.statistics import load
+from engine.errors import EngineErrorCode
+from engine.models import FitStatus, FittedStatistics
+from vtt_site.errors import ConflictError, NotFoundError
+
+LOADED_CACHE_SIZE = 4  # a worker rarely serves more than a few fits at once; each may be ~50 MB
+
+
+def statistics_list() -> QuerySet[FittedStatistics]:
+    return FittedStatistics.objects.select_related("vocabulary", "created_by").prefetch_related("collections")
+
+
+def statistics_get(*, statistics_id: int) -> FittedStatistics:
+    statistics = statistics_list().filter(pk=statistics_id).first()
+    if statistics is None:
+        raise NotFoundError(EngineErrorCode.STATISTICS_NOT_FOUND, f"There are no statistics {statistics_id}.")
+    return statistics
+
+
+_loaded: OrderedDict[tuple[int, str], CoreStatistics] = OrderedDict()
+_loaded_lock = threading.Lock()
+
+
+def loaded_statistics(statistics: FittedStatistics) -> CoreStatistics:
+    """The fitted arrays, loaded once per process and kept for the next request (least recently used)."""
+    if statistics.status != FitStatus.READY or statistics.path is None:
+        raise ConflictError(
+            EngineErrorCode.STATISTICS_NOT_READY,
+            f"Statistics {statistics.pk} are {statistics.status}, not ready.",
+        )
+    key = (statistics.pk, statistics.file_name)
+    with _loaded_lock:
+        if key in _loaded:
+            _loaded.move_to_end(key)
+            return _loaded[key]
+    arrays = load(statistics.path)
+    with _loaded_lock:
+        _loaded[key] = arrays
+        while len(_loaded) > LOADED_CACHE_SIZE:
+            _loaded.popitem(last=False)
+    return arrays
+
+
+def clear_loaded_cache() -> None:
+    with _loaded_lock:
+        _loaded.clear()
+
+
+def statistics_estimate(
+    *, statistics: FittedStatistics, history: Any, question: Any, width: float, height: float
+) -> dict[str, Any]:
+    """P(yes) and its population for a question after a history, as `vtt-engine estimate` prints it."""
+    arrays = loaded_statistics(statistics)
+    parsed, estimate = estimate_after(arrays, history, question, width, height)
+    return {
+        "p": estimate.p,
+        "population": estimate.population,
+        "text": render_text(parsed, arrays.vocabulary),
+    }
