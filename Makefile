@@ -9,6 +9,8 @@ PORT ?= 8000
 # What `make test` and `make serve` talk to unless told otherwise: this machine's PostgreSQL and Redis.
 LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
+# The engine core and the scene generator are tested without Django, which proves they need none.
+DJANGO_FREE_TESTS := tests/engine tests/annotations/synthetic
 
 .PHONY: run test check lint schema schema-check serve services demo install install-dev chromium clean-demo
 
@@ -21,8 +23,9 @@ run: install .env
 ## make test: install the dev dependencies and run every check and the whole test suite.
 test: install-dev .env chromium services
 	$(MAKE) --no-print-directory check
+	$(BIN)/python -m pytest -q -p no:django -W ignore::pytest.PytestConfigWarning $(DJANGO_FREE_TESTS)
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
-		$(BIN)/python -m pytest -q
+		$(BIN)/python -m pytest -q $(addprefix --ignore=,$(DJANGO_FREE_TESTS))
 
 check: lint schema-check
 	$(BIN)/python manage.py makemigrations --check --dry-run

@@ -184,3 +184,19 @@ def statistics_delete(*, statistics: FittedStatistics) -> None:
     statistics.delete()
     if path is not None:
         transaction.on_commit(lambda: path.unlink(missing_ok=True))
+
+
+def statistics_current_ensure(*, collection: Collection, user: Any = None) -> FittedStatistics:
+    """Statistics fitted (or being fitted) on exactly the collection's current training images; a new fit
+    when there are none (or the training set changed since)."""
+    request = check_fit_request(collections=[collection], min_overlap=None)
+    wanted = set(request.image_ids)
+    for statistics in (
+        FittedStatistics.objects.filter(collections=collection)
+        .exclude(status=FitStatus.FAILED)
+        .order_by("-created_at")
+    ):
+        if set(statistics.training_images.values_list("pk", flat=True)) == wanted:
+            return statistics
+        break  # only the latest fit is worth comparing
+    return statistics_fit_start(user=user, collections=[collection])

@@ -33,6 +33,9 @@ from vtt_site.errors import ApplicationError
 COLLECTION_NAME = "Demo street scenes"
 SEED = 2015
 TRAIN, TEST, WAITING = 300, 40, 12
+# Reviewed scene graphs without pixels (like an imported existing dataset), so that the demo's training
+# set has the paper's 2,591 images and the engine's streams are as long as they would be there.
+GRAPHS_ONLY = 2291
 UPLOAD_BATCH = 50
 
 
@@ -117,6 +120,9 @@ def _fill(collection: Collection) -> None:
         collection.images.filter(annotated_at__isnull=False).values_list("original_name", flat=True)
     )
     to_import = [scene for scene in scenes[: TRAIN + TEST] if scene["image"] not in annotated]
+    to_import += [
+        scene for scene in generate_scenes(GRAPHS_ONLY, SEED + 1, prefix="demo-graph") if scene["image"] not in present
+    ]
     if to_import:
         _import_reviewed(collection, to_import)
 

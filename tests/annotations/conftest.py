@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 
 from accounts.roles import Role
-from annotations.models import MemberRole
-from annotations.services.queues import annotation_next
-from tests.factories import CollectionFactory, ImageFactory, MembershipFactory, UserFactory
+
+# Django-dependent imports are made inside the fixtures: tests/annotations/synthetic, under this
+# folder, runs without Django (`pytest -p no:django`), and a conftest is imported for every test below it.
 
 
 @pytest.fixture
 def collection(users):
+    from annotations.models import MemberRole
+    from tests.factories import CollectionFactory, MembershipFactory
+
     collection = CollectionFactory()
     for role, member_role in [
         (Role.ANNOTATOR, MemberRole.ANNOTATOR),
@@ -35,6 +38,9 @@ def reviewer(users):
 
 @pytest.fixture
 def other_annotator(collection):
+    from annotations.models import MemberRole
+    from tests.factories import MembershipFactory, UserFactory
+
     user = UserFactory(role=Role.ANNOTATOR, username="annotator-2")
     MembershipFactory(collection=collection, user=user, role=MemberRole.ANNOTATOR)
     return user
@@ -42,6 +48,9 @@ def other_annotator(collection):
 
 @pytest.fixture
 def other_reviewer(collection):
+    from annotations.models import MemberRole
+    from tests.factories import MembershipFactory, UserFactory
+
     user = UserFactory(role=Role.REVIEWER, username="reviewer-2")
     MembershipFactory(collection=collection, user=user, role=MemberRole.REVIEWER)
     return user
@@ -50,6 +59,8 @@ def other_reviewer(collection):
 @pytest.fixture
 def outsider(db):
     """An annotator who is not a member of the collection."""
+    from tests.factories import UserFactory
+
     return UserFactory(role=Role.ANNOTATOR, username="outsider")
 
 
@@ -81,6 +92,9 @@ SCENE = {
 @pytest.fixture
 def leased_image(collection, annotator):
     """An image of the collection in the annotation queue, leased to the annotator."""
+    from annotations.services.queues import annotation_next
+    from tests.factories import ImageFactory
+
     image = ImageFactory(collection=collection)
     assert annotation_next(collection=collection, user=annotator) == image
     image.refresh_from_db()
