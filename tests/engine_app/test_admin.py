@@ -1,0 +1,37 @@
+"""Starting a fit from the Django admin, and what the admin shows of one."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.roles import Role
+from engine.models import FitStatus, FittedStatistics
+from tests.factories import CollectionFactory
+
+pytestmark = pytest.mark.django_db
+
+ADD = "/admin/engine/fittedstatistics/add/"
+
+
+def test_an_admin_starts_a_fit_from_the_admin(
+    client, make_user, trained_collection, django_capture_on_commit_callbacks
+):
+    client.force_login(make_user(Role.ADMIN))
+    assert client.get(ADD).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(ADD, {"collections": [trained_collection.pk], "min_overlap": "0.2"})
+    assert response.status_code == 302
+    statistics = FittedStatistics.objects.get()
+    assert statistics.status == FitStatus.READY and statistics.settings["min_overlap"] == 0.2
+    page = client.get(f"/admin/engine/fittedstatistics/{statistics.pk}/change/")
+    assert page.status_code == 200 and b"Save" not in page.content  # a fit is a record: view only
+    assert str(statistics.n_images).encode() in page.content
+
+
+def test_the_admin_form_says_why_a_fit_cannot_be_made(client, make_user, trained_collection):
+    client.force_login(make_user(Role.ADMIN))
+    empty = CollectionFactory(vocabulary=trained_collection.vocabulary)
+    response = client.post(ADD, {"collections": [empty.pk]})
+    assert response.status_code == 200
+    assert b"no reviewed training images yet" in response.content
+    assert not FittedStatistics.objects.exists()
