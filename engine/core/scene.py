@@ -187,16 +187,34 @@ def parse_relationships(
 ) -> frozenset[tuple[int, str, int]]:
     if not isinstance(raw, list):
         raise _fail("relationships must be a list", f"{where}.relationships")
+    # Scenes carry dozens of relationships each and fitting reads 100,000 scenes: a well-formed item
+    # takes this fast path; any other goes through the detailed checks, which name what is wrong.
+    allowed = vocabulary.relationship_pairs
+    types = [o.type for o in objects]
     found: set[tuple[int, str, int]] = set()
     for i, item in enumerate(raw):
-        here = f"{where}.relationships[{i}]"
-        if not isinstance(item, dict):
-            raise _fail("a relationship is {subject, predicate, object}", here)
-        subject, obj = (
-            _object_ref(item.get(key), index_of, f"{here}.{key}") for key in ("subject", "object")
-        )
-        found.add(check_relationship(vocabulary, objects, subject, item.get("predicate"), obj, here))
+        try:
+            subject, obj, predicate = index_of[item["subject"]], index_of[item["object"]], item["predicate"]
+            symmetric, pairs = allowed[predicate]
+            fast = subject != obj and (types[subject], types[obj]) in pairs
+        except (KeyError, TypeError):
+            fast = False
+        if not fast:
+            found.add(_checked_relationship(item, vocabulary, objects, index_of, f"{where}.relationships[{i}]"))
+        elif symmetric and obj < subject:
+            found.add((obj, predicate, subject))
+        else:
+            found.add((subject, predicate, obj))
     return frozenset(found)
+
+
+def _checked_relationship(
+    item: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
+) -> tuple[int, str, int]:
+    if not isinstance(item, dict):
+        raise _fail("a relationship is {subject, predicate, object}", where)
+    subject, obj = (_object_ref(item.get(key), index_of, f"{where}.{key}") for key in ("subject", "object"))
+    return check_relationship(vocabulary, objects, subject, item.get("predicate"), obj, where)
 
 
 def _object_ref(value: Any, index_of: dict[str, int], where: str) -> int:

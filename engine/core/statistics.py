@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,7 +119,7 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
     obj_image = np.repeat(np.arange(n_images, dtype=np.int32), columns["objects_per_image"])
     widths = np.asarray(columns["widths"], dtype=np.int32)
     heights = np.asarray(columns["heights"], dtype=np.int32)
-    boxes = np.asarray(columns["boxes"], dtype=np.float64).reshape(-1, 4)
+    boxes = np.frombuffer(columns["boxes"], dtype=np.float64).reshape(-1, 4)
     obj_vis = visibility_masks(
         boxes,
         widths[obj_image].astype(np.float64),
@@ -155,21 +156,13 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
 
 
 def _flatten(vocabulary: Vocabulary, scenes: Iterable[Scene]) -> dict[str, Any]:
-    """One pass over the scenes into flat Python lists (the only loop over images, at fit time)."""
+    """One pass over the scenes into flat lists and buffers (the only loop over images, at fit time)."""
     columns: dict[str, Any] = {
-        key: []
-        for key in (
-            "image_names",
-            "widths",
-            "heights",
-            "objects_per_image",
-            "types",
-            "attrs",
-            "known",
-            "boxes",
-            "relationships",
-        )
+        key: [] for key in ("image_names", "widths", "heights", "objects_per_image", "types", "attrs", "known")
     }
+    # Flat typed buffers: a million boxes or relationships as Python tuples cost seconds to convert.
+    columns["boxes"] = array("d")
+    columns["relationships"] = array("q")
     relationship_bit = {r.name: i for i, r in enumerate(vocabulary.relationships)}
     symmetric = {r.name for r in vocabulary.relationships if r.symmetric}
     object_types = vocabulary.types
@@ -188,9 +181,9 @@ def _flatten(vocabulary: Vocabulary, scenes: Iterable[Scene]) -> dict[str, Any]:
             columns["boxes"].extend(obj.bbox)
         for subject, predicate, obj_index in scene.relationships:
             bit = relationship_bit[predicate]
-            columns["relationships"].append((offset + subject, bit, offset + obj_index))
+            columns["relationships"].extend((offset + subject, bit, offset + obj_index))
             if predicate in symmetric:
-                columns["relationships"].append((offset + obj_index, bit, offset + subject))
+                columns["relationships"].extend((offset + obj_index, bit, offset + subject))
         offset += len(scene.objects)
     if not columns["image_names"]:
         raise StatisticsError("the training set is empty: fitting needs at least one annotated scene")
@@ -231,12 +224,12 @@ def _pair_histograms(
     vocabulary: Vocabulary,
     image_start: I64,
     obj_type: npt.NDArray[np.int8],
-    relationships: list[tuple[int, int, int]],
+    relationships: array[int],
 ) -> dict[tuple[int, int], Histogram]:
     n_objects = len(obj_type)
     n_relationships = len(vocabulary.relationships)
     subjects, objects = _ordered_pairs(image_start)
-    rel = np.asarray(relationships, dtype=np.int64).reshape(-1, 3)
+    rel = np.frombuffer(relationships, dtype=np.int64).reshape(-1, 3)
     rel_keys = rel[:, 0] * n_objects + rel[:, 2]
     keys, inverse = np.unique(rel_keys, return_inverse=True)
     bits = np.zeros(len(keys), dtype=np.uint64)

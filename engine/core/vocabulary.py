@@ -135,6 +135,15 @@ class Vocabulary:
     def region_index(self) -> dict[str, int]:
         return {region.id: index for index, region in enumerate(self.regions)}
 
+    @cached_property
+    def relationship_pairs(self) -> dict[str, tuple[bool, frozenset[tuple[str, str]]]]:
+        """Per relationship: whether it is symmetric, and the (subject type, object type) pairs it allows."""
+        types = [t.name for t in self.types]
+        return {
+            r.name: (r.symmetric, frozenset((a, b) for a in types for b in types if r.allows(a, b)))
+            for r in self.relationships
+        }
+
     def object_type(self, name: str) -> ObjectType:
         return self.types[self.type_index[name]]
 
