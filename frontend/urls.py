@@ -1,12 +1,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend import views
+from frontend.views import account, collections, home, work
 
 app_name = "frontend"
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home.home, name="home"),
     path("login/", auth_views.LoginView.as_view(template_name="frontend/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
@@ -21,6 +21,17 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(template_name="frontend/password_done.html"),
         name="password-done",
     ),
-    path("tokens/", views.tokens, name="tokens"),
-    path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
+    path("tokens/", account.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", account.token_revoke, name="token-revoke"),
+    # Collections: progress, images, upload, import, export
+    path("collections/<int:collection_id>/", collections.collection_detail, name="collection"),
+    path("collections/<int:collection_id>/upload/", collections.upload, name="upload"),
+    path("collections/<int:collection_id>/import/", collections.import_start, name="import-start"),
+    path("imports/<int:job_id>/", collections.import_detail, name="import"),
+    # The queues and the pages to work on an image
+    path("collections/<int:collection_id>/annotate/next/", work.annotate_next, name="annotate-next"),
+    path("collections/<int:collection_id>/review/next/", work.review_next_view, name="review-next"),
+    path("images/<int:image_id>/", work.image_view, name="image"),
+    path("images/<int:image_id>/annotate/", work.annotate, name="annotate"),
+    path("images/<int:image_id>/review/", work.review, name="review"),
 ]

@@ -1,4 +1,4 @@
-"""Pages of the web UI. Each view gathers data through selectors and changes it through services."""
+"""Account pages: API tokens (log in, log out and the password pages are Django's own views)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts import services as account_services
-from accounts.roles import roles_of
 from vtt_site.errors import ApplicationError
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "frontend/home.html", {"roles": sorted(roles_of(request.user))})
 
 
 @login_required

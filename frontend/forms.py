@@ -1,0 +1,31 @@
+"""Forms of the collection page. They only parse; the annotation app's services decide."""
+
+from __future__ import annotations
+
+from django import forms
+
+from annotations.models import SceneFormat, Split, Stage
+
+
+class ImageFilterForm(forms.Form):
+    stage = forms.ChoiceField(choices=[("", "any stage"), *Stage.choices], required=False)
+    split = forms.ChoiceField(choices=[("", "any split"), *Split.choices], required=False)
+
+
+class UploadForm(forms.Form):
+    """The files themselves are read with `request.FILES.getlist("files")`: one, many, or zip archives."""
+
+    split = forms.ChoiceField(choices=Split.choices, initial=Split.TRAIN)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        help_text="JSON Lines scene graphs (one image per line) or one COCO JSON document."
+    )
+    format = forms.ChoiceField(choices=SceneFormat.choices, initial=SceneFormat.JSONL)
+    split = forms.ChoiceField(
+        choices=Split.choices, initial=Split.TRAIN, help_text="Split of the images the import creates."
+    )
+    mark_reviewed = forms.BooleanField(
+        required=False, label="Mark as reviewed", help_text="The annotations are accepted at once."
+    )

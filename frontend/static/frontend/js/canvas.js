@@ -1,0 +1,253 @@
+// The image and its boxes as one SVG whose viewBox is the image's pixel grid: the browser scales it to
+// fit the window, and every coordinate read or written here is in image pixels, as the API stores it.
+//
+// Why it stays responsive with hundreds of boxes:
+// - one <rect> per box, created once and then only its attributes change;
+// - one pointerdown listener on the <svg> (event delegation), with the pointer captured for the drag;
+// - during a drag only the dragged <rect> (and the selection's handles) are written, and nothing is
+//   read from the layout: the screen-to-image matrix is taken once, when the pointer goes down;
+// - the store is told once, when the pointer comes up (one undo step, one event).
+
+import { area, clamp, dragged, round } from "./geometry.js";
+import { SelectionOverlay } from "./selection.js";
+import { make, readRect, setRect } from "./svg.js";
+
+const MIN_DRAW_PX = 4; // on screen: a smaller drag is a click, not a box
+
+export class BoxLayer {
+  // callbacks: select(key|null), draw(bbox), commit(key, bbox), pick(key|null); typeClass(type) -> CSS class.
+  constructor(svg, { width, height, fileUrl, editable, callbacks, typeClass }) {
+    this.svg = svg;
+    this.width = width;
+    this.height = height;
+    this.editable = editable;
+    this.cb = callbacks;
+    this.typeClass = typeClass;
+    this.elements = new Map(); // key -> <rect>
+    this.areas = new Map(); // key -> area, to keep small boxes above large ones
+    this.selected = null;
+    this.drag = null;
+    this.drawMode = false;
+    this.pickMode = false;
+    this.scale = 1;
+    this._build(fileUrl);
+    svg.addEventListener("pointerdown", (e) => this._down(e));
+    svg.addEventListener("pointermove", (e) => this._move(e));
+    svg.addEventListener("pointerup", (e) => this._up(e));
+    svg.addEventListener("pointercancel", () => this.cancel());
+    new ResizeObserver(() => this.refreshScale()).observe(svg);
+  }
+
+  _build(fileUrl) {
+    this.svg.setAttribute("viewBox", `0 0 ${this.width} ${this.height}`);
+    const size = { x: 0, y: 0, width: this.width, height: this.height };
+    const background = fileUrl
+      ? make("image", { ...size, href: fileUrl, class: "picture" })
+      : make("rect", { ...size, class: "no-picture" });
+    if (fileUrl) {
+      background.addEventListener("load", () => {
+        document.body.dataset.imageLoaded = "true";
+        performance.mark("vtt:image-loaded");
+      }, { once: true });
+    }
+    this.boxes = make("g", { class: "boxes" });
+    this.ghost = make("rect", { class: "ghost", visibility: "hidden" });
+    this.overlay = new SelectionOverlay({ withHandles: this.editable });
+    this.svg.replaceChildren(background, this.boxes, this.ghost, this.overlay.group);
+  }
+
+  // --- what the page tells the layer ---
+
+  // Everything at once (page load, undo, after a save): one fragment, one insertion.
+  renderAll(objects) {
+    this._abandon(); // an undo during a drag: the dragged element is about to be replaced
+    this.elements.clear();
+    this.areas.clear();
+    const sorted = [...objects].sort((a, b) => area(b.bbox) - area(a.bbox));
+    const fragment = document.createDocumentFragment();
+    for (const o of sorted) fragment.append(this._element(o));
+    this.boxes.replaceChildren(fragment);
+    if (this.selected && !this.elements.has(this.selected)) this.selected = null;
+    this._placeSelection();
+  }
+
+  add(o) {
+    this._insertByArea(o.key, this._element(o));
+  }
+
+  remove(key) {
+    if (this.drag?.key === key) this._abandon();
+    this.elements.get(key)?.remove();
+    this.elements.delete(key);
+    this.areas.delete(key);
+    if (this.selected === key) this.select(null);
+  }
+
+  setBox(key, bbox) {
+    const element = this.elements.get(key);
+    if (!element) return;
+    setRect(element, bbox);
+    if (area(bbox) !== this.areas.get(key)) this._insertByArea(key, element);
+    if (key === this.selected) this._placeSelection();
+  }
+
+  setType(key, type) {
+    this.elements.get(key)?.setAttribute("class", this._classes(key, type));
+  }
+
+  setInvalid(keys) {
+    for (const [key, element] of this.elements) element.classList.toggle("invalid", keys.has(key));
+  }
+
+  select(key, label = "") {
+    this.elements.get(this.selected)?.classList.remove("selected");
+    this.selected = key && this.elements.has(key) ? key : null;
+    this.elements.get(this.selected)?.classList.add("selected");
+    this.overlay.setLabel(label);
+    this._placeSelection();
+  }
+
+  setDrawMode(on) {
+    this.drawMode = on;
+    this.svg.classList.toggle("drawing", on);
+  }
+
+  setPickMode(on) {
+    this.pickMode = on;
+    this.svg.classList.toggle("picking", on);
+  }
+
+  // The zoom (screen pixels per image pixel), read when the SVG's size changes, not during drags.
+  refreshScale() {
+    const ctm = this.svg.getScreenCTM();
+    if (!ctm || !ctm.a) return;
+    this.scale = ctm.a;
+    this.overlay.setScale(this.scale);
+    this._placeSelection();
+  }
+
+  // Escape during a drag puts the box back where it was.
+  cancel() {
+    if (!this.drag) return false;
+    if (this.drag.kind !== "draw") this._show(this.drag.key, this.drag.original);
+    this._abandon();
+    return true;
+  }
+
+  // --- elements ---
+
+  _classes(key, type) {
+    return `box ${this.typeClass(type)}${key === this.selected ? " selected" : ""}`;
+  }
+
+  _element(o) {
+    const element = make("rect", { class: this._classes(o.key, o.type), "data-key": o.key });
+    setRect(element, o.bbox);
+    this.elements.set(o.key, element);
+    this.areas.set(o.key, area(o.bbox));
+    return element;
+  }
+
+  // Boxes are painted largest first, so a small box inside a large one can still be clicked.
+  _insertByArea(key, element) {
+    const size = area(readRect(element));
+    this.areas.set(key, size);
+    let before = null;
+    for (const sibling of this.boxes.children) {
+      if (sibling !== element && this.areas.get(sibling.dataset.key) < size) {
+        before = sibling;
+        break;
+      }
+    }
+    this.boxes.insertBefore(element, before);
+  }
+
+  _placeSelection() {
+    const element = this.elements.get(this.selected);
+    if (element) this.overlay.place(readRect(element));
+    else this.overlay.hide();
+  }
+
+  _show(key, bbox) {
+    const element = this.elements.get(key);
+    if (!element) return;
+    setRect(element, bbox);
+    if (key === this.selected) this.overlay.place(bbox);
+  }
+
+  // --- the pointer ---
+
+  _point(e) {
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(this.drag.inverse);
+    return [clamp(p.x, 0, this.width), clamp(p.y, 0, this.height)];
+  }
+
+  _down(e) {
+    if (e.button !== 0 || this.drag) return;
+    const key = e.target.dataset?.key || null;
+    const handle = e.target.dataset?.handle || null;
+    if (this.pickMode) {
+      e.preventDefault();
+      this.cb.pick(key);
+      return;
+    }
+    if (!this.editable) {
+      this.cb.select(key);
+      return;
+    }
+    e.preventDefault();
+    this.drag = { inverse: this.svg.getScreenCTM().inverse(), pointer: e.pointerId, moved: false };
+    this.drag.start = this._point(e);
+    if (handle && this.selected && !this.drawMode) {
+      Object.assign(this.drag, { kind: "resize", key: this.selected, handle, original: readRect(this.elements.get(this.selected)) });
+    } else if (key && !this.drawMode) {
+      this.cb.select(key);
+      Object.assign(this.drag, { kind: "move", key, original: readRect(this.elements.get(key)) });
+    } else {
+      Object.assign(this.drag, { kind: "draw", key: null, original: null });
+    }
+    this.svg.setPointerCapture(e.pointerId);
+  }
+
+  _move(e) {
+    const drag = this.drag;
+    if (!drag || e.pointerId !== drag.pointer) return;
+    drag.current = dragged(drag, this._point(e), this.width, this.height);
+    drag.moved = true;
+    if (drag.kind === "draw") {
+      setRect(this.ghost, drag.current);
+      this.ghost.setAttribute("visibility", "visible");
+    } else {
+      this._show(drag.key, drag.current);
+    }
+  }
+
+  _up(e) {
+    const drag = this.drag;
+    if (!drag || e.pointerId !== drag.pointer) return;
+    this._abandon();
+    if (drag.kind === "draw") {
+      const bbox = drag.current && round(drag.current);
+      const minimum = Math.max(1, MIN_DRAW_PX / this.scale);
+      if (bbox && bbox[2] >= minimum && bbox[3] >= minimum) this.cb.draw(bbox);
+      else this.cb.select(null); // a click on empty space
+      return;
+    }
+    if (!drag.moved) return; // a click on a box: it is selected already
+    const bbox = round(drag.current);
+    if (bbox[2] < 1 || bbox[3] < 1) {
+      this._show(drag.key, drag.original); // resized to nothing: keep the box as it was
+      return;
+    }
+    this._show(drag.key, bbox);
+    this.cb.commit(drag.key, bbox);
+  }
+
+  // End a drag without putting anything back (done, or its box is gone or about to be redrawn).
+  _abandon() {
+    if (!this.drag) return;
+    this.ghost.setAttribute("visibility", "hidden");
+    if (this.svg.hasPointerCapture(this.drag.pointer)) this.svg.releasePointerCapture(this.drag.pointer);
+    this.drag = null;
+  }
+}

@@ -1,0 +1,164 @@
+// The side panel's form for the selected box: its type, its coordinates, "attributes unknown", and
+// its attributes built from the vocabulary (radio buttons for an exclusive group, with a way to clear
+// it; check boxes otherwise). The form is rebuilt only when the selected box or its type changes;
+// ticking a value updates the store, and the store's event updates the checks.
+
+const el = (tag, attributes = {}, ...children) => {
+  const element = document.createElement(tag);
+  for (const [k, v] of Object.entries(attributes)) {
+    if (v === false || v == null) continue;
+    if (k === "text") element.textContent = v;
+    else element.setAttribute(k, v === true ? "" : v);
+  }
+  element.append(...children);
+  return element;
+};
+
+export class ObjectEditor {
+  // actions: setType(key, type), setBox(key, bbox), setAttributes(key, values, known), remove(key), link(key)
+  constructor(root, { store, vocabulary, readOnly, actions }) {
+    this.root = root;
+    this.store = store;
+    this.vocabulary = vocabulary;
+    this.readOnly = readOnly;
+    this.actions = actions;
+    this.key = null;
+    this.builtFor = null; // the type whose attributes the form shows
+    this.title = root.querySelector("[data-role=editor-title]");
+    this.body = root.querySelector("[data-role=editor-body]");
+    this.hint = root.querySelector("[data-role=editor-hint]");
+    this.typeSelect = root.querySelector("[data-role=type]");
+    this.coords = [...root.querySelectorAll("[data-coord]")];
+    this.unknown = root.querySelector("[data-role=unknown]");
+    this.attributes = root.querySelector("[data-role=attributes]");
+    this.errors = Object.fromEntries([...root.querySelectorAll("[data-error]")].map((e) => [e.dataset.error, e]));
+    this._fillTypes();
+    if (!readOnly) this._listen();
+    this.show(null);
+  }
+
+  _fillTypes() {
+    this.typeSelect.replaceChildren(
+      ...this.vocabulary.types.map((t, i) => el("option", { value: t, text: i < 9 ? `${t} (${i + 1})` : t })),
+    );
+  }
+
+  _listen() {
+    this.typeSelect.addEventListener("change", () => this.actions.setType(this.key, this.typeSelect.value));
+    // A typed coordinate is sent as typed: the server is the judge of boxes (it clips them to the image
+    // and refuses degenerate ones), and its message appears beside these fields.
+    for (const input of this.coords) {
+      input.addEventListener("change", () => {
+        const bbox = this.coords.map((c) => Number(c.value));
+        if (bbox.every(Number.isFinite)) this.actions.setBox(this.key, bbox);
+      });
+    }
+    this.unknown.addEventListener("change", () => this.actions.setAttributes(this.key, [], !this.unknown.checked));
+    this.attributes.addEventListener("change", (e) => this._ticked(e.target));
+    this.attributes.addEventListener("click", (e) => {
+      const group = e.target.closest("[data-clear]")?.dataset.clear;
+      if (group) this._clear(group);
+    });
+    this.root.addEventListener("click", (e) => {
+      const action = e.target.closest("[data-action]")?.dataset.action;
+      if (action === "delete") this.actions.remove(this.key);
+      if (action === "link") this.actions.link(this.key);
+    });
+  }
+
+  _ticked(input) {
+    const o = this.store.get(this.key);
+    if (!o || !input.matches("input[data-value]")) return;
+    const group = this.vocabulary.groups(o.type).find((g) => g.name === input.dataset.group);
+    let values = o.attributes.filter((v) => !group.exclusive || !group.values.includes(v));
+    if (input.checked) values.push(input.dataset.value);
+    else values = values.filter((v) => v !== input.dataset.value);
+    this.actions.setAttributes(this.key, values, true);
+  }
+
+  _clear(groupName) {
+    const o = this.store.get(this.key);
+    const group = this.vocabulary.groups(o.type).find((g) => g.name === groupName);
+    this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), true);
+  }
+
+  // --- showing ---
+
+  show(key, label = "") {
+    const o = key ? this.store.get(key) : null;
+    this.key = o ? key : null;
+    this.body.hidden = !o;
+    if (this.hint) this.hint.hidden = Boolean(o);
+    this.title.textContent = o ? label : "No box selected";
+    if (!o) return;
+    if (this.builtFor !== o.type) {
+      this._build(o);
+      this.builtFor = o.type;
+    }
+    this.refresh();
+  }
+
+  // The values of the selected box, without rebuilding the form (after a tick, a drag, an undo).
+  refresh() {
+    const o = this.store.get(this.key);
+    if (!o) return this.show(null);
+    if (this.builtFor !== o.type) return this.show(o.key, this.title.textContent);
+    this.typeSelect.value = o.type;
+    this.coords.forEach((input, i) => {
+      input.value = +o.bbox[i].toFixed(2);
+    });
+    this.unknown.checked = !o.known;
+    const ticked = new Set(o.attributes);
+    for (const input of this.attributes.querySelectorAll("input[data-value]")) {
+      input.checked = ticked.has(input.dataset.value);
+      input.disabled = this.readOnly || !o.known;
+    }
+    for (const button of this.attributes.querySelectorAll("[data-clear]")) {
+      button.disabled = this.readOnly || !o.known;
+    }
+    this.attributes.classList.toggle("disabled", !o.known);
+  }
+
+  _build(o) {
+    const groups = this.vocabulary.groups(o.type).map((group) => {
+      const inputs = group.values.map((value) =>
+        el(
+          "label",
+          { class: "value" },
+          el("input", {
+            type: group.exclusive ? "radio" : "checkbox",
+            name: `attr-${group.name}`,
+            "data-group": group.name,
+            "data-value": value,
+            disabled: this.readOnly,
+          }),
+          ` ${value}`,
+        ),
+      );
+      const legend = el("legend", { text: group.name });
+      if (group.exclusive && !this.readOnly) {
+        legend.append(" ", el("button", { type: "button", class: "link clear", "data-clear": group.name, text: "clear", title: `No ${group.name}` }));
+      }
+      return el("fieldset", { class: group.exclusive ? "group exclusive" : "group", "data-group": group.name }, legend, ...inputs);
+    });
+    this.attributes.replaceChildren(...groups);
+    this.typeSelect.disabled = this.readOnly;
+    this.unknown.disabled = this.readOnly;
+    this.coords.forEach((c) => (c.disabled = this.readOnly));
+  }
+
+  // A server error about this box, shown beside the field it names (bbox, attributes, type or the box).
+  showError(field, message) {
+    this.clearErrors();
+    const slot = this.errors[field] || this.errors.object;
+    slot.textContent = message;
+    slot.hidden = false;
+  }
+
+  clearErrors() {
+    for (const slot of Object.values(this.errors)) {
+      slot.textContent = "";
+      slot.hidden = true;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+// What the annotator's and the reviewer's pages share: the store, the boxes on the image, the form of
+// the selected box, the lists, the selection, and the server's complaints pinned to what they name.
+// It routes each store event to the views it concerns and nothing else.
+
+import { BoxLayer } from "./canvas.js";
+import { ObjectEditor } from "./editor.js";
+import { ObjectList, RelationshipList } from "./lists.js";
+import { AnnotationStore } from "./store.js";
+import { Vocabulary } from "./vocabulary.js";
+
+export function readPageData() {
+  return JSON.parse(document.getElementById("page-data").textContent);
+}
+
+export class SceneView {
+  // hooks: draw(bbox), commit(key, bbox), pick(key), editorActions, removeRelationship(index), changed(kind, key)
+  constructor(data, { editable, hooks = {} }) {
+    this.data = data;
+    this.hooks = hooks;
+    this.vocabulary = new Vocabulary(data.vocabulary);
+    this.store = new AnnotationStore(data.annotation, this.vocabulary);
+    this.selected = null;
+    this.labels = this.store.labels();
+    this.objectErrors = new Map(); // key -> {slot, message}
+    this.relationshipErrors = new Map(); // index -> message
+    const root = document.querySelector("[data-role=workspace]");
+    const typeClasses = new Map(this.vocabulary.types.map((t, i) => [t, `t${i % 8}`]));
+    this.layer = new BoxLayer(root.querySelector("svg[data-role=canvas]"), {
+      width: data.image.width,
+      height: data.image.height,
+      fileUrl: data.image.file_url,
+      editable,
+      typeClass: (type) => typeClasses.get(type) || "t-unknown",
+      callbacks: {
+        select: (key) => this.select(key),
+        draw: (bbox) => hooks.draw?.(bbox),
+        commit: (key, bbox) => hooks.commit?.(key, bbox),
+        pick: (key) => hooks.pick?.(key),
+      },
+    });
+    this.editor = new ObjectEditor(root.querySelector("[data-role=editor]"), {
+      store: this.store,
+      vocabulary: this.vocabulary,
+      readOnly: !editable,
+      actions: hooks.editorActions || {},
+    });
+    this.objects = new ObjectList(root, { store: this.store, onSelect: (key) => this.select(key) });
+    this.relations = new RelationshipList(root, {
+      store: this.store,
+      vocabulary: this.vocabulary,
+      onRemove: editable ? (index) => hooks.removeRelationship?.(index) : null,
+      onSelect: (key) => this.select(key),
+    });
+    this.store.addEventListener("change", (e) => this._changed(e.detail));
+    this._changed({ kind: "reset", key: null });
+  }
+
+  select(key) {
+    this.selected = key && this.store.get(key) ? key : null;
+    const label = this.labels.get(this.selected) || "";
+    this.layer.select(this.selected, label);
+    this.editor.show(this.selected, label);
+    this.objects.select(this.selected);
+    const error = this.objectErrors.get(this.selected);
+    if (error) this.editor.showError(error.slot, error.message);
+    else this.editor.clearErrors();
+  }
+
+  // N / P: walk the boxes in their order, wrapping around.
+  step(delta) {
+    const order = this.store.order;
+    if (!order.length) return;
+    const at = order.indexOf(this.selected);
+    const next = at < 0 ? (delta > 0 ? 0 : order.length - 1) : (at + delta + order.length) % order.length;
+    this.select(order[next]);
+  }
+
+  // --- the server's complaints ---
+
+  setObjectError(key, slot, message) {
+    this.objectErrors.set(key, { slot, message });
+    this._markInvalid();
+    this.select(key);
+  }
+
+  setRelationshipError(index, message) {
+    this.relationshipErrors.set(index, message);
+    this.relations.render(this.labels, this.relationshipErrors);
+  }
+
+  clearErrors() {
+    this.objectErrors.clear();
+    this.relationshipErrors.clear();
+    this._markInvalid();
+    this.editor.clearErrors();
+    this.relations.render(this.labels, this.relationshipErrors);
+  }
+
+  _markInvalid() {
+    const keys = new Set(this.objectErrors.keys());
+    this.layer.setInvalid(keys);
+    this.objects.setInvalid(keys);
+  }
+
+  // --- routing the store's events ---
+
+  _changed({ kind, key }) {
+    const o = key ? this.store.get(key) : null;
+    if (key && this.objectErrors.delete(key)) {
+      this._markInvalid(); // the box was edited: its complaint no longer applies
+      if (key === this.selected) this.editor.clearErrors();
+    }
+    switch (kind) {
+      case "box":
+        this.layer.setBox(key, o.bbox);
+        if (key === this.selected) this.editor.refresh();
+        break;
+      case "attributes":
+        this.objects.update(key);
+        if (key === this.selected) this.editor.refresh();
+        break;
+      case "relationships":
+        this.relationshipErrors.clear();
+        this.relations.render(this.labels, this.relationshipErrors);
+        break;
+      case "add":
+        this.labels = this.store.labels();
+        this.layer.add(o);
+        this.objects.render(this.labels);
+        break;
+      case "type":
+        this.labels = this.store.labels();
+        this.layer.setType(key, o.type);
+        this._relist();
+        if (key === this.selected) this.select(key);
+        break;
+      case "remove":
+        this.labels = this.store.labels();
+        this.layer.remove(key);
+        this._relist();
+        if (key === this.selected) this.select(null);
+        break;
+      default: // reset: load, undo, after a save
+        this.labels = this.store.labels();
+        this.layer.renderAll(this.store.order.map((k) => this.store.get(k)));
+        this.objectErrors = new Map([...this.objectErrors].filter(([k]) => this.store.get(k)));
+        this._relist();
+        this._markInvalid();
+        this.select(this.store.get(this.selected) ? this.selected : null);
+    }
+    this.hooks.changed?.(kind, key);
+  }
+
+  _relist() {
+    this.relationshipErrors.clear();
+    this.objects.render(this.labels);
+    this.relations.render(this.labels, this.relationshipErrors);
+  }
+}

@@ -1,0 +1,20 @@
+// One keydown listener for the page. A key typed into a text field, a number field or a list belongs
+// to that field; only Escape and the combinations no field uses (Ctrl+S, Ctrl+Enter) act from there.
+// Arrow keys also belong to radio buttons, which move between values with them.
+
+const TYPING = "textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit])";
+
+// binding: {keys: ["d"], ctrl: false, run(event), always: false (also from fields), arrows: false}
+export function installShortcuts(bindings) {
+  document.addEventListener("keydown", (e) => {
+    if (e.defaultPrevented || e.altKey || e.isComposing) return;
+    const ctrl = e.ctrlKey || e.metaKey;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    const binding = bindings.find((b) => b.keys.includes(key) && Boolean(b.ctrl) === ctrl);
+    if (!binding) return;
+    const target = e.target instanceof Element ? e.target : null;
+    if (!binding.always && target?.closest(TYPING)) return;
+    if (binding.arrows && target?.matches("input[type=radio]")) return;
+    if (binding.run(e) !== false) e.preventDefault();
+  });
+}

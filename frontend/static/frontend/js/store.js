@@ -1,0 +1,223 @@
+// The annotation being edited, and the one place that changes it.
+//
+// Objects keep their order (the server names them o1..oN by it) and get a client key that never
+// changes while the page lives, so the selection and the relationships survive saves, deletions and
+// undo. Every change records a snapshot first (undo), bumps the revision (unsaved changes) and
+// announces itself with a fine-grained event ({kind, key}), so each view updates only what changed:
+// moving one box of a hundred touches one SVG element, not the scene.
+
+let lastKey = 0;
+const newKey = () => `k${++lastKey}`;
+const UNDO_DEPTH = 200;
+
+export class AnnotationStore extends EventTarget {
+  constructor(record, vocabulary) {
+    super();
+    this.vocabulary = vocabulary;
+    this.order = [];
+    this.objects = new Map();
+    this.relationships = [];
+    this.history = [];
+    this.revision = 0;
+    this.savedRevision = 0;
+    this.load(record);
+  }
+
+  // --- reading ---
+
+  get dirty() {
+    return this.revision !== this.savedRevision;
+  }
+
+  get(key) {
+    return this.objects.get(key);
+  }
+
+  get size() {
+    return this.order.length;
+  }
+
+  // "person 2": the type and a per-type counter in object order, as the engine labels objects.
+  labels() {
+    const counters = new Map();
+    const labels = new Map();
+    for (const key of this.order) {
+      const type = this.objects.get(key).type;
+      const n = (counters.get(type) || 0) + 1;
+      counters.set(type, n);
+      labels.set(key, `${type} ${n}`);
+    }
+    return labels;
+  }
+
+  // The PUT body of the annotation API; keys serve as the object ids of the request.
+  toDocument() {
+    return {
+      objects: this.order.map((key) => {
+        const o = this.objects.get(key);
+        return { id: key, type: o.type, bbox: [...o.bbox], attributes: [...o.attributes], attributes_known: o.known };
+      }),
+      relationships: this.relationships.map((r) => ({ ...r })),
+    };
+  }
+
+  // --- loading and saving ---
+
+  // A scene-graph record from the server (ids "o1".."oN"); replaces everything, forgets undo.
+  load(record) {
+    this.order = [];
+    this.objects = new Map();
+    const keyOf = new Map();
+    for (const o of record.objects) {
+      const key = newKey();
+      keyOf.set(o.id, key);
+      this.order.push(key);
+      this.objects.set(key, this._object(key, o));
+    }
+    this.relationships = record.relationships.map((r) => ({
+      subject: keyOf.get(r.subject),
+      predicate: r.predicate,
+      object: keyOf.get(r.object),
+    }));
+    this.history = [];
+    this.savedRevision = this.revision;
+    this._emit("reset");
+  }
+
+  // The server's answer to a save: the same objects in the same order, normalised (boxes clipped and
+  // rounded, attributes in vocabulary order, symmetric relationships one way round). It is applied
+  // only when nothing changed while the request was in flight; otherwise the newer edits win and
+  // stay unsaved.
+  saved(record, revision, sentKeys) {
+    if (revision !== this.revision) {
+      return false;
+    }
+    const keyOf = new Map(record.objects.map((o, i) => [o.id, sentKeys[i]]));
+    record.objects.forEach((o, i) => this.objects.set(sentKeys[i], this._object(sentKeys[i], o)));
+    this.relationships = record.relationships.map((r) => ({
+      subject: keyOf.get(r.subject),
+      predicate: r.predicate,
+      object: keyOf.get(r.object),
+    }));
+    this.savedRevision = this.revision;
+    this._emit("reset");
+    return true;
+  }
+
+  _object(key, o) {
+    return { key, type: o.type, bbox: o.bbox.map(Number), attributes: [...o.attributes], known: o.attributes_known !== false };
+  }
+
+  // --- changing ---
+
+  add({ type, bbox }) {
+    const key = newKey();
+    this._change(() => {
+      this.order.push(key);
+      this.objects.set(key, { key, type, bbox, attributes: [], known: true });
+    });
+    this._emit("add", key);
+    return key;
+  }
+
+  remove(key) {
+    if (!this.objects.has(key)) return;
+    this._change(() => {
+      this.order = this.order.filter((k) => k !== key);
+      this.objects.delete(key);
+      this.relationships = this.relationships.filter((r) => r.subject !== key && r.object !== key);
+    });
+    this._emit("remove", key);
+  }
+
+  setBox(key, bbox) {
+    const o = this.objects.get(key);
+    if (!o || o.bbox.every((v, i) => v === bbox[i])) return;
+    this._change(() => {
+      o.bbox = bbox;
+    });
+    this._emit("box", key);
+  }
+
+  // A new type keeps the attributes the type also has, and drops relationships it no longer allows.
+  // Returns how many relationships were dropped, so the page can say so (undo brings them back).
+  setType(key, type) {
+    const o = this.objects.get(key);
+    if (!o || o.type === type) return 0;
+    let dropped = 0;
+    this._change(() => {
+      o.type = type;
+      o.attributes = this.vocabulary.keep(type, o.attributes);
+      const before = this.relationships.length;
+      this.relationships = this.relationships.filter((r) => {
+        if (r.subject !== key && r.object !== key) return true;
+        return this.vocabulary.allows(r.predicate, this.objects.get(r.subject).type, this.objects.get(r.object).type);
+      });
+      dropped = before - this.relationships.length;
+    });
+    this._emit("type", key);
+    return dropped;
+  }
+
+  // "Attributes unknown" means no attributes at all (VTT.md section 9), so the switch clears them.
+  setAttributes(key, attributes, known = true) {
+    const o = this.objects.get(key);
+    if (!o) return;
+    this._change(() => {
+      o.known = known;
+      o.attributes = known ? this.vocabulary.keep(o.type, attributes) : [];
+    });
+    this._emit("attributes", key);
+  }
+
+  // The same relationship twice (or a symmetric one both ways round) is refused: it would mean nothing more.
+  hasRelationship({ subject, predicate, object }) {
+    const symmetric = this.vocabulary.isSymmetric(predicate);
+    return this.relationships.some(
+      (r) =>
+        r.predicate === predicate &&
+        ((r.subject === subject && r.object === object) || (symmetric && r.subject === object && r.object === subject)),
+    );
+  }
+
+  addRelationship(relationship) {
+    if (this.hasRelationship(relationship)) return false;
+    this._change(() => this.relationships.push({ ...relationship }));
+    this._emit("relationships");
+    return true;
+  }
+
+  removeRelationship(index) {
+    if (!this.relationships[index]) return;
+    this._change(() => this.relationships.splice(index, 1));
+    this._emit("relationships");
+  }
+
+  undo() {
+    const snapshot = this.history.pop();
+    if (!snapshot) return false;
+    this.order = snapshot.order;
+    this.objects = new Map(snapshot.objects.map((o) => [o.key, o]));
+    this.relationships = snapshot.relationships;
+    this.revision++;
+    this._emit("reset");
+    return true;
+  }
+
+  get canUndo() {
+    return this.history.length > 0;
+  }
+
+  _change(mutate) {
+    this.history.push(
+      structuredClone({ order: this.order, objects: [...this.objects.values()], relationships: this.relationships }),
+    );
+    if (this.history.length > UNDO_DEPTH) this.history.shift();
+    mutate();
+    this.revision++;
+  }
+
+  _emit(kind, key = null) {
+    this.dispatchEvent(new CustomEvent("change", { detail: { kind, key } }));
+  }
+}

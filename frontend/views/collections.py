@@ -1,0 +1,122 @@
+"""The collection page (progress, images, upload, import, export) and an import's progress page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotations.models import Collection, SceneFormat
+from annotations.selectors.images import image_list
+from annotations.services.images import image_upload
+from annotations.services.imports import import_create
+from frontend.forms import ImageFilterForm, ImportForm, UploadForm
+from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
+from frontend.views.home import collection_summary
+from vtt_site.errors import ApplicationError
+
+IMAGES_PER_PAGE = 48
+
+
+def _upload_key(collection: Collection) -> str:
+    return f"frontend:upload-result:{collection.pk}"
+
+
+@login_required
+@require_GET
+def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    filters = ImageFilterForm(request.GET)
+    chosen = filters.cleaned_data if filters.is_valid() else {}
+    images = image_list(
+        collection=collection, stage=chosen.get("stage") or None, split=chosen.get("split") or None
+    )
+    page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
+    # The filters without the page number, for the pagination links.
+    query = request.GET.copy()
+    query.pop("page", None)
+    actions = allowed_actions(request.user)
+    context = {
+        **collection_summary(collection),
+        "actions": actions,
+        "filters": filters,
+        "page": page,
+        "query": query.urlencode(),
+        "upload_form": UploadForm() if actions["upload"] else None,
+        "upload_result": request.session.pop(_upload_key(collection), None),
+        "upload_max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
+        "import_form": ImportForm() if actions["import"] else None,
+        "formats": SceneFormat.choices,
+    }
+    return render(request, "frontend/collection.html", context)
+
+
+@login_required
+@require_POST
+def upload(request: HttpRequest, collection_id: int) -> HttpResponse:
+    """Store the good files, refuse the bad ones by name; the result is shown once on the collection page
+    (post/redirect/get, so a reload does not upload again)."""
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "image.upload")
+    back = reverse("frontend:collection", args=[collection.pk]) + "#upload"
+    # More files than DATA_UPLOAD_MAX_NUMBER_FILES never reach this view: Django's CSRF check parses the
+    # body first and answers 400. The page's script (upload_form.js) counts the files before sending.
+    files = request.FILES.getlist("files")
+    form = UploadForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose train or test for the uploaded images.")
+        return redirect(back)
+    try:
+        result = image_upload(
+            collection=collection, files=files, split=form.cleaned_data["split"], uploaded_by=request.user
+        )
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect(back)
+    request.session[_upload_key(collection)] = _upload_summary(result)
+    return redirect(back)
+
+
+def _upload_summary(result: Any) -> dict[str, Any]:
+    return {
+        "created": [{"id": image.pk, "name": image.original_name} for image in result.created],
+        "rejected": [{"file": r.file, "code": r.code, "message": r.message} for r in result.rejected],
+    }
+
+
+@login_required
+@require_POST
+def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "import.create")
+    form = ImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"Import {field}: {' '.join(errors)}")
+        return redirect(reverse("frontend:collection", args=[collection.pk]) + "#import")
+    job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    return redirect("frontend:import", job_id=job.pk)
+
+
+@login_required
+@require_GET
+def import_detail(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The job as it is now; the page's script polls the API until it is done or failed."""
+    job = import_or_404(request.user, job_id)
+    require(request.user, "import.read")
+    return render(
+        request,
+        "frontend/import.html",
+        {
+            "job": job,
+            "api_url": reverse("api:import", args=[job.pk]),
+            "finished": job.status in ("done", "failed"),
+        },
+    )

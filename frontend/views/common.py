@@ -1,0 +1,60 @@
+"""What every page of the annotation UI needs: scope and role checks in the shape of Django pages.
+
+The annotation app's `access_*` selectors raise its `NotFoundError` for a collection the user may not
+see; a page turns that into Django's 404 (which, like the API, does not tell an outsider whether it
+exists). A role that may not perform an operation gets a 403: the page would not have shown the button.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from accounts.roles import may
+from annotations.models import Collection, Image, ImportJob
+from annotations.selectors.collections import access_collection
+from annotations.selectors.images import access_image
+from annotations.selectors.imports import access_import
+from vtt_site.errors import NotFoundError
+
+# What the pages offer, as the operations of accounts.roles that they lead to.
+ACTIONS = {
+    "annotate": "queue.annotation.next",
+    "review": "queue.review.next",
+    "upload": "image.upload",
+    "import": "import.create",
+    "export": "export.read",
+}
+
+
+def allowed_actions(user: Any) -> dict[str, bool]:
+    """{"annotate": True, "review": False, ...} for a member of a collection (scope is checked apart)."""
+    return {action: may(user, operation) for action, operation in ACTIONS.items()}
+
+
+def require(user: Any, operation: str) -> None:
+    if not may(user, operation):
+        raise PermissionDenied(f"Your role does not allow {operation}.")
+
+
+def collection_or_404(user: Any, collection_id: int) -> Collection:
+    try:
+        return access_collection(user=user, collection_id=collection_id)
+    except NotFoundError as exc:
+        raise Http404(exc.message) from None
+
+
+def image_or_404(user: Any, image_id: int) -> Image:
+    try:
+        return access_image(user=user, image_id=image_id)
+    except NotFoundError as exc:
+        raise Http404(exc.message) from None
+
+
+def import_or_404(user: Any, job_id: int) -> ImportJob:
+    try:
+        return access_import(user=user, job_id=job_id)
+    except NotFoundError as exc:
+        raise Http404(exc.message) from None

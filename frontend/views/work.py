@@ -1,0 +1,134 @@
+"""The annotator's and the reviewer's work: take the next image of a queue, and the pages to work on it.
+
+The pages are shells: the view checks scope, role and lease, and embeds what the script needs to start
+(the image, its annotation as a scene graph, the vocabulary document and the API addresses) so the page
+is ready without further round trips. Every change then goes through the REST API, which re-checks all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.roles import may
+from annotations.models import Image, Stage
+from annotations.selectors.annotation import image_annotation
+from annotations.selectors.vocabularies import vocabulary_document
+from annotations.services.queues import annotation_next, review_next
+from frontend.views.common import collection_or_404, image_or_404, require
+
+
+@login_required
+@require_POST
+def annotate_next(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "queue.annotation.next")
+    image = annotation_next(collection=collection, user=request.user)
+    if image is None:
+        messages.info(request, f"No image of {collection.name} is waiting to be annotated.")
+        return redirect("frontend:collection", collection_id=collection.pk)
+    return redirect("frontend:annotate", image_id=image.pk)
+
+
+@login_required
+@require_POST
+def review_next_view(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "queue.review.next")
+    image = review_next(collection=collection, user=request.user)
+    if image is None:
+        messages.info(request, f"No image of {collection.name} is waiting for your review.")
+        return redirect("frontend:collection", collection_id=collection.pk)
+    return redirect("frontend:review", image_id=image.pk)
+
+
+def _holds(image: Image, user: Any, stage: Stage) -> bool:
+    """The API's rule (annotations.services.annotation.require_lease): an expired lease still counts
+    while nobody else has taken the image."""
+    return image.stage == stage and image.lease_holder_id == user.pk
+
+
+@login_required
+@require_GET
+def annotate(request: HttpRequest, image_id: int) -> HttpResponse:
+    image = image_or_404(request.user, image_id)
+    require(request.user, "annotation.save")
+    if not _holds(image, request.user, Stage.ANNOTATE):
+        messages.warning(request, f"You do not hold {image.original_name}: take it with “Annotate next”.")
+        return redirect("frontend:image", image_id=image.pk)
+    return _work_page(request, image, "annotate")
+
+
+@login_required
+@require_GET
+def review(request: HttpRequest, image_id: int) -> HttpResponse:
+    image = image_or_404(request.user, image_id)
+    require(request.user, "review.decide")
+    if not _holds(image, request.user, Stage.REVIEW):
+        messages.warning(request, f"You do not hold {image.original_name}: take it with “Review next”.")
+        return redirect("frontend:image", image_id=image.pk)
+    return _work_page(request, image, "review")
+
+
+@login_required
+@require_GET
+def image_view(request: HttpRequest, image_id: int) -> HttpResponse:
+    """Any member may look at an image; whoever holds its lease is sent to the page to work on it."""
+    image = image_or_404(request.user, image_id)
+    if _holds(image, request.user, Stage.ANNOTATE) and may(request.user, "annotation.save"):
+        return redirect("frontend:annotate", image_id=image.pk)
+    if _holds(image, request.user, Stage.REVIEW) and may(request.user, "review.decide"):
+        return redirect("frontend:review", image_id=image.pk)
+    return _work_page(request, image, "view")
+
+
+def _work_page(request: HttpRequest, image: Image, mode: str) -> HttpResponse:
+    data = page_data(image, mode)
+    template = "frontend/annotate.html" if mode == "annotate" else "frontend/review.html"
+    return render(
+        request, template, {"image": image, "collection": image.collection, "mode": mode, "data": data}
+    )
+
+
+def _username(user: Any) -> str | None:
+    return user.username if user is not None else None
+
+
+def page_data(image: Image, mode: str) -> dict[str, Any]:
+    """Everything the page's script starts from, as JSON (embedded with `json_script`)."""
+    collection = image.collection
+    return {
+        "mode": mode,
+        "image": {
+            "id": image.pk,
+            "name": image.original_name,
+            "width": image.width,
+            "height": image.height,
+            "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
+            "stage": image.stage,
+            "split": image.split,
+            "lease_expires_at": image.lease_expires_at.isoformat() if image.lease_expires_at else None,
+            "returned": image.returned,
+            "review_comment": image.review_comment,
+            "reviewed_by": _username(image.reviewed_by),
+            "annotator": _username(image.annotator),
+        },
+        "annotation": image_annotation(image=image),
+        "vocabulary": vocabulary_document(collection.vocabulary),
+        "urls": {
+            "image": reverse("api:image", args=[image.pk]),
+            "annotation": reverse("api:image-annotation", args=[image.pk]),
+            "submit": reverse("api:image-submit", args=[image.pk]),
+            "lease": reverse("api:image-lease", args=[image.pk]),
+            "review": reverse("api:image-review", args=[image.pk]),
+            "collection": reverse("frontend:collection", args=[collection.pk]),
+            "annotate_next": reverse("frontend:annotate-next", args=[collection.pk]),
+            "review_next": reverse("frontend:review-next", args=[collection.pk]),
+        },
+    }

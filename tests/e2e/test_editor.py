@@ -1,0 +1,144 @@
+"""What an annotator notices in the editor: a refused save loses nothing and says what is wrong where;
+the keyboard shortcuts work; moving and resizing a box change what is saved."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotations.models import Image, ObjectAnnotation
+from annotations.selectors.annotation import image_annotation
+from annotations.services.queues import annotation_next
+from tests.e2e.conftest import Canvas, hold_with_annotation, login, open_next, person, upload_street
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def stored_boxes(image) -> list[list[float]]:
+    return [o["bbox"] for o in image_annotation(image=Image.objects.get(pk=image.pk))["objects"]]
+
+
+def save(page) -> None:
+    page.get_by_role("button", name="Save", exact=True).click()
+
+
+def test_a_refused_save_shows_the_servers_message_beside_the_box_and_keeps_every_change(team, page):
+    collection, members = team
+    image = upload_street(collection)
+    login(page, members["alice"])
+    open_next(page, collection)
+    canvas = Canvas(page)
+    canvas.drag((50, 60), (150, 300))
+    canvas.drag((300, 300), (500, 450))
+    page.select_option("[data-testid=type]", "vehicle")
+    page.fill("[data-testid=coord-w]", "0")  # typed by hand: the server judges boxes
+    page.press("[data-testid=coord-w]", "Tab")
+
+    save(page)
+    bbox_error = page.get_by_test_id("bbox-error")
+    bbox_error.wait_for()
+    assert "width and height must be positive" in bbox_error.inner_text()
+    assert "Not saved: vehicle 1:" in page.get_by_test_id("error").inner_text()
+    assert page.get_by_test_id("save-state").inner_text() == "Unsaved changes"
+    assert page.locator("rect.box.invalid").count() == 1
+    assert canvas.count() == 2 and page.locator("[data-testid=objects] li").count() == 2
+    assert not ObjectAnnotation.objects.filter(image=image).exists()  # all or nothing
+
+    page.fill("[data-testid=coord-w]", "200")
+    page.press("[data-testid=coord-w]", "Tab")
+    assert not bbox_error.is_visible()  # editing the box clears its complaint
+    save(page)
+    page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
+    assert not page.get_by_test_id("error").is_visible()
+    assert stored_boxes(image) == [[50, 60, 100, 240], [300, 300, 200, 150]]
+
+
+def test_losing_the_lease_is_reported_and_the_work_stays_on_the_page(team, page):
+    collection, members = team
+    image = upload_street(collection)
+    login(page, members["alice"])
+    open_next(page, collection)
+    Canvas(page).drag((50, 60), (150, 300))
+    # Alice's lease runs out and Anton takes the image.
+    Image.objects.filter(pk=image.pk).update(lease_expires_at=timezone.now() - timedelta(minutes=1))
+    assert annotation_next(collection=collection, user=members["anton"]).pk == image.pk
+
+    save(page)
+    error = page.get_by_test_id("error")
+    error.wait_for()
+    assert f"You do not hold image {image.pk} (someone else holds it)" in error.inner_text()
+    assert Canvas(page).count() == 1 and page.get_by_test_id("save-state").inner_text() == "Unsaved changes"
+
+
+def test_keyboard_shortcuts_draw_type_walk_delete_undo_and_save(team, page):
+    collection, members = team
+    image = upload_street(collection)
+    login(page, members["alice"])
+    open_next(page, collection)
+    canvas = Canvas(page)
+    keyboard = page.keyboard
+
+    canvas.drag((100, 100), (400, 400))
+    first = canvas.selected_key()
+    # Without draw mode a drag on a box moves it; in draw mode (D) it draws a box inside it.
+    keyboard.press("d")
+    canvas.drag((150, 150), (250, 300))
+    assert canvas.count() == 2
+    assert canvas.box(first) == [100, 100, 300, 300]
+    keyboard.press("Escape")  # leaves draw mode
+    keyboard.press("2")  # the selected (new) box becomes the second type
+    assert page.locator("[data-testid=objects] li").all_inner_texts()[1].startswith("vehicle 1")
+    keyboard.press("u")  # attributes unknown: the attribute inputs are disabled
+    assert page.get_by_test_id("unknown").is_checked()
+    assert page.locator("[data-testid=attributes] input").first.is_disabled()
+
+    keyboard.press("n")  # wraps round to the first box
+    assert canvas.selected_key() == first
+    keyboard.press("Delete")
+    assert canvas.count() == 1
+    keyboard.press("Control+z")
+    assert canvas.count() == 2
+    keyboard.press("p")
+    keyboard.press("ArrowRight")
+    keyboard.press("Shift+ArrowDown")
+    keyboard.press("Delete")  # the vehicle goes
+    assert canvas.count() == 1
+
+    keyboard.press("Control+s")
+    page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
+    stored = image_annotation(image=Image.objects.get(pk=image.pk))["objects"]
+    assert [(o["type"], o["bbox"]) for o in stored] == [("person", [100, 100, 300, 300])]
+
+
+def test_moving_and_resizing_change_the_saved_coordinates(team, page):
+    collection, members = team
+    upload_street(collection)
+    image = hold_with_annotation(collection, members["alice"], {"objects": [person(200, 150, 100, 200)]})
+    login(page, members["alice"])
+    open_next(page, collection)
+    canvas = Canvas(page)
+
+    canvas.drag((250, 250), (300, 280))  # move by (+50, +30)
+    assert canvas.box(canvas.selected_key()) == [250, 180, 100, 200]
+    canvas.drag((350, 380), (390, 400))  # the south-east handle: +40 wide, +20 high
+    canvas.drag((250, 180), (240, 170))  # the north-west handle: -10, -10
+    canvas.drag((315, 400), (315, 420))  # the south handle, in the middle of the bottom edge
+    save(page)
+    page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
+    [bbox] = stored_boxes(image)
+    assert bbox == pytest.approx([240, 170, 150, 250], abs=1)
+
+
+def test_release_gives_the_image_back_to_the_queue(team, page):
+    collection, members = team
+    image = upload_street(collection)
+    login(page, members["alice"])
+    open_next(page, collection)
+    assert "min left" in page.get_by_test_id("lease").inner_text()
+    page.get_by_role("button", name="Release").click()
+    page.wait_for_url(f"**/collections/{collection.pk}/")
+    image.refresh_from_db()
+    assert image.lease_holder is None
+    assert annotation_next(collection=collection, user=members["anton"]).pk == image.pk
