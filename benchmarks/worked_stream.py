@@ -35,15 +35,15 @@ DOC = ROOT / "docs" / "engine.md"
 def demo_scenes(vocabulary):
     rendered = list(generate_scenes(demo.TRAIN + demo.TEST, demo.SEED, prefix="demo"))
     graphs = generate_scenes(demo.GRAPHS_ONLY, demo.SEED + 1, prefix="demo-graph")
-    train = [parse_scene(s, vocabulary) for s in rendered[: demo.TRAIN]] + [parse_scene(s, vocabulary) for s in graphs]
+    train = [parse_scene(s, vocabulary) for s in rendered[: demo.TRAIN]] + [
+        parse_scene(s, vocabulary) for s in graphs
+    ]
     test = [parse_scene(s, vocabulary) for s in rendered[demo.TRAIN :]]
     return train, test
 
 
 def render(scene, steps, vocabulary, command: str) -> str:
-    objects = ", ".join(
-        f"{sum(o.type == t.name for o in scene.objects)} {t.name}s" for t in vocabulary.types
-    )
+    objects = ", ".join(f"{sum(o.type == t.name for o in scene.objects)} {t.name}s" for t in vocabulary.types)
     rows = []
     for step in steps:
         question = step.question
@@ -80,7 +80,9 @@ def write(body: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--image", type=int, default=0, help="position of the test scene in the demo's test set")
+    parser.add_argument(
+        "--image", type=int, default=0, help="position of the test scene in the demo's test set"
+    )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     vocabulary = load_vocabulary(ROOT / "annotations" / "vocabularies" / "urban-street.json")
