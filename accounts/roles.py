@@ -62,6 +62,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "review.decide": allow(Role.REVIEWER),
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
+    "import.list": allow(Role.REVIEWER),
     "export.read": COLLECTION_WORKERS,
     # engine: everyone may see what statistics exist and ask for estimates (vision-system designers are
     # given the training data anyway, VTT.md); fitting is an admin's decision.

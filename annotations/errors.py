@@ -35,6 +35,7 @@ class AnnotationErrorCode(StrEnum):
     LEASE_NOT_HELD = "lease_not_held"
     SELF_REVIEW = "self_review"
     COMMENT_REQUIRED = "comment_required"
+    INCOMPLETE_ATTRIBUTES = "incomplete_attributes"
     # import and export
     IMPORT_NOT_FOUND = "import_not_found"
     IMPORT_UNREADABLE = "import_unreadable"

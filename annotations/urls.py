@@ -47,7 +47,7 @@ urlpatterns = [
         queues.ReviewQueueApi.as_view(),
         name="queue-review-next",
     ),
-    path("collections/<int:collection_id>/imports/", imports.ImportCreateApi.as_view(), name="imports"),
+    path("collections/<int:collection_id>/imports/", imports.ImportListCreateApi.as_view(), name="imports"),
     path(
         "collections/<int:collection_id>/export/<scene_format:scene_format>/",
         imports.ExportApi.as_view(),

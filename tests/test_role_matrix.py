@@ -144,6 +144,7 @@ CALLS: dict[str, Builder] = {
             ).pk
         ),
     ),
+    "import.list": lambda w: Call("get", f"{w.c}/imports/"),
     "export.read": lambda w: Call("get", f"{w.c}/export/jsonl/?stage=accepted"),
     # engine
     "statistics.list": lambda w: Call("get", "/api/v1/statistics/"),

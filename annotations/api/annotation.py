@@ -19,6 +19,10 @@ from annotations.services.annotation import annotation_save, annotation_submit
 from vtt_site.api.schema import ErrorSerializer
 
 
+class SavedAnnotationSerializer(SceneRecordSerializer):
+    lease_expires_at = serializers.DateTimeField(help_text="The lease, renewed by the save.")
+
+
 class AnnotationApi(APIView):
     operations = {"GET": "annotation.read", "PUT": "annotation.save"}
 
@@ -34,7 +38,7 @@ class AnnotationApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: SceneRecordSerializer, 409: ErrorSerializer},
+        responses={200: SavedAnnotationSerializer, 409: ErrorSerializer},
         summary="Replace the image's annotation (all or nothing; you must hold its lease)",
         description="Every rule of the vocabulary is checked: boxes inside the image after clipping and "
         "not degenerate, attribute values of the type, at most one value per exclusive group, no attributes "
@@ -46,7 +50,8 @@ class AnnotationApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         record = annotation_save(image=image, user=request.user, document=data.validated_data)
-        return Response(SceneRecordSerializer(record).data)
+        image.refresh_from_db(fields=["lease_expires_at"])
+        return Response(SavedAnnotationSerializer(record | {"lease_expires_at": image.lease_expires_at}).data)
 
 
 class AnnotationSubmitApi(APIView):

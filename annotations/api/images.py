@@ -6,7 +6,7 @@ import mimetypes
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -17,11 +17,11 @@ from annotations.errors import AnnotationErrorCode
 from annotations.models import Split, Stage
 from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image, image_list
-from annotations.services.images import image_update, image_upload
+from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
 from vtt_site.api.pagination import PagePagination, paginated
 from vtt_site.api.schema import ErrorSerializer
-from vtt_site.errors import NotFoundError
+from vtt_site.errors import ApplicationError, NotFoundError
 
 
 class RejectionSerializer(serializers.Serializer):
@@ -126,6 +126,12 @@ class ImageFileApi(APIView):
     operation = "image.file"
 
     @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "size", str, enum=["original", "thumbnail"], required=False,
+                description="`thumbnail`: a JPEG at most 320 pixels on its longer side (for lists).",
+            )
+        ],
         responses={
             (200, "image/jpeg"): OpenApiTypes.BINARY,
             (200, "image/png"): OpenApiTypes.BINARY,
@@ -135,12 +141,20 @@ class ImageFileApi(APIView):
     )
     def get(self, request, image_id: int):
         image = access_image(user=request.user, image_id=image_id)
+        size = request.query_params.get("size", "original")
+        if size not in {"original", "thumbnail"}:
+            raise ApplicationError("invalid", "size must be original or thumbnail.", fields={"size": ["Unknown."]})
         if not image.file:
             raise NotFoundError(
                 AnnotationErrorCode.IMAGE_HAS_NO_FILE,
                 f"Image {image.pk} came from an imported scene graph; the platform has no pixels for it.",
             )
-        content_type = mimetypes.guess_type(image.file.name)[0] or "application/octet-stream"
-        response = FileResponse(image.file.open("rb"), content_type=content_type)
+        if size == "thumbnail":
+            handle = image.file.storage.open(image_thumbnail_ensure(image=image), "rb")
+            content_type = "image/jpeg"
+        else:
+            handle = image.file.open("rb")
+            content_type = mimetypes.guess_type(image.file.name)[0] or "application/octet-stream"
+        response = FileResponse(handle, content_type=content_type)
         response["Cache-Control"] = "private, max-age=3600"
         return response

@@ -18,8 +18,9 @@ from annotations.api.common import multipart_data
 from annotations.models import SceneFormat, Split, Stage
 from annotations.selectors.collections import access_collection
 from annotations.selectors.exports import coco_export, jsonl_export
-from annotations.selectors.imports import access_import
+from annotations.selectors.imports import access_import, import_list
 from annotations.services.imports import import_create
+from vtt_site.api.pagination import PagePagination, paginated
 from vtt_site.api.schema import ErrorSerializer
 
 CHUNK_CHARS = 64 * 1024
@@ -46,8 +47,8 @@ class ImportJobSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
-class ImportCreateApi(APIView):
-    operation = "import.create"
+class ImportListCreateApi(APIView):
+    operations = {"GET": "import.list", "POST": "import.create"}
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema_serializer(component_name="ImportCreate")
@@ -60,6 +61,13 @@ class ImportCreateApi(APIView):
         mark_reviewed = serializers.BooleanField(
             default=False, help_text="Accept the annotations at once (an existing reviewed dataset)."
         )
+
+    @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
+    def get(self, request, collection_id: int):
+        collection = access_collection(user=request.user, collection_id=collection_id)
+        paginator = PagePagination()
+        page = paginator.paginate_queryset(import_list(collection=collection), request, view=self)
+        return paginator.get_paginated_response(ImportJobSerializer(page, many=True).data)
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},

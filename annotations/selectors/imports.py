@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from annotations.errors import AnnotationErrorCode
-from annotations.models import ImportJob
+from django.db.models import QuerySet
+
+from annotations.models import Collection, ImportJob
 from annotations.selectors.collections import collections_visible_to
 from vtt_site.errors import NotFoundError
 
@@ -22,3 +24,8 @@ def access_import(*, user: Any, job_id: int) -> ImportJob:
             f"There is no import {job_id}, or you are not a member of its collection.",
         )
     return job
+
+
+def import_list(*, collection: Collection) -> QuerySet[ImportJob]:
+    """The collection's imports, newest first (the caller checked access to the collection)."""
+    return ImportJob.objects.filter(collection=collection).order_by("-created_at", "-id")

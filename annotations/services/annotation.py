@@ -21,9 +21,9 @@ from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation, 
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
-from engine.core.scene import Scene, parse_scene
+from engine.core.scene import Scene, parse_scene, unfilled_exclusive_groups
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
-from vtt_site.errors import ConflictError
+from vtt_site.errors import ApplicationError, ConflictError
 
 
 @transaction.atomic
@@ -49,6 +49,7 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
     """Hand the annotation over to the review queue (an image with nothing to box is submitted empty)."""
     locked = lock_image(image)
     require_lease(locked, user, Stage.ANNOTATE)
+    _require_complete(locked)
     locked.stage = Stage.REVIEW
     locked.annotator = user
     locked.annotated_at = locked.annotated_at or timezone.now()
@@ -59,6 +60,21 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
         update_fields=["stage", "annotator", "annotated_at", "returned", "lease_holder", "lease_expires_at"]
     )
     return locked
+
+
+def _require_complete(image: Image) -> None:
+    """Every object with known attributes has a value in each exclusive group (VTT.md section 2)."""
+    vocabulary = vocabulary_index(image.collection.vocabulary).core
+    scene = parse_annotation(image, image_annotation(image=image), vocabulary)
+    for i, obj in enumerate(scene.objects):
+        missing = unfilled_exclusive_groups(obj, vocabulary)
+        if missing:
+            raise ApplicationError(
+                AnnotationErrorCode.INCOMPLETE_ATTRIBUTES,
+                f"{obj.type} o{i + 1} has no {', '.join(missing)}: tick one value in each, "
+                "or switch on \"attributes unknown\" for it.",
+                fields={"where": f"annotation.objects[{i}].attributes"},
+            )
 
 
 # --- Shared with the queues and the import ---------------------------------------------------------------

@@ -331,3 +331,32 @@ def _refuse_duplicates(collection: Collection, name: str, content_hash: str) -> 
             Code.IMAGE_NAME_TAKEN,
             f"Another image named {name!r} is already in this collection (image {named.pk}); rename the file.",
         )
+
+
+THUMBNAIL_SIDE = 320
+
+
+def image_thumbnail_ensure(*, image: Image) -> str:
+    """The storage name of a small JPEG of the image, made the first time it is asked for.
+
+    The name carries the content hash, so a thumbnail never outlives the pixels it was made from; it is
+    written under a temporary name and moved into place, so two requests making it at once cannot leave
+    a half-written file.
+    """
+    name = f"thumbnails/{image.collection_id}/{image.pk}-{(image.content_hash or 'x')[:12]}.jpg"
+    storage = image.file.storage
+    if storage.exists(name):
+        return name
+    with image.file.open("rb") as source, PILImage.open(source) as picture:
+        picture.draft("RGB", (THUMBNAIL_SIDE, THUMBNAIL_SIDE))  # JPEG decodes at a reduced size
+        small = picture.convert("RGB")
+        small.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
+        buffer = io.BytesIO()
+        small.save(buffer, format="JPEG", quality=80)
+    path = storage.path(name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    partial = f"{path}.{os.getpid()}.partial"
+    with open(partial, "wb") as handle:
+        handle.write(buffer.getvalue())
+    os.replace(partial, path)
+    return name

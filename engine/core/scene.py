@@ -182,6 +182,19 @@ def check_attributes(
     return frozenset(values)
 
 
+def unfilled_exclusive_groups(obj: SceneObject, vocabulary: Vocabulary) -> list[str]:
+    """Exclusive groups without a value on an object whose attributes are known.
+
+    VTT.md: an exclusive group has exactly one value per object. A draft may leave some empty (saving
+    checks "at most one"); a finished annotation may not, or "Is person 1 a child?" would be truthed "no"
+    for a person whose age nobody ticked.
+    """
+    if not obj.attributes_known:
+        return []
+    groups = vocabulary.object_type(obj.type).groups
+    return [g.name for g in groups if g.exclusive and obj.attributes.isdisjoint(g.values)]
+
+
 def parse_relationships(
     raw: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
 ) -> frozenset[tuple[int, str, int]]:

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotations.models import Collection, SceneFormat
 from annotations.selectors.images import image_list
+from annotations.selectors.imports import import_list
 from annotations.services.images import image_upload
 from annotations.services.imports import import_create
 from frontend.forms import ImageFilterForm, ImportForm, UploadForm
@@ -23,6 +24,7 @@ from frontend.views.home import collection_summary
 from vtt_site.errors import ApplicationError
 
 IMAGES_PER_PAGE = 48
+RECENT_IMPORTS = 5
 
 
 def _upload_key(collection: Collection) -> str:
@@ -53,6 +55,10 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_result": request.session.pop(_upload_key(collection), None),
         "upload_max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
         "import_form": ImportForm() if actions["import"] else None,
+        # So an import can be found again after leaving its progress page.
+        "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
+        if actions["import"]
+        else [],
         "formats": SceneFormat.choices,
     }
     return render(request, "frontend/collection.html", context)

@@ -10,7 +10,7 @@ from django.shortcuts import render
 
 from accounts.roles import may, roles_of
 from annotations.models import Collection
-from annotations.selectors.collections import collection_list, collection_progress
+from annotations.selectors.collections import collection_list, collection_progress, collections_progress
 from frontend.views.common import allowed_actions
 
 STAGES = (
@@ -39,17 +39,19 @@ def progress_rows(progress: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def collection_summary(collection: Collection) -> dict[str, Any]:
-    return {"collection": collection, "progress": progress_rows(collection_progress(collection=collection))}
+def collection_summary(collection: Collection, progress: dict[str, Any] | None = None) -> dict[str, Any]:
+    progress = progress if progress is not None else collection_progress(collection=collection)
+    return {"collection": collection, "progress": progress_rows(progress)}
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     # Only roles that work on collections see them (the API's collection.list refuses the others).
-    collections = collection_list(user=request.user) if may(request.user, "collection.list") else []
+    collections = list(collection_list(user=request.user)) if may(request.user, "collection.list") else []
+    progress = collections_progress(collections=collections)
     context = {
         "roles": sorted(roles_of(request.user)),
-        "collections": [collection_summary(collection) for collection in collections],
+        "collections": [collection_summary(c, progress[c.pk]) for c in collections],
         "actions": allowed_actions(request.user),
         "stages": [label for _, label in STAGES],
     }

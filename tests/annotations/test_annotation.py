@@ -26,7 +26,12 @@ def test_a_valid_annotation_is_stored_with_ids_in_stored_order(api, annotator, l
     assert record["image"] == leased_image.original_name
     assert (record["width"], record["height"]) == (640, 480)
     assert [o["id"] for o in record["objects"]] == ["o1", "o2", "o3"]
-    assert record["objects"][0]["attributes"] == ["female", "walking"]  # the vocabulary's order
+    assert record["objects"][0]["attributes"] == [
+        "female",
+        "adult",
+        "walking",
+        "on sidewalk",
+    ]  # vocabulary order
     assert record["objects"][1] == {
         "id": "o2",
         "type": "person",
@@ -39,6 +44,7 @@ def test_a_valid_annotation_is_stored_with_ids_in_stored_order(api, annotator, l
         {"subject": "o1", "predicate": "closer than", "object": "o3"},
         {"subject": "o1", "predicate": "talking", "object": "o2"},
     ]
+    assert record.pop("lease_expires_at")  # the save renewed the lease and says until when
     assert api.as_user(annotator).get(url(leased_image)).json() == record
 
 
@@ -123,6 +129,7 @@ def test_every_rule_is_a_400_that_changes_nothing(api, annotator, leased_image, 
     change, where, words = RULES[rule]
     client = api.as_user(annotator)
     before = client.put(url(leased_image), SCENE, format="json").json()
+    before.pop("lease_expires_at")
     response = client.put(url(leased_image), broken(change), format="json")
     assert response.status_code == 400, response.content
     body = response.json()
@@ -178,6 +185,25 @@ def test_submit_sends_the_image_to_review_and_ends_the_lease(api, annotator, lea
     assert image["stage"] == "review"
     assert image["lease_holder"] is None
     assert image["annotator"]["username"] == annotator.username
+
+
+def test_a_draft_may_leave_an_exclusive_group_empty_but_a_submitted_annotation_may_not(
+    api, annotator, leased_image
+):
+    client = api.as_user(annotator)
+    draft = copy.deepcopy(SCENE)
+    draft["objects"][2]["attributes"] = ["car", "parked"]  # no tone, no visible tires yet
+    assert client.put(url(leased_image), draft, format="json").status_code == 200
+    refused = client.post(f"/api/v1/images/{leased_image.pk}/submit/")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["code"] == "incomplete_attributes"
+    assert body["fields"] == {"where": "annotation.objects[2].attributes"}
+    assert "vehicle o3 has no tone, visible tires" in body["message"]
+    assert client.get(f"/api/v1/images/{leased_image.pk}/").json()["stage"] == "annotate"
+    # An object whose attributes are unknown (o2) needs none; completing o3 is enough.
+    assert client.put(url(leased_image), SCENE, format="json").status_code == 200
+    assert client.post(f"/api/v1/images/{leased_image.pk}/submit/").status_code == 200
 
 
 def test_members_read_annotations_and_outsiders_do_not_see_them(

@@ -222,3 +222,20 @@ def test_too_many_files_in_one_request_is_a_413(api, annotator, collection, sett
     assert response.status_code == 413
     assert response.json()["code"] == "too_many_files"
     assert not Image.objects.exists()
+
+
+def test_thumbnails_are_small_jpegs_made_once(api, annotator, collection):
+    from annotations.services.images import image_upload
+
+    created = image_upload(
+        collection=collection, files=[upload("big.png", image_bytes("PNG", (1600, 1200)))]
+    ).created[0]
+    client = api.as_user(annotator)
+    response = client.get(f"/api/v1/images/{created.pk}/file/?size=thumbnail")
+    assert response.status_code == 200 and response["Content-Type"] == "image/jpeg"
+    thumbnail = PILImage.open(io.BytesIO(b"".join(response.streaming_content)))
+    assert thumbnail.format == "JPEG" and max(thumbnail.size) == 320 and thumbnail.size[0] > thumbnail.size[1]
+    again = client.get(f"/api/v1/images/{created.pk}/file/?size=thumbnail")
+    assert again.status_code == 200
+    bad = client.get(f"/api/v1/images/{created.pk}/file/?size=huge")
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"

@@ -12,6 +12,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PERSON_DRAG = ((100, 150), (180, 400))  # image pixels: a box [100, 150, 80, 250]
 VEHICLE_DRAG = ((400, 300), (700, 480))  # [400, 300, 300, 180]
+# Every exclusive group gets its value (submitting requires it); stored in the vocabulary's order.
+PERSON_ATTRIBUTES = ["female", "adult", "walking", "on sidewalk"]
+VEHICLE_ATTRIBUTES = ["car", "light-colored", "parked", "two"]
+PERSON_TEXT = "person 1 " + ", ".join(PERSON_ATTRIBUTES)
+VEHICLE_TEXT = "vehicle 1 " + ", ".join(VEHICLE_ATTRIBUTES)
 
 
 def bbox_of(drag):
@@ -38,15 +43,18 @@ def test_annotator_draws_links_and_submits_then_reviewer_accepts(team, new_page)
     attributes.locator('input[data-value="female"]').check()
     attributes.locator('input[data-value="walking"]').check()
 
+    # Submitting while an exclusive group (age, place) is empty is refused, with the reason.
+    page.get_by_role("button", name="Submit", exact=True).click()
+    page.wait_for_selector("text=has no age, place")
+    attributes.locator('input[data-value="adult"]').check()
+    attributes.locator('input[data-value="on sidewalk"]').check()
+
     canvas.drag(*VEHICLE_DRAG)
     assert canvas.count() == 2
     page.select_option("[data-testid=type]", "vehicle")
-    attributes.locator('input[data-value="light-colored"]').check()
-    attributes.locator('input[data-value="parked"]').check()
-    assert page.locator("[data-testid=objects] li").all_inner_texts() == [
-        "person 1 female, walking",
-        "vehicle 1 light-colored, parked",
-    ]
+    for value in ("car", "light-colored", "parked", "two"):
+        attributes.locator(f'input[data-value="{value}"]').check()
+    assert page.locator("[data-testid=objects] li").all_inner_texts() == [PERSON_TEXT, VEHICLE_TEXT]
 
     # Link the person to the vehicle: select the person, "Link…", click the vehicle, choose the relationship.
     canvas.click(140, 275)
@@ -73,10 +81,7 @@ def test_annotator_draws_links_and_submits_then_reviewer_accepts(team, new_page)
     login(review, members["rita"])
     open_next(review, collection, "review-next")
     assert review.url.endswith(f"/images/{image.pk}/review/")
-    assert review.locator("[data-testid=objects] li").all_inner_texts() == [
-        "person 1 female, walking",
-        "vehicle 1 light-colored, parked",
-    ]
+    assert review.locator("[data-testid=objects] li").all_inner_texts() == [PERSON_TEXT, VEHICLE_TEXT]
     assert review.locator("[data-testid=relationships] li").all_inner_texts() == [
         "person 1 → closer than → vehicle 1"
     ]
@@ -89,8 +94,8 @@ def test_annotator_draws_links_and_submits_then_reviewer_accepts(team, new_page)
     stored = api.get(f"/api/v1/images/{image.pk}/annotation/").json()
     objects = stored["objects"]
     assert [(o["id"], o["type"], o["attributes"], o["attributes_known"]) for o in objects] == [
-        ("o1", "person", ["female", "walking"], True),
-        ("o2", "vehicle", ["light-colored", "parked"], True),
+        ("o1", "person", PERSON_ATTRIBUTES, True),
+        ("o2", "vehicle", VEHICLE_ATTRIBUTES, True),
     ]
     for stored_object, drag in zip(objects, (PERSON_DRAG, VEHICLE_DRAG), strict=True):
         assert stored_object["bbox"] == pytest.approx(bbox_of(drag), abs=3)

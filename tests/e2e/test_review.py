@@ -16,9 +16,14 @@ def test_send_back_needs_a_comment_and_returns_the_image_to_its_annotator(team, 
     collection, members = team
     upload_street(collection)
     # A runner, and a crowd of 15 behind him: the list of boxes is longer than the side panel.
-    crowd = [person(300 + 40 * i, 100, 30, 80, "adult", id=f"c{i}") for i in range(15)]
+    crowd = [
+        person(300 + 40 * i, 100, 30, 80, "male", "adult", "standing still", "on sidewalk", id=f"c{i}")
+        for i in range(15)
+    ]
     image = hold_with_annotation(
-        collection, members["alice"], {"objects": [person(100, 120, 60, 180, "male", "running"), *crowd]}
+        collection,
+        members["alice"],
+        {"objects": [person(100, 120, 60, 180, "male", "adult", "running", "on street"), *crowd]},
     )
     annotation_submit(image=image, user=members["alice"])
 
@@ -26,7 +31,7 @@ def test_send_back_needs_a_comment_and_returns_the_image_to_its_annotator(team, 
     login(review, members["rita"])
     open_next(review, collection, "review-next")
     boxes = review.locator("[data-testid=objects] li")
-    assert boxes.count() == 16 and boxes.first.inner_text() == "person 1 male, running"
+    assert boxes.count() == 16 and boxes.first.inner_text() == "person 1 male, adult, running, on street"
     Canvas(review).click(130, 200)  # selecting shows the attributes, read-only
     assert review.locator('[data-testid=attributes] input[data-value="running"]').is_checked()
     assert review.locator('[data-testid=attributes] input[data-value="running"]').is_disabled()

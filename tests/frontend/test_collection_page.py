@@ -130,6 +130,11 @@ def test_import_form_runs_the_job_and_shows_its_result(
     page = client.get(response["Location"]).content.decode()
     assert "Imported: 2 images created, 0 updated." in page and 'data-finished="true"' in page
     assert set(Image.objects.values_list("stage", "split")) == {(Stage.ACCEPTED, "test")}
+    # The job can be found again from the collection page, and through the API.
+    listed = client.get(f"/collections/{collection.pk}/").content.decode()
+    assert f'href="/imports/{job.pk}/"' in listed and "scenes.jsonl" in listed
+    jobs = client.get(f"/api/v1/collections/{collection.pk}/imports/").json()
+    assert jobs["count"] == 1 and jobs["results"][0]["status"] == "done"
 
 
 def test_import_of_a_bad_file_lists_every_bad_line_and_imports_nothing(

@@ -71,3 +71,23 @@ def test_progress_is_counted_per_split(client, users, collection):
     assert row("all") == {"new": 3, "in_annotation": 0, "in_review": 1, "accepted": 2}
     assert row("train") == {"new": 3, "in_annotation": 0, "in_review": 1, "accepted": 0}
     assert row("test") == {"new": 0, "in_annotation": 0, "in_review": 0, "accepted": 2}
+
+
+def test_the_home_page_costs_the_same_queries_for_one_or_five_collections(client, make_user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    admin_user = make_user(Role.ADMIN)
+    client.force_login(admin_user)
+    first = CollectionFactory()
+    ImageFactory(collection=first)
+    client.get("/")
+    with CaptureQueriesContext(connection) as one:
+        assert client.get("/").status_code == 200
+    others = [CollectionFactory(vocabulary=first.vocabulary) for _ in range(4)]
+    for collection in others:
+        ImageFactory(collection=collection)
+    with CaptureQueriesContext(connection) as five:
+        page = client.get("/").content.decode()
+    assert all(collection.name in page for collection in [first, *others])
+    assert len(five.captured_queries) == len(one.captured_queries)

@@ -17,8 +17,18 @@ pytestmark = pytest.mark.django_db
 
 SCENE = {
     "objects": [
-        {"id": "a", "type": "person", "bbox": [10, 20, 30, 60], "attributes": ["female"]},
-        {"id": "b", "type": "vehicle", "bbox": [100, 50, 200, 90], "attributes": ["bus"]},
+        {
+            "id": "a",
+            "type": "person",
+            "bbox": [10, 20, 30, 60],
+            "attributes": ["female", "adult", "standing still", "on sidewalk"],
+        },
+        {
+            "id": "b",
+            "type": "vehicle",
+            "bbox": [100, 50, 200, 90],
+            "attributes": ["bus", "light-colored", "moving", "more than two"],
+        },
     ],
     "relationships": [{"subject": "a", "predicate": "closer than", "object": "b"}],
 }

@@ -139,7 +139,7 @@ async function save() {
       store.saved(record, revision, keys);
       view.clearErrors();
       showError("");
-      refreshLease();
+      lease.set(record.lease_expires_at); // the save renewed the lease
       return true;
     } catch (error) {
       refused(error, documentSent, keys);
@@ -169,15 +169,6 @@ function refused(error, sent, keys) {
     showError(`Not saved: relationship ${r.predicate}: ${place.message}`);
   } else {
     showError(`Not saved: ${error.message}`);
-  }
-}
-
-// A save renews the lease on the server; its answer is the annotation, so ask for the new expiry.
-async function refreshLease() {
-  try {
-    lease.set((await api("GET", data.urls.image)).lease_expires_at);
-  } catch {
-    // the clock keeps its old time; the next save tries again
   }
 }
 
