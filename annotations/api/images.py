@@ -128,7 +128,10 @@ class ImageFileApi(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter(
-                "size", str, enum=["original", "thumbnail"], required=False,
+                "size",
+                str,
+                enum=["original", "thumbnail"],
+                required=False,
                 description="`thumbnail`: a JPEG at most 320 pixels on its longer side (for lists).",
             )
         ],
@@ -143,7 +146,9 @@ class ImageFileApi(APIView):
         image = access_image(user=request.user, image_id=image_id)
         size = request.query_params.get("size", "original")
         if size not in {"original", "thumbnail"}:
-            raise ApplicationError("invalid", "size must be original or thumbnail.", fields={"size": ["Unknown."]})
+            raise ApplicationError(
+                "invalid", "size must be original or thumbnail.", fields={"size": ["Unknown."]}
+            )
         if not image.file:
             raise NotFoundError(
                 AnnotationErrorCode.IMAGE_HAS_NO_FILE,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotations.errors import AnnotationErrorCode
 from django.db.models import QuerySet
 
+from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, ImportJob
 from annotations.selectors.collections import collections_visible_to
 from vtt_site.errors import NotFoundError

@@ -72,7 +72,7 @@ def _require_complete(image: Image) -> None:
             raise ApplicationError(
                 AnnotationErrorCode.INCOMPLETE_ATTRIBUTES,
                 f"{obj.type} o{i + 1} has no {', '.join(missing)}: tick one value in each, "
-                "or switch on \"attributes unknown\" for it.",
+                'or switch on "attributes unknown" for it.',
                 fields={"where": f"annotation.objects[{i}].attributes"},
             )
 

@@ -121,7 +121,9 @@ def _fill(collection: Collection) -> None:
     )
     to_import = [scene for scene in scenes[: TRAIN + TEST] if scene["image"] not in annotated]
     to_import += [
-        scene for scene in generate_scenes(GRAPHS_ONLY, SEED + 1, prefix="demo-graph") if scene["image"] not in present
+        scene
+        for scene in generate_scenes(GRAPHS_ONLY, SEED + 1, prefix="demo-graph")
+        if scene["image"] not in present
     ]
     if to_import:
         _import_reviewed(collection, to_import)

@@ -213,7 +213,9 @@ def parse_relationships(
         except (KeyError, TypeError):
             fast = False
         if not fast:
-            found.add(_checked_relationship(item, vocabulary, objects, index_of, f"{where}.relationships[{i}]"))
+            found.add(
+                _checked_relationship(item, vocabulary, objects, index_of, f"{where}.relationships[{i}]")
+            )
         elif symmetric and obj < subject:
             found.add((obj, predicate, subject))
         else:

@@ -158,7 +158,8 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
 def _flatten(vocabulary: Vocabulary, scenes: Iterable[Scene]) -> dict[str, Any]:
     """One pass over the scenes into flat lists and buffers (the only loop over images, at fit time)."""
     columns: dict[str, Any] = {
-        key: [] for key in ("image_names", "widths", "heights", "objects_per_image", "types", "attrs", "known")
+        key: []
+        for key in ("image_names", "widths", "heights", "objects_per_image", "types", "attrs", "known")
     }
     # Flat typed buffers: a million boxes or relationships as Python tuples cost seconds to convert.
     columns["boxes"] = array("d")
