@@ -38,18 +38,9 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WIDTH, HEIGHT = 1280, 800
 VIEWPORT = {"width": 1400, "height": 900}
 USERNAME = "bench-annotator"

@@ -25,7 +25,7 @@ from engine.core.drivers import stream_rng
 from engine.core.oracle import Binding, PreparedScene, answer
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.scene import iter_scene_lines
-from engine.core.statistics import load
+from engine.core.statistics import ARRAY_FIELDS, load
 
 VOCABULARY = ROOT / "annotations" / "vocabularies" / "urban-street.json"
 TARGETS = {2591: 20.0, 100000: 500.0}  # median milliseconds per proposal
@@ -96,21 +96,7 @@ def measure(size: int, test_scenes: int) -> dict:
     started = time.perf_counter()
     stats = load(out)
     load_seconds = time.perf_counter() - started
-    arrays_mb = (
-        sum(
-            getattr(stats, name).nbytes
-            for name in (
-                "obj_image",
-                "obj_type",
-                "obj_attrs",
-                "obj_known",
-                "obj_vis",
-                "visible_counts",
-                "unknown_counts",
-            )
-        )
-        / 2**20
-    )
+    arrays_mb = sum(getattr(stats, name).nbytes for name in ARRAY_FIELDS) / 2**20
     result = {
         "images": size,
         "objects": stats.n_objects,

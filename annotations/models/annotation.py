@@ -35,6 +35,21 @@ class ObjectAnnotation(models.Model):
         return f"o{self.position + 1} ({self.object_type_id}) of image {self.image_id}"
 
 
+# The columns the bulk writes fill and the record reads select, in one order.
+OBJECT_COLUMNS = (
+    "image_id",
+    "position",
+    "object_type_id",
+    "x",
+    "y",
+    "w",
+    "h",
+    "attributes",
+    "attributes_known",
+)
+RELATIONSHIP_COLUMNS = ("image_id", "relationship_id", "subject_id", "object_id")
+
+
 class RelationshipAnnotation(models.Model):
     image = models.ForeignKey(Image, on_delete=models.CASCADE, related_name="relationship_annotations")
     relationship = models.ForeignKey(RelationshipType, on_delete=models.PROTECT, related_name="+")

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation
+from annotations.models.annotation import OBJECT_COLUMNS
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 
 
@@ -27,18 +28,7 @@ def scene_records(*, images: Sequence[Image], index: VocabularyIndex) -> list[di
     rows = (
         ObjectAnnotation.objects.filter(image_id__in=ids)
         .order_by("image_id", "position")
-        .values_list(
-            "id",
-            "image_id",
-            "position",
-            "object_type_id",
-            "x",
-            "y",
-            "w",
-            "h",
-            "attributes",
-            "attributes_known",
-        )
+        .values_list("id", *OBJECT_COLUMNS)
     )
     for row in rows:
         objects[row[1]].append(row)

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation, Stage
+from annotations.models.annotation import OBJECT_COLUMNS, RELATIONSHIP_COLUMNS
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
@@ -126,20 +127,6 @@ def annotation_delete(*, image_ids: Sequence[int]) -> None:
     for chunk in chunked(image_ids):
         RelationshipAnnotation.objects.filter(image_id__in=chunk).delete()
         ObjectAnnotation.objects.filter(image_id__in=chunk).delete()
-
-
-OBJECT_COLUMNS = (
-    "image_id",
-    "position",
-    "object_type_id",
-    "x",
-    "y",
-    "w",
-    "h",
-    "attributes",
-    "attributes_known",
-)
-RELATIONSHIP_COLUMNS = ("image_id", "relationship_id", "subject_id", "object_id")
 
 
 def annotation_insert(*, images: Sequence[Image], scenes: Sequence[Scene], index: VocabularyIndex) -> None:

@@ -270,7 +270,8 @@ def _lookup(keys: I64, values: U64, wanted: I64) -> U64:
 
 # --- The file -------------------------------------------------------------------------------------------
 
-_ARRAYS = (
+# The per-image and per-object arrays of a fit, as saved in the file.
+ARRAY_FIELDS = (
     "image_names",
     "image_width",
     "image_height",
@@ -294,7 +295,7 @@ def save(stats: FittedStatistics, path: str | Path) -> None:
         "pair_keys": [list(key) for key in stats.pair_histograms],
         **stats.meta,
     }
-    arrays: dict[str, Any] = {name: getattr(stats, name) for name in _ARRAYS}
+    arrays: dict[str, Any] = {name: getattr(stats, name) for name in ARRAY_FIELDS}
     for t, histogram in enumerate(stats.attribute_histograms):
         arrays[f"attr_masks_{t}"], arrays[f"attr_counts_{t}"] = histogram.masks, histogram.counts
     for (s, o), histogram in stats.pair_histograms.items():
@@ -324,7 +325,7 @@ def load(path: str | Path) -> FittedStatistics:
                 where=str(path),
             )
         vocabulary = parse_vocabulary(meta["vocabulary"])
-        arrays = {name: archive[name] for name in _ARRAYS}
+        arrays = {name: archive[name] for name in ARRAY_FIELDS}
         attribute_histograms = tuple(
             Histogram(archive[f"attr_masks_{t}"], archive[f"attr_counts_{t}"])
             for t in range(len(vocabulary.types))

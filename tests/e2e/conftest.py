@@ -21,23 +21,12 @@ from annotations.services.annotation import annotation_save
 from annotations.services.images import image_upload
 from annotations.services.queues import annotation_next
 from annotations.synthetic.render import render_scene
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.factories import PASSWORD, CollectionFactory, MembershipFactory, UserFactory
 
 # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a thread with a
 # running loop unless told that this is deliberate.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.core.errors import StatisticsError
-from engine.core.statistics import FORMAT_VERSION, fit, load, save
+from engine.core.statistics import ARRAY_FIELDS, FORMAT_VERSION, fit, load, save
 from tests.engine.random_scenes import random_scene, small_vocabulary
 
 V = small_vocabulary()
@@ -25,17 +25,7 @@ def test_the_file_round_trips(scenes, tmp_path):
     save(stats, tmp_path / "stats.npz")
     loaded = load(tmp_path / "stats.npz")
     assert loaded.vocabulary == V and loaded.min_overlap == 0.1
-    for name in (
-        "image_start",
-        "obj_image",
-        "obj_type",
-        "obj_attrs",
-        "obj_known",
-        "obj_vis",
-        "visible_counts",
-        "unknown_counts",
-        "image_names",
-    ):
+    for name in ARRAY_FIELDS:
         assert np.array_equal(getattr(loaded, name), getattr(stats, name)), name
     assert loaded.pair_histograms.keys() == stats.pair_histograms.keys()
     assert loaded.summary() == stats.summary()
