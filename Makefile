@@ -17,7 +17,7 @@ DJANGO_FREE_TESTS := tests/engine tests/annotations/synthetic
 ## make run: install into .venv, migrate, load the demo data and serve on the embedded defaults.
 run: install .env
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo_setup
+	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
 	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 ## make test: install the dev dependencies and run every check and the whole test suite.
