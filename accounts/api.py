@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors, services
 from accounts.roles import roles_of
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 
 
 class MeApi(APIView):
@@ -51,9 +51,7 @@ class TokenListCreateApi(APIView):
 
     @extend_schema(responses=paginated(TokenOutputSerializer), summary="List my API tokens")
     def get(self, request):
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(selectors.tokens_of(user=request.user), request, view=self)
-        return paginator.get_paginated_response(TokenOutputSerializer(page, many=True).data)
+        return page_response(request, self, selectors.tokens_of(user=request.user), TokenOutputSerializer)
 
     @extend_schema(request=InputSerializer, responses={201: CreatedSerializer}, summary="Create an API token")
     def post(self, request):

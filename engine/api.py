@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from annotations.selectors.collections import access_collection
 from engine import selectors, services
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 
 
 class StatisticsOutputSerializer(serializers.Serializer):
@@ -47,9 +47,7 @@ class StatisticsListCreateApi(APIView):
 
     @extend_schema(responses=paginated(StatisticsOutputSerializer), summary="List fitted statistics")
     def get(self, request):
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(selectors.statistics_list(), request, view=self)
-        return paginator.get_paginated_response(StatisticsOutputSerializer(page, many=True).data)
+        return page_response(request, self, selectors.statistics_list(), StatisticsOutputSerializer)
 
     @extend_schema(
         request=InputSerializer,

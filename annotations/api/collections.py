@@ -17,7 +17,7 @@ from annotations.selectors.collections import (
 )
 from annotations.selectors.vocabularies import vocabulary_get
 from annotations.services.collections import collection_create, membership_remove, membership_set
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -56,9 +56,7 @@ class CollectionListCreateApi(APIView):
 
     @extend_schema(responses=paginated(CollectionSerializer), summary="The collections I am a member of")
     def get(self, request):
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(collection_list(user=request.user), request, view=self)
-        return paginator.get_paginated_response(CollectionSerializer(page, many=True).data)
+        return page_response(request, self, collection_list(user=request.user), CollectionSerializer)
 
     @extend_schema(
         request=InputSerializer,
@@ -109,9 +107,7 @@ class MemberListAddApi(APIView):
     @extend_schema(responses=paginated(MembershipSerializer), summary="Members of a collection")
     def get(self, request, collection_id: int):
         collection = access_collection(user=request.user, collection_id=collection_id)
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(member_list(collection=collection), request, view=self)
-        return paginator.get_paginated_response(MembershipSerializer(page, many=True).data)
+        return page_response(request, self, member_list(collection=collection), MembershipSerializer)
 
     @extend_schema(
         request=InputSerializer,

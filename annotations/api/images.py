@@ -19,7 +19,7 @@ from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image, image_list
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, NotFoundError
 
@@ -61,11 +61,9 @@ class ImageListUploadApi(APIView):
         collection = access_collection(user=request.user, collection_id=collection_id)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(
-            image_list(collection=collection, **filters.validated_data), request, view=self
+        return page_response(
+            request, self, image_list(collection=collection, **filters.validated_data), ImageSerializer
         )
-        return paginator.get_paginated_response(ImageSerializer(page, many=True).data)
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},

@@ -20,7 +20,7 @@ from annotations.selectors.collections import access_collection
 from annotations.selectors.exports import coco_export, jsonl_export
 from annotations.selectors.imports import access_import, import_list
 from annotations.services.imports import import_create
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
 CHUNK_CHARS = 64 * 1024
@@ -65,9 +65,7 @@ class ImportListCreateApi(APIView):
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
     def get(self, request, collection_id: int):
         collection = access_collection(user=request.user, collection_id=collection_id)
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(import_list(collection=collection), request, view=self)
-        return paginator.get_paginated_response(ImportJobSerializer(page, many=True).data)
+        return page_response(request, self, import_list(collection=collection), ImportJobSerializer)
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_get, vocabulary_list
 from annotations.services.vocabularies import vocabulary_import, vocabulary_update
-from vtt_site.api.pagination import PagePagination, paginated
+from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -51,9 +51,7 @@ class VocabularyListCreateApi(APIView):
 
     @extend_schema(responses=paginated(VocabularySerializer), summary="List vocabularies, every version")
     def get(self, request):
-        paginator = PagePagination()
-        page = paginator.paginate_queryset(vocabulary_list(), request, view=self)
-        return paginator.get_paginated_response(VocabularySerializer(page, many=True).data)
+        return page_response(request, self, vocabulary_list(), VocabularySerializer)
 
     @extend_schema(
         request=DocumentSerializer,

@@ -54,26 +54,26 @@ def _holds(image: Image, user: Any, stage: Stage) -> bool:
     return image.stage == stage and image.lease_holder_id == user.pk
 
 
+def _held_page(request: HttpRequest, image_id: int, stage: Stage, operation: str, mode: str, queue: str):
+    """The working page of an image the user holds in `stage`; otherwise its read-only view."""
+    image = image_or_404(request.user, image_id)
+    require(request.user, operation)
+    if not _holds(image, request.user, stage):
+        messages.warning(request, f"You do not hold {image.original_name}: take it with “{queue}”.")
+        return redirect("frontend:image", image_id=image.pk)
+    return _work_page(request, image, mode)
+
+
 @login_required
 @require_GET
 def annotate(request: HttpRequest, image_id: int) -> HttpResponse:
-    image = image_or_404(request.user, image_id)
-    require(request.user, "annotation.save")
-    if not _holds(image, request.user, Stage.ANNOTATE):
-        messages.warning(request, f"You do not hold {image.original_name}: take it with “Annotate next”.")
-        return redirect("frontend:image", image_id=image.pk)
-    return _work_page(request, image, "annotate")
+    return _held_page(request, image_id, Stage.ANNOTATE, "annotation.save", "annotate", "Annotate next")
 
 
 @login_required
 @require_GET
 def review(request: HttpRequest, image_id: int) -> HttpResponse:
-    image = image_or_404(request.user, image_id)
-    require(request.user, "review.decide")
-    if not _holds(image, request.user, Stage.REVIEW):
-        messages.warning(request, f"You do not hold {image.original_name}: take it with “Review next”.")
-        return redirect("frontend:image", image_id=image.pk)
-    return _work_page(request, image, "review")
+    return _held_page(request, image_id, Stage.REVIEW, "review.decide", "review", "Review next")
 
 
 @login_required

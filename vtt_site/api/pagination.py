@@ -9,6 +9,13 @@ class PagePagination(PageNumberPagination):
     max_page_size = 500
 
 
+def page_response(request, view, queryset, serializer_class: type[serializers.Serializer]):
+    """The requested page of `queryset`, serialized, as every list endpoint answers."""
+    paginator = PagePagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
 _paginated: dict[type, type] = {}
 
 
