@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-DEFAULT_ATTRIBUTE_PHRASE = "is {value}"
+from engine.core.vocabulary import DEFAULT_ATTRIBUTE_PHRASE
 
 
 def default_regions() -> str:

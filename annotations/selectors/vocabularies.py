@@ -10,7 +10,9 @@ from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import AttributeGroup, Image, ObjectType, RelationshipType, Vocabulary
-from annotations.models.vocabularies import DEFAULT_ATTRIBUTE_PHRASE
+from engine.core.vocabulary import AttributeGroup as CoreAttributeGroup
+from engine.core.vocabulary import ObjectType as CoreObjectType
+from engine.core.vocabulary import RelationshipType as CoreRelationshipType
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
 from engine.core.vocabulary import parse_vocabulary
 from vtt_site.errors import NotFoundError
@@ -41,45 +43,41 @@ def vocabulary_in_use(*, vocabulary: Vocabulary) -> bool:
 
 
 def vocabulary_document(vocabulary: Vocabulary) -> dict[str, Any]:
-    """The vocabulary as the JSON document of VTT.md section 9 (six queries, whatever its size)."""
+    """The vocabulary as the JSON document of VTT.md section 9 (six queries, whatever its size).
+
+    The rows become engine-core objects, whose `to_document` is the one writer of that format. The
+    regions pass through as stored: after an admin edit they may be invalid, and it is the parse of this
+    document that must say so, not a crash while writing it.
+    """
     groups = AttributeGroup.objects.prefetch_related("values")
     types = ObjectType.objects.filter(vocabulary=vocabulary).prefetch_related(Prefetch("groups", groups))
     relationships = RelationshipType.objects.filter(vocabulary=vocabulary).prefetch_related(
         "subject_types", "object_types"
     )
-    return {
-        "name": vocabulary.name,
-        "description": vocabulary.description,
-        "types": {t.name: {"attribute_groups": [_group_document(g) for g in t.groups.all()]} for t in types},
-        "relationships": [_relationship_document(r) for r in relationships],
-        "regions": vocabulary.regions,
-    }
+    core = CoreVocabulary(
+        name=vocabulary.name,
+        description=vocabulary.description,
+        types=tuple(CoreObjectType(t.name, tuple(_core_group(g) for g in t.groups.all())) for t in types),
+        relationships=tuple(_core_relationship(r) for r in relationships),
+        regions=(),
+    )
+    return core.to_document() | {"regions": vocabulary.regions}
 
 
-def _group_document(group: AttributeGroup) -> dict[str, Any]:
-    document: dict[str, Any] = {
-        "name": group.name,
-        "exclusive": group.exclusive,
-        "values": [value.name for value in group.values.all()],
-    }
-    if group.phrase != DEFAULT_ATTRIBUTE_PHRASE:
-        document["phrase"] = group.phrase
-    if group.phrases:
-        document["phrases"] = dict(group.phrases)
-    return document
+def _core_group(group: AttributeGroup) -> CoreAttributeGroup:
+    values = tuple(value.name for value in group.values.all())
+    return CoreAttributeGroup(group.name, group.exclusive, values, group.phrase, dict(group.phrases or {}))
 
 
-def _relationship_document(relationship: RelationshipType) -> dict[str, Any]:
-    document: dict[str, Any] = {
-        "name": relationship.name,
-        "subject_types": [t.name for t in relationship.subject_types.all()],
-        "object_types": [t.name for t in relationship.object_types.all()],
-        "symmetric": relationship.symmetric,
-        "group": relationship.group or relationship.name,
-    }
-    if relationship.phrase and relationship.phrase != relationship.name:
-        document["phrase"] = relationship.phrase
-    return document
+def _core_relationship(relationship: RelationshipType) -> CoreRelationshipType:
+    return CoreRelationshipType(
+        name=relationship.name,
+        subject_types=frozenset(t.name for t in relationship.subject_types.all()),
+        object_types=frozenset(t.name for t in relationship.object_types.all()),
+        symmetric=relationship.symmetric,
+        group=relationship.group or relationship.name,
+        phrase=relationship.phrase or relationship.name,
+    )
 
 
 @dataclass(frozen=True)

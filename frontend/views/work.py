@@ -24,28 +24,36 @@ from annotations.services.queues import annotation_next, review_next
 from frontend.views.common import collection_or_404, image_or_404, require
 
 
+def _take_next(request: HttpRequest, collection_id: int, operation: str, take, page: str, waiting: str):
+    """Lease the next image of a queue and open its working page, or say that nothing is waiting."""
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, operation)
+    image = take(collection=collection, user=request.user)
+    if image is None:
+        messages.info(request, f"No image of {collection.name} is waiting {waiting}.")
+        return redirect("frontend:collection", collection_id=collection.pk)
+    return redirect(page, image_id=image.pk)
+
+
 @login_required
 @require_POST
 def annotate_next(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = collection_or_404(request.user, collection_id)
-    require(request.user, "queue.annotation.next")
-    image = annotation_next(collection=collection, user=request.user)
-    if image is None:
-        messages.info(request, f"No image of {collection.name} is waiting to be annotated.")
-        return redirect("frontend:collection", collection_id=collection.pk)
-    return redirect("frontend:annotate", image_id=image.pk)
+    return _take_next(
+        request,
+        collection_id,
+        "queue.annotation.next",
+        annotation_next,
+        "frontend:annotate",
+        "to be annotated",
+    )
 
 
 @login_required
 @require_POST
 def review_next_view(request: HttpRequest, collection_id: int) -> HttpResponse:
-    collection = collection_or_404(request.user, collection_id)
-    require(request.user, "queue.review.next")
-    image = review_next(collection=collection, user=request.user)
-    if image is None:
-        messages.info(request, f"No image of {collection.name} is waiting for your review.")
-        return redirect("frontend:collection", collection_id=collection.pk)
-    return redirect("frontend:review", image_id=image.pk)
+    return _take_next(
+        request, collection_id, "queue.review.next", review_next, "frontend:review", "for your review"
+    )
 
 
 def _holds(image: Image, user: Any, stage: Stage) -> bool:
