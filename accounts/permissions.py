@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import ImproperlyConfigured
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
 from accounts.roles import may
-
-
-def operation_of(view, method: str) -> str:
-    """The operation a view performs for an HTTP method, as declared on the view."""
-    operations = getattr(view, "operations", None)
-    if operations is not None:
-        if method == "HEAD":
-            method = "GET"
-        if method not in operations:
-            raise exceptions.MethodNotAllowed(method)
-        return operations[method]
-    operation = getattr(view, "operation", None)
-    if operation is None:
-        raise ImproperlyConfigured(f"{type(view).__name__} does not declare `operation` or `operations`")
-    return operation
+from vtt_site.api.operations import operation_of
 
 
 class OperationPermission(BasePermission):

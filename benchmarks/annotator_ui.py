@@ -107,7 +107,7 @@ def setup() -> tuple[str, int]:
     from annotations.services.images import image_upload
     from annotations.services.queues import annotation_next
     from annotations.services.vocabularies import vocabulary_install_default
-    from annotations.synthetic.render import render_scene
+    from demo.synthetic.render import render_scene
 
     call_command("migrate", verbosity=0, interactive=False)
     password = secrets.token_urlsafe(16)

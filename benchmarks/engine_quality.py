@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks.report import ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
-from engine.core.drivers import run_automatic, stream_rng
+from engine.core.drivers import run_automatic, stream_seed
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer
 from engine.core.scene import iter_scene_lines
@@ -49,7 +49,7 @@ def evaluate(train: int, test: int, seed: int, settings: EngineSettings) -> dict
     lengths, ambiguous = [], 0
     per_kind: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for index, scene in enumerate(scenes):
-        steps = run_automatic(stats, scene, settings, stream_rng(seed, index))
+        steps = run_automatic(stats, scene, settings, stream_seed(seed, index))
         answered = [s for s in steps if s.answer != Answer.AMBIGUOUS]
         ambiguous += len(steps) - len(answered)
         lengths.append(len(answered))

@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
-from engine.core.drivers import stream_rng
+from engine.core.drivers import stream_seed
 from engine.core.oracle import Binding, PreparedScene, answer
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.questions import Answer, InstantiationQuestion
@@ -64,7 +64,7 @@ def time_proposals(stats, test_path, count: int) -> dict:
         scenes = list(iter_scene_lines(lines, stats.vocabulary))[:count]
     for index, scene in enumerate(scenes):
         prepared = PreparedScene.build(scene, stats.vocabulary, stats.min_overlap)
-        stream, binding = Stream(stats, settings, stream_rng(1, index)), Binding()
+        stream, binding = Stream(stats, settings, stream_seed(1, index)), Binding()
         while True:
             started = time.perf_counter()
             proposal = stream.propose()
@@ -127,7 +127,7 @@ def render(results: list[dict], command: str) -> str:
 
 Command: `{command}` (commit {commit()}, {machine()}).
 
-Synthetic street scenes from `annotations.synthetic` (training seed 1, held-out seed 2). Fit is
+Synthetic street scenes from `demo.synthetic` (training seed 1, held-out seed 2). Fit is
 `vtt-engine fit` in a child process, JSON parsing and validation included. "Propose" times every call
 of `Stream.propose()` over full streams on held-out scenes answered by the oracle, including the last
 call of each stream (which finds nothing unpredictable left and examines every candidate level).

@@ -3,7 +3,7 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/vtt .venv/bin/python -m benchmarks.import_scenes \
         [--images 10000] [--write]
 
-Synthetic street scenes from `annotations.synthetic.generate_scenes` are written as JSON Lines and
+Synthetic street scenes from `demo.synthetic.generate_scenes` are written as JSON Lines and
 `annotations.services.imports.import_run` is timed on them: every line validated, then the
 all-or-nothing write in one transaction. It runs in a scratch database created for the run (named after
 the configured one, with the suffix `_import_benchmark`) and dropped after it. `--write` puts the result
@@ -33,8 +33,8 @@ from annotations.models import ImportJob, ObjectAnnotation, RelationshipAnnotati
 from annotations.services.collections import collection_create  # noqa: E402
 from annotations.services.imports import import_create, import_run  # noqa: E402
 from annotations.services.vocabularies import vocabulary_install_default  # noqa: E402
-from annotations.synthetic import generate_scenes  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
+from demo.synthetic import generate_scenes  # noqa: E402
 
 TARGET_SECONDS = 60
 

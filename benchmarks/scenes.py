@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from annotations.synthetic.scenes import generate_scenes
 from benchmarks.report import OUT
+from demo.synthetic.scenes import generate_scenes
 
 
 def scene_file(count: int, seed: int) -> Path:

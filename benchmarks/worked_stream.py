@@ -2,7 +2,7 @@
 
     python -m benchmarks.worked_stream [--image 0] [--seed 7]
 
-The demo collection (`manage.py demo_setup`) is made from `annotations.synthetic` with fixed seeds; this
+The demo collection (`manage.py demo_setup`) is made from `demo.synthetic` with fixed seeds; this
 script regenerates exactly its reviewed training scenes and its test scenes, fits the engine on the
 training ones and runs the automatic driver on one test scene.
 """
@@ -19,9 +19,9 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
-from annotations.services import demo  # noqa: E402  (the demo's sizes and seeds)
-from annotations.synthetic import generate_scenes  # noqa: E402
-from engine.core.drivers import run_automatic, stream_rng  # noqa: E402
+from demo import services as demo  # noqa: E402  (the demo's sizes and seeds)
+from demo.synthetic import generate_scenes  # noqa: E402
+from engine.core.drivers import run_automatic, stream_seed  # noqa: E402
 from engine.core.proposer import EngineSettings  # noqa: E402
 from engine.core.questions import InstantiationQuestion, render_text  # noqa: E402
 from engine.core.scene import parse_scene  # noqa: E402
@@ -89,7 +89,7 @@ def main() -> None:
     train, test = demo_scenes(vocabulary)
     stats = fit(vocabulary, train)
     scene = test[args.image]
-    steps = run_automatic(stats, scene, EngineSettings(), stream_rng(args.seed, args.image))
+    steps = run_automatic(stats, scene, EngineSettings(), stream_seed(args.seed, args.image))
     command = "python -m benchmarks.worked_stream " + " ".join(sys.argv[1:])
     write(render(scene, steps, vocabulary, command.strip()))
     print(f"{len(steps)} steps written to {DOC}")

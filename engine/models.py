@@ -25,7 +25,7 @@ class FittedStatistics(models.Model):
     collections = models.ManyToManyField("annotations.Collection", related_name="fitted_statistics")
     # The exact training set: the reviewed train images of the collections when the fit was asked for.
     training_images = models.ManyToManyField("annotations.Image", related_name="fitted_statistics")
-    # Fitting settings (the region overlap) and the proposing defaults in force at the time.
+    # Fitting settings (the region overlap). Proposing settings belong to a test (engine.settings).
     settings = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=FitStatus.choices, default=FitStatus.QUEUED)
     progress = models.FloatField(default=0.0, help_text="Fraction of the training images read so far.")

@@ -29,16 +29,6 @@ PROGRESS_EVERY = 500  # images between two progress writes
 STALE_AFTER = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
 
 
-def proposing_defaults() -> dict[str, Any]:
-    engine = settings.VTT
-    return {
-        "epsilon": engine["ENGINE_EPSILON"],
-        "min_population": engine["ENGINE_MIN_POPULATION"],
-        "max_attributes": engine["ENGINE_MAX_ATTRIBUTES"],
-        "max_questions": engine["ENGINE_MAX_QUESTIONS"],
-    }
-
-
 @dataclass(frozen=True)
 class FitRequest:
     vocabulary_id: int
@@ -91,7 +81,7 @@ def statistics_fit_start(
     statistics = FittedStatistics.objects.create(
         vocabulary_id=request.vocabulary_id,
         created_by=user,
-        settings={"min_overlap": request.min_overlap, "proposing": proposing_defaults()},
+        settings={"min_overlap": request.min_overlap},
     )
     statistics.collections.set(collections)
     through = FittedStatistics.training_images.through

@@ -1,5 +1,5 @@
-"""The engine core's tests (tests/engine) and the synthetic scene generator's run without Django:
-`python -m pytest -p no:django tests/engine`. Everything Django-related is a plugin loaded only
+"""The engine core's tests (tests/engine/core) and the synthetic scene generator's run without Django:
+`python -m pytest -p no:django tests/engine/core`. Everything Django-related is a plugin loaded only
 when pytest-django is active."""
 
 

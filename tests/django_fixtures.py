@@ -6,11 +6,17 @@ integration tests (tests/integration) switch to the real broker and a real worke
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from tests.factories import UserFactory
+from annotations.models import Split
+from annotations.services.imports import import_create, import_run
+from demo.synthetic.scenes import generate_scenes
+from tests.factories import CollectionFactory, UserFactory
 from vtt_site.celery import app as celery_app
 
 LOCMEM_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -65,3 +71,33 @@ def api():
             return self
 
     return Client()
+
+
+def import_scenes(collection, scenes, *, split=Split.TRAIN, mark_reviewed=True):
+    payload = "".join(json.dumps(s) + "\n" for s in scenes).encode()
+    job = import_create(
+        collection=collection,
+        format="jsonl",
+        file=SimpleUploadedFile("s.jsonl", payload),
+        split=split,
+        mark_reviewed=mark_reviewed,
+        start=False,
+    )
+    job = import_run(job_id=job.pk)
+    assert job.status == "done", job.errors
+    return job
+
+
+@pytest.fixture
+def training_scenes():
+    return list(generate_scenes(60, seed=41))
+
+
+@pytest.fixture
+def trained_collection(db, training_scenes):
+    """60 reviewed training scenes, 5 reviewed test scenes and 4 training scenes still in review."""
+    collection = CollectionFactory()
+    import_scenes(collection, training_scenes)
+    import_scenes(collection, generate_scenes(5, seed=42, prefix="test"), split=Split.TEST)
+    import_scenes(collection, generate_scenes(4, seed=43, prefix="pending"), mark_reviewed=False)
+    return collection

@@ -21,7 +21,6 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from PIL import Image as PILImage
 
-from accounts.permissions import operation_of
 from accounts.roles import OPERATIONS, Role
 from accounts.services import token_create
 from annotations.formats import jsonl_line
@@ -36,6 +35,7 @@ from tests.factories import (
     VocabularyFactory,
     vocabulary_document,
 )
+from vtt_site.api.operations import operation_of
 
 pytestmark = pytest.mark.django_db
 

@@ -47,5 +47,18 @@ def env_float(name: str, default: float, environ: Mapping[str, str] | None = Non
         raise ImproperlyConfigured(f"{name} must be a number; got {raw!r}") from None
 
 
+def env_number_overrides(
+    names: Mapping[str, type], environ: Mapping[str, str] | None = None
+) -> dict[str, int | float]:
+    """{setting: value} for the variables of `names` ({VARIABLE: int or float}) that are set: the
+    defaults stay with the code that owns them, and the environment only says what differs."""
+    overrides: dict[str, int | float] = {}
+    for variable, kind in names.items():
+        if env_str(variable, "", environ):
+            read = env_int if kind is int else env_float
+            overrides[variable] = read(variable, 0, environ)
+    return overrides
+
+
 def env_list(name: str, default: str = "", environ: Mapping[str, str] | None = None) -> list[str]:
     return [item.strip() for item in env_str(name, default, environ).split(",") if item.strip()]

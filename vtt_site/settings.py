@@ -17,7 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
-from vtt_site.env import env_bool, env_float, env_int, env_list, env_str
+from vtt_site.env import env_bool, env_float, env_int, env_list, env_number_overrides, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_dotenv(BASE_DIR / ".env", override=False)
@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "truthing",
     "evaluation",
     "frontend",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -232,10 +233,17 @@ VTT = {
     "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
     "ENGINE_DIR": Path(env_str("ENGINE_DIR", str(VAR_DIR / "engine"))),
-    "ENGINE_EPSILON": env_float("ENGINE_EPSILON", 0.15),
-    "ENGINE_MIN_POPULATION": env_int("ENGINE_MIN_POPULATION", 20),
-    "ENGINE_MAX_ATTRIBUTES": env_int("ENGINE_MAX_ATTRIBUTES", 2),
-    "ENGINE_MAX_QUESTIONS": env_int("ENGINE_MAX_QUESTIONS", 60),
+    # Proposing settings the environment overrides; the defaults are the engine core's own
+    # (engine.core.proposer.EngineSettings), read through engine.settings.engine_settings() only.
+    "ENGINE_OVERRIDES": env_number_overrides(
+        {
+            "ENGINE_EPSILON": float,
+            "ENGINE_MIN_POPULATION": int,
+            "ENGINE_MAX_ATTRIBUTES": int,
+            "ENGINE_MAX_QUESTIONS": int,
+            "ENGINE_REJECTION_LIMIT": int,
+        }
+    ),
     "ENGINE_REGION_MIN_OVERLAP": env_float("ENGINE_REGION_MIN_OVERLAP", 0.0),
 }
 

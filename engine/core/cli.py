@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from engine.core.drivers import estimate_after, run_automatic, stream_rng
+from engine.core.drivers import estimate_after, run_automatic, stream_seed
 from engine.core.errors import EngineError
 from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene, iter_scene_lines
@@ -118,7 +118,7 @@ def _generate(args: argparse.Namespace, out: TextIO) -> int:
         # Validate every scene before printing anything, so a bad line cannot leave half an output.
         scenes: list[Scene] = list(iter_scene_lines(lines, stats.vocabulary, str(args.scenes)))
     for index, scene in enumerate(scenes):
-        for step in run_automatic(stats, scene, settings, stream_rng(args.seed, index)):
+        for step in run_automatic(stats, scene, settings, stream_seed(args.seed, index)):
             print(json.dumps(step.to_json(stats, scene.image, scene.width, scene.height)), file=out)
     return 0
 

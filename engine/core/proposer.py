@@ -11,12 +11,15 @@ A `Stream` holds the history of one test image (as a `Story`) and its effect on 
 Within a phase candidates are examined by increasing number of attributes and the first level holding
 an unpredictable candidate (|p - 0.5| <= epsilon with a population of at least `min_population`) wins:
 that is the simplicity preference, and it also spares the engine the costly levels most of the time.
-One of the winners is drawn uniformly with the stream's seeded generator.
+One of the winners is drawn uniformly. The draw of step k uses a generator made from (stream seed, k)
+alone, and the focus region is a function of the history alone, so a stream rebuilt from its stored
+answers (`Stream.resume`) proposes exactly what the uninterrupted stream would have: a stream can live
+in a database and be advanced by any worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -86,13 +89,28 @@ class Proposal:
 class Stream:
     """One question stream: propose, then record the answer (from an operator or the oracle)."""
 
-    def __init__(self, stats: FittedStatistics, settings: EngineSettings, rng: np.random.Generator) -> None:
+    def __init__(self, stats: FittedStatistics, settings: EngineSettings, seed: Sequence[int]) -> None:
         self.stats = stats
         self.settings = settings
-        self.rng = rng
+        self.seed = check_seed(seed)
         self.vocabulary = stats.vocabulary
         self.story = Story(stats.vocabulary)
         self.training = TrainingState(stats)
+
+    @classmethod
+    def resume(
+        cls,
+        stats: FittedStatistics,
+        settings: EngineSettings,
+        seed: Sequence[int],
+        history: Iterable[tuple[Question, Answer]],
+    ) -> Stream:
+        """The stream after `history` (its stored questions and answers, rejected ones included): its
+        next proposal is the one the stream would have made had it never been interrupted."""
+        stream = cls(stats, settings, seed)
+        for question, answer in history:
+            stream.record(question, answer)
+        return stream
 
     # --- Answers ---------------------------------------------------------------------------------------
 
@@ -163,7 +181,8 @@ class Stream:
             chosen = self._choose_instantiation(self._focus_regions(self.story.focus))
             if chosen is not None:
                 return chosen
-            self.story.focus = None  # nothing unpredictable left there: back to the whole region set
+            # Nothing unpredictable left there: back to the whole region set. The focus itself is kept
+            # (it is what the history says), so that the next proposal depends on the history alone.
         return self._choose_instantiation(range(len(self.vocabulary.regions)))
 
     def _choose(self, candidates: Sequence[Question], estimates: Sequence[Estimate]) -> Proposal | None:
@@ -177,7 +196,11 @@ class Stream:
         ]
         if not winners:
             return None
-        return winners[int(self.rng.integers(len(winners)))]
+        return winners[int(self.step_rng().integers(len(winners)))]
+
+    def step_rng(self) -> np.random.Generator:
+        """The generator of the step about to be proposed: (stream seed, step index), nothing else."""
+        return np.random.default_rng([*self.seed, len(self.story.entries)])
 
     def _choose_instantiation(self, regions: Sequence[int] | range) -> Proposal | None:
         exhausted = self._regions_past_rejection_limit()
@@ -251,6 +274,14 @@ class Stream:
                     if question not in asked and question not in candidates:
                         candidates.append(question)
         return candidates
+
+
+def check_seed(seed: Sequence[int]) -> tuple[int, ...]:
+    """A stream seed is a few non-negative integers, e.g. (test seed, image position, stream number)."""
+    words = tuple(seed)
+    if not words or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in words):
+        raise EngineError("a stream seed is one or more non-negative integers", where="seed")
+    return words
 
 
 def _same_exclusive_group(object_type: ObjectType, attributes: tuple[str, ...]) -> bool:

@@ -7,8 +7,7 @@ import pytest
 
 from accounts.roles import Role
 
-# Django-dependent imports are made inside the fixtures: tests/annotations/synthetic, under this
-# folder, runs without Django (`pytest -p no:django`), and a conftest is imported for every test below it.
+# Django-dependent imports are made inside the fixtures, so that importing this file needs no Django.
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from annotations.models import Image, ImportJob, ObjectAnnotation, RelationshipA
 from annotations.selectors.exports import coco_export, jsonl_export
 from annotations.selectors.vocabularies import core_vocabulary
 from annotations.services.imports import import_create, import_run
-from annotations.synthetic import generate_scenes
+from demo.synthetic import generate_scenes
 from engine.core.scene import parse_scene
 from tests.annotations.images import image_bytes, upload
 from tests.factories import CollectionFactory

@@ -20,7 +20,7 @@ from annotations.models import Image, MemberRole
 from annotations.services.annotation import annotation_save
 from annotations.services.images import image_upload
 from annotations.services.queues import annotation_next
-from annotations.synthetic.render import render_scene
+from demo.synthetic.render import render_scene
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.factories import PASSWORD, CollectionFactory, MembershipFactory, UserFactory
 

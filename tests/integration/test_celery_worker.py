@@ -10,7 +10,7 @@ from django.db import transaction
 
 from annotations.models import Image
 from annotations.services.imports import import_create
-from annotations.synthetic.scenes import generate_scenes
+from demo.synthetic.scenes import generate_scenes
 from engine import services
 from engine.models import FitStatus, FittedStatistics
 from tests.factories import CollectionFactory

@@ -12,7 +12,7 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import token_create
-from annotations.synthetic.scenes import generate_scenes
+from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.integration.conftest import wait_for
 

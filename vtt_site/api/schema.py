@@ -5,6 +5,8 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
+from vtt_site.api.operations import operation_of
+
 
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(
@@ -26,8 +28,6 @@ ERROR_RESPONSES = {
 class VttAutoSchema(AutoSchema):
     def get_operation_id(self):
         """The operation the view declares for the role matrix ("tokens.list" -> "tokens_list")."""
-        from accounts.permissions import operation_of
-
         try:
             return operation_of(self.view, self.method.upper()).replace(".", "_")
         except Exception:  # views of drf-spectacular itself declare none

@@ -1,0 +1,147 @@
+"""Demo data: one user per role and a collection of synthetic street scenes, made idempotently.
+
+Passwords are random, generated the first time and kept in VAR_DIR/demo-credentials.json (never in the
+repository) so that every later run can print them again without touching the users. The collection's
+images are rendered by `demo.synthetic` and stored exactly as uploads are; their scene graphs
+come in through the import, as an already reviewed dataset. A second run only finds what exists.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from accounts.roles import Role
+from accounts.services import user_create_with_role
+from annotations.formats import jsonl_line
+from annotations.models import Collection, ImportJob, MemberRole, SceneFormat, Split
+from annotations.services.collections import collection_create, membership_set
+from annotations.services.images import image_upload
+from annotations.services.imports import import_create, import_run
+from annotations.services.vocabularies import vocabulary_install_default
+from vtt_site.errors import ApplicationError
+
+COLLECTION_NAME = "Demo street scenes"
+SEED = 2015
+TRAIN, TEST, WAITING = 300, 40, 12
+# Reviewed scene graphs without pixels (like an imported existing dataset), so that the demo's training
+# set has the paper's 2,591 images and the engine's streams are as long as they would be there.
+GRAPHS_ONLY = 2291
+UPLOAD_BATCH = 50
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    username: str
+    role: Role
+    member_role: MemberRole | None  # the vision-system owner is kept out of annotation collections
+    password: str = ""
+
+
+DEMO_USERS = (
+    DemoUser("annotator", Role.ANNOTATOR, MemberRole.ANNOTATOR),
+    DemoUser("reviewer", Role.REVIEWER, MemberRole.REVIEWER),
+    DemoUser("operator", Role.OPERATOR, MemberRole.OPERATOR),
+    DemoUser("vision-owner", Role.VISION_SYSTEM_OWNER, None),
+    DemoUser("admin", Role.ADMIN, MemberRole.REVIEWER),
+)
+
+
+def demo_users_ensure(*, credentials: Path) -> list[DemoUser]:
+    """Create missing demo users; a user whose password is on file is left alone."""
+    known = json.loads(credentials.read_text()) if credentials.exists() else {}
+    User = get_user_model()
+    ready = []
+    for demo in DEMO_USERS:
+        password = known.get(demo.username)
+        if password is None or not User.objects.filter(username=demo.username).exists():
+            password = password or secrets.token_urlsafe(12)
+            user_create_with_role(username=demo.username, password=password, role=demo.role)
+            known[demo.username] = password
+        ready.append(DemoUser(demo.username, demo.role, demo.member_role, password))
+    _write_private(credentials, json.dumps(known, indent=2) + "\n")
+    return ready
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(text)
+
+
+def demo_collection_ensure(*, users: Iterable[DemoUser]) -> Collection:
+    vocabulary, _ = vocabulary_install_default()
+    collection = Collection.objects.filter(name=COLLECTION_NAME).first()
+    if collection is None:
+        collection = collection_create(
+            name=COLLECTION_NAME,
+            vocabulary=vocabulary,
+            description="Synthetic street scenes with exact scene graphs, made by `manage.py demo_setup`.",
+        )
+    User = get_user_model()
+    for demo in users:
+        if demo.member_role is not None:
+            user = User.objects.get(username=demo.username)
+            membership_set(collection=collection, user_id=user.pk, role=demo.member_role)
+    _fill(collection)
+    return collection
+
+
+def _fill(collection: Collection) -> None:
+    # Imported lazily: only the demo needs the renderer, and it is the slowest import of the app.
+    from demo.synthetic import generate_scenes
+    from demo.synthetic.render import render_scene
+
+    scenes = list(generate_scenes(TRAIN + TEST + WAITING, SEED, prefix="demo"))
+    present = set(collection.images.values_list("original_name", flat=True))
+    splits = [Split.TRAIN] * TRAIN + [Split.TEST] * TEST + [Split.TRAIN] * WAITING
+    missing = [
+        (scene, split) for scene, split in zip(scenes, splits, strict=True) if scene["image"] not in present
+    ]
+    for split in Split:
+        batch = [scene for scene, scene_split in missing if scene_split == split]
+        for start in range(0, len(batch), UPLOAD_BATCH):
+            files = [_png(scene, render_scene) for scene in batch[start : start + UPLOAD_BATCH]]
+            result = image_upload(collection=collection, files=files, split=split)
+            if result.rejected:
+                first = result.rejected[0]
+                raise ApplicationError(first.code, f"Demo image {first.file} was refused: {first.message}")
+    annotated = set(
+        collection.images.filter(annotated_at__isnull=False).values_list("original_name", flat=True)
+    )
+    to_import = [scene for scene in scenes[: TRAIN + TEST] if scene["image"] not in annotated]
+    to_import += [
+        scene
+        for scene in generate_scenes(GRAPHS_ONLY, SEED + 1, prefix="demo-graph")
+        if scene["image"] not in present
+    ]
+    if to_import:
+        _import_reviewed(collection, to_import)
+
+
+def _png(scene: dict, render_scene) -> SimpleUploadedFile:
+    buffer = io.BytesIO()
+    render_scene(scene).save(buffer, format="PNG")
+    return SimpleUploadedFile(scene["image"], buffer.getvalue(), content_type="image/png")
+
+
+def _import_reviewed(collection: Collection, scenes: list[dict]) -> None:
+    content = ContentFile("".join(jsonl_line(scene) for scene in scenes).encode(), name="demo-scenes.jsonl")
+    job = import_create(
+        collection=collection, format=SceneFormat.JSONL, file=content, mark_reviewed=True, start=False
+    )
+    job = import_run(job_id=job.pk)
+    if job.status != ImportJob.Status.DONE:
+        raise ApplicationError(
+            "demo_import_failed", f"The demo scene graphs did not import: {job.errors[:3]}"
+        )

@@ -1,0 +1,30 @@
+"""The one reader of the engine's proposing settings in the platform.
+
+The defaults are the engine core's (`EngineSettings`); the environment may override some of them
+(`VTT["ENGINE_OVERRIDES"]`, from `ENGINE_EPSILON` and friends); a test may override them again for
+itself. A bad value is refused with the core's message, which names the setting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from django.conf import settings
+
+from engine.core.proposer import EngineSettings
+
+ENVIRONMENT_NAMES = {f"ENGINE_{f.name.upper()}": f.name for f in fields(EngineSettings)}
+
+
+def engine_settings(**overrides: Any) -> EngineSettings:
+    """EngineSettings: the core's defaults, then the environment's overrides, then `overrides`."""
+    from_environment = {
+        ENVIRONMENT_NAMES[name]: value for name, value in settings.VTT["ENGINE_OVERRIDES"].items()
+    }
+    return EngineSettings(**{**from_environment, **overrides})
+
+
+def engine_settings_document(engine: EngineSettings) -> dict[str, Any]:
+    """The settings as stored with a test (a JSON object)."""
+    return asdict(engine)

@@ -1,0 +1,72 @@
+"""`manage.py demo_setup`: users with passwords kept outside the repository, a populated collection, and
+a second run that finds everything in place."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from annotations.models import Collection, Image, ObjectAnnotation, Split, Stage
+from demo import services as demo
+from engine.models import FitStatus, FittedStatistics
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def small_demo(monkeypatch, settings, tmp_path):
+    """The real command with fewer images, so the test stays fast."""
+    monkeypatch.setattr(demo, "TRAIN", 6)
+    monkeypatch.setattr(demo, "TEST", 2)
+    monkeypatch.setattr(demo, "WAITING", 3)
+    monkeypatch.setattr(demo, "GRAPHS_ONLY", 5)
+    settings.VAR_DIR = tmp_path / "var"
+    return settings.VAR_DIR / "demo-credentials.json"
+
+
+def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
+    small_demo, capsys, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):  # the fit runs after its transaction commits
+        call_command("demo_setup", url="http://demo.example/")
+    first = capsys.readouterr().out
+    credentials = json.loads(small_demo.read_text())
+    assert set(credentials) == {"annotator", "reviewer", "operator", "vision-owner", "admin"}
+    assert stat.S_IMODE(small_demo.stat().st_mode) == 0o600
+    assert "http://demo.example/" in first
+    for username, password in credentials.items():
+        assert f"{username}" in first and password in first
+        assert authenticate(username=username, password=password) is not None
+
+    collection = Collection.objects.get(name=demo.COLLECTION_NAME)
+    images = collection.images
+    assert images.filter(stage=Stage.ACCEPTED, split=Split.TRAIN).count() == 6 + 5
+    assert images.filter(stage=Stage.ACCEPTED, split=Split.TEST).count() == 2
+    waiting = images.filter(stage=Stage.ANNOTATE)
+    assert waiting.count() == 3
+    assert not ObjectAnnotation.objects.filter(image__in=waiting).exists()
+    rendered = images.exclude(original_name__startswith="demo-graph")
+    assert all(image.file and image.format == "PNG" for image in rendered)
+    assert images.filter(original_name__startswith="demo-graph", file="").count() == 5
+    statistics = FittedStatistics.objects.get()
+    assert statistics.status == FitStatus.READY and statistics.n_images == 11
+    assert ObjectAnnotation.objects.filter(image__collection=collection).exists()
+    assert set(collection.memberships.values_list("user__username", flat=True)) == {
+        "annotator",
+        "reviewer",
+        "operator",
+        "admin",
+    }
+
+    ids = set(Image.objects.values_list("pk", flat=True))
+    call_command("demo_setup")
+    second = capsys.readouterr().out
+    assert json.loads(small_demo.read_text()) == credentials
+    assert set(Image.objects.values_list("pk", flat=True)) == ids
+    assert FittedStatistics.objects.count() == 1  # the training set did not change: no new fit
+    for password in credentials.values():
+        assert password in second

@@ -1,0 +1,70 @@
+"""Fitting and the statistics file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from engine.core.errors import StatisticsError
+from engine.core.statistics import ARRAY_FIELDS, FORMAT_VERSION, fit, load, save
+from tests.engine.core.random_scenes import random_scene, small_vocabulary
+
+V = small_vocabulary()
+
+
+@pytest.fixture(scope="module")
+def scenes():
+    rng = np.random.default_rng(4)
+    return [random_scene(rng, V, f"s{i}") for i in range(60)]
+
+
+def test_the_file_round_trips(scenes, tmp_path):
+    stats = fit(V, scenes, min_overlap=0.1)
+    save(stats, tmp_path / "stats.npz")
+    loaded = load(tmp_path / "stats.npz")
+    assert loaded.vocabulary == V and loaded.min_overlap == 0.1
+    for name in ARRAY_FIELDS:
+        assert np.array_equal(getattr(loaded, name), getattr(stats, name)), name
+    assert loaded.pair_histograms.keys() == stats.pair_histograms.keys()
+    assert loaded.summary() == stats.summary()
+    assert not (tmp_path / "stats.npz.partial").exists()
+
+
+def test_counts_match_the_scenes(scenes):
+    stats = fit(V, scenes)
+    assert stats.n_images == len(scenes)
+    assert stats.n_objects == sum(len(s.objects) for s in scenes)
+    # Every ordered pair of distinct objects of one image is in exactly one pair histogram.
+    pairs = sum(len(s.objects) * (len(s.objects) - 1) for s in scenes)
+    assert sum(h.total for h in stats.pair_histograms.values()) == pairs
+    known = sum(o.attributes_known for s in scenes for o in s.objects)
+    assert sum(h.total for h in stats.attribute_histograms) == known
+    per_type = stats.summary()["types"]
+    females = sum("female" in o.attributes for s in scenes for o in s.objects if o.type == "person")
+    known_people = sum(o.attributes_known for s in scenes for o in s.objects if o.type == "person")
+    assert per_type["person"]["attribute_frequencies"]["female"] == pytest.approx(females / known_people)
+
+
+def test_an_older_format_is_refused_with_a_clear_message(scenes, tmp_path):
+    path = tmp_path / "old.npz"
+    save(fit(V, scenes), path)
+    archive = dict(np.load(path))
+    meta = json.loads(archive["meta"].tobytes())
+    meta["format_version"] = FORMAT_VERSION + 1
+    archive["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **archive)
+    with pytest.raises(StatisticsError, match="fit again"):
+        load(path)
+
+
+def test_not_a_statistics_file(tmp_path):
+    (tmp_path / "x.npz").write_text("hello")
+    with pytest.raises(StatisticsError):
+        load(tmp_path / "x.npz")
+
+
+def test_an_empty_training_set_is_refused():
+    with pytest.raises(StatisticsError, match="empty"):
+        fit(V, [])

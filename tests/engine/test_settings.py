@@ -1,0 +1,30 @@
+"""The engine's proposing settings have one reader: the core's defaults, then the environment."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.core.errors import EngineError
+from engine.core.proposer import EngineSettings
+from engine.settings import engine_settings
+from vtt_site.env import env_number_overrides
+
+
+def test_without_overrides_the_defaults_are_the_cores(settings):
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    assert engine_settings() == EngineSettings()
+
+
+def test_the_environment_overrides_and_a_caller_overrides_again(settings):
+    environ = {"ENGINE_EPSILON": "0.1", "ENGINE_MAX_QUESTIONS": "40", "ENGINE_MIN_POPULATION": ""}
+    overrides = env_number_overrides({"ENGINE_EPSILON": float, "ENGINE_MAX_QUESTIONS": int}, environ)
+    assert overrides == {"ENGINE_EPSILON": 0.1, "ENGINE_MAX_QUESTIONS": 40}
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": overrides}
+    assert engine_settings() == EngineSettings(epsilon=0.1, max_questions=40)
+    assert engine_settings(max_questions=12).max_questions == 12
+
+
+def test_a_bad_value_is_refused_with_the_setting_named(settings):
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {"ENGINE_EPSILON": 0.9}}
+    with pytest.raises(EngineError, match="epsilon"):
+        engine_settings()
