@@ -2,7 +2,8 @@
 
 An image moves annotate -> review -> accepted; a reviewer may send it back to annotate (`returned`),
 and then it goes back to the annotator who did it. A lease (`lease_holder` until `lease_expires_at`) is
-who works on it right now, in whichever stage it is; an expired lease is as good as none.
+who works on it right now, in whichever stage it is; an expired lease is as good as none
+(`vtt_site.leases`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations.models.vocabularies import Vocabulary
+from vtt_site.leases import Leased
 
 
 class MemberRole(models.TextChoices):
@@ -72,7 +74,7 @@ def image_path(instance: Image, filename: str) -> str:
     return f"collections/{instance.collection_id}/{filename}"
 
 
-class Image(models.Model):
+class Image(Leased):
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="images")
     # Blank for an imported scene graph whose pixels the platform never received.
     file = models.FileField(upload_to=image_path, blank=True, max_length=300)
@@ -90,10 +92,6 @@ class Image(models.Model):
     )
     # When an annotation was first saved or imported; null means the image was never annotated.
     annotated_at = models.DateTimeField(null=True, blank=True)
-    lease_holder = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
     returned = models.BooleanField(default=False, help_text="Sent back by a reviewer to its annotator.")
     review_comment = models.TextField(blank=True)
     reviewed_by = models.ForeignKey(

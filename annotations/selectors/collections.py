@@ -12,6 +12,7 @@ from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, CollectionMembership, Image, Split, Stage
 from vtt_site.errors import NotFoundError
+from vtt_site.leases import lease_free
 
 
 def collections_visible_to(user: Any) -> QuerySet[Collection]:
@@ -42,8 +43,7 @@ def member_list(*, collection: Collection) -> QuerySet[CollectionMembership]:
 
 
 def _stage_counts(now) -> dict[str, Count]:
-    lease_free = Q(lease_holder__isnull=True) | Q(lease_expires_at__lte=now)
-    new = Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free
+    new = Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free(now)
     return {
         "total": Count("id"),
         "new": Count("id", filter=new),

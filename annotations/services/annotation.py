@@ -9,7 +9,6 @@ then the image's annotation is replaced in one transaction: all or nothing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -25,6 +24,7 @@ from annotations.services.bulk import insert_returning_ids, insert_rows
 from engine.core.scene import Scene, parse_scene, unfilled_exclusive_groups
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
 from vtt_site.errors import ApplicationError, ConflictError
+from vtt_site.leases import holds_lease, lease_renew, lease_require
 
 
 @transaction.atomic
@@ -40,8 +40,8 @@ def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> 
     now = timezone.now()
     locked.annotator = user
     locked.annotated_at = locked.annotated_at or now
-    locked.lease_expires_at = lease_until(now)  # working on it is a sign of life
-    locked.save(update_fields=["annotator", "annotated_at", "lease_expires_at"])
+    locked.save(update_fields=["annotator", "annotated_at"])
+    lease_renew(locked, minutes=image_lease_minutes(), now=now)  # working on it is a sign of life
     return image_annotation(image=locked)
 
 
@@ -55,11 +55,7 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
     locked.annotator = user
     locked.annotated_at = locked.annotated_at or timezone.now()
     locked.returned = False
-    locked.lease_holder = None
-    locked.lease_expires_at = None
-    locked.save(
-        update_fields=["stage", "annotator", "annotated_at", "returned", "lease_holder", "lease_expires_at"]
-    )
+    locked.save(update_fields=["stage", "annotator", "annotated_at", "returned", *locked.clear_lease()])
     return locked
 
 
@@ -67,14 +63,20 @@ def _require_complete(image: Image) -> None:
     """Every object with known attributes has a value in each exclusive group (VTT.md section 2)."""
     vocabulary = vocabulary_index(image.collection.vocabulary).core
     scene = parse_annotation(image, image_annotation(image=image), vocabulary)
+    numbers: dict[str, int] = {}
     for i, obj in enumerate(scene.objects):
+        numbers[obj.type] = numbers.get(obj.type, 0) + 1
         missing = unfilled_exclusive_groups(obj, vocabulary)
         if missing:
+            # Named as the annotator counts them on the page ("person 2"), never by a stored id.
+            problem = (
+                f"{obj.type} {numbers[obj.type]} has no {', '.join(missing)}: tick one value in each, "
+                'or switch on "attributes unknown" for it.'
+            )
             raise ApplicationError(
                 AnnotationErrorCode.INCOMPLETE_ATTRIBUTES,
-                f"{obj.type} o{i + 1} has no {', '.join(missing)}: tick one value in each, "
-                'or switch on "attributes unknown" for it.',
-                fields={"where": f"annotation.objects[{i}].attributes"},
+                problem,
+                fields={f"objects[{i}].attributes": [problem]},
             )
 
 
@@ -88,25 +90,24 @@ def lock_image(image: Image) -> Image:
     return locked
 
 
-def lease_until(now: datetime) -> datetime:
-    return now + timedelta(minutes=settings.VTT["LEASE_MINUTES"])
+def image_lease_minutes() -> int:
+    return settings.VTT["LEASE_MINUTES"]
 
 
 def require_lease(image: Image, user: Any, stage: Stage) -> None:
-    """The image is in `stage` and the user holds its lease. A lease that expired still counts while
-    nobody else has taken the image: being slow is not a reason to lose one's work."""
+    """The image is in `stage` and the user holds its lease (vtt_site.leases.lease_require)."""
     if image.stage != stage:
         raise ConflictError(
             AnnotationErrorCode.WRONG_STAGE,
-            f"Image {image.pk} is {image.get_stage_display()}, not {Stage(stage).label}.",
+            f"{image.original_name} is {image.get_stage_display()}, not {Stage(stage).label}.",
         )
-    if image.lease_holder_id != user.pk:
-        queue = "annotation" if stage == Stage.ANNOTATE else "review"
-        who = "someone else holds it" if image.lease_holder_id else "nobody holds it"
-        raise ConflictError(
-            AnnotationErrorCode.LEASE_NOT_HELD,
-            f"You do not hold image {image.pk} ({who}); take an image from the {queue} queue first.",
-        )
+    queue = "the annotation queue" if stage == Stage.ANNOTATE else "the review queue"
+    lease_require(image, user, what=image.original_name, queue=queue)
+
+
+def holds_image(image: Image, user: Any, stage: Stage) -> bool:
+    """`require_lease` as a boolean, for pages."""
+    return image.stage == stage and holds_lease(image, user)
 
 
 def parse_annotation(image: Image, document: Any, vocabulary: CoreVocabulary) -> Scene:
@@ -119,7 +120,8 @@ def parse_annotation(image: Image, document: Any, vocabulary: CoreVocabulary) ->
         "objects": document.get("objects", []),
         "relationships": document.get("relationships", []),
     }
-    return parse_scene(scene, vocabulary, where="annotation")
+    # No root: the paths in errors are those of the document the client sent (`objects[3].bbox`).
+    return parse_scene(scene, vocabulary, where="")
 
 
 def annotation_delete(*, image_ids: Sequence[int]) -> None:

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, CollectionMembership, Image, MemberRole, Vocabulary
 from vtt_site.errors import ConflictError, NotFoundError
+from vtt_site.leases import lease_release_all
 
 
 @transaction.atomic
@@ -60,6 +61,4 @@ def membership_remove(*, collection: Collection, user_id: int) -> None:
             AnnotationErrorCode.MEMBER_NOT_FOUND,
             f"User {user_id} is not a member of collection {collection.name!r}.",
         )
-    Image.objects.filter(collection=collection, lease_holder_id=user_id).update(
-        lease_holder=None, lease_expires_at=None
-    )
+    lease_release_all(Image.objects.filter(collection=collection), user_id)

@@ -20,6 +20,7 @@ from accounts.roles import may
 from annotations.models import Image, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import vocabulary_document
+from annotations.services.annotation import holds_image
 from annotations.services.queues import annotation_next, review_next
 from frontend.views.common import collection_or_404, image_or_404, require
 
@@ -56,17 +57,11 @@ def review_next_view(request: HttpRequest, collection_id: int) -> HttpResponse:
     )
 
 
-def _holds(image: Image, user: Any, stage: Stage) -> bool:
-    """The API's rule (annotations.services.annotation.require_lease): an expired lease still counts
-    while nobody else has taken the image."""
-    return image.stage == stage and image.lease_holder_id == user.pk
-
-
 def _held_page(request: HttpRequest, image_id: int, stage: Stage, operation: str, mode: str, queue: str):
     """The working page of an image the user holds in `stage`; otherwise its read-only view."""
     image = image_or_404(request.user, image_id)
     require(request.user, operation)
-    if not _holds(image, request.user, stage):
+    if not holds_image(image, request.user, stage):
         messages.warning(request, f"You do not hold {image.original_name}: take it with “{queue}”.")
         return redirect("frontend:image", image_id=image.pk)
     return _work_page(request, image, mode)
@@ -89,9 +84,9 @@ def review(request: HttpRequest, image_id: int) -> HttpResponse:
 def image_view(request: HttpRequest, image_id: int) -> HttpResponse:
     """Any member may look at an image; whoever holds its lease is sent to the page to work on it."""
     image = image_or_404(request.user, image_id)
-    if _holds(image, request.user, Stage.ANNOTATE) and may(request.user, "annotation.save"):
+    if holds_image(image, request.user, Stage.ANNOTATE) and may(request.user, "annotation.save"):
         return redirect("frontend:annotate", image_id=image.pk)
-    if _holds(image, request.user, Stage.REVIEW) and may(request.user, "review.decide"):
+    if holds_image(image, request.user, Stage.REVIEW) and may(request.user, "review.decide"):
         return redirect("frontend:review", image_id=image.pk)
     return _work_page(request, image, "view")
 

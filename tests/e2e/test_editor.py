@@ -68,7 +68,7 @@ def test_losing_the_lease_is_reported_and_the_work_stays_on_the_page(team, page)
     save(page)
     error = page.get_by_test_id("error")
     error.wait_for()
-    assert f"You do not hold image {image.pk} (someone else holds it)" in error.inner_text()
+    assert f"You do not hold {image.original_name} (someone else holds it)" in error.inner_text()
     assert Canvas(page).count() == 1 and page.get_by_test_id("save-state").inner_text() == "Unsaved changes"
 
 
