@@ -13,7 +13,7 @@ from accounts.errors import AccountErrorCode
 from accounts.models import ApiToken
 from accounts.roles import Role
 from accounts.tokens import digest_of, display_prefix, new_secret
-from vtt_site.errors import ApplicationError, ConflictError, NotFoundError
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
 
 
 @transaction.atomic
@@ -57,7 +57,9 @@ def token_revoke(*, user, token_id: int) -> ApiToken:
 def user_create_with_role(*, username: str, password: str, role: Role, email: str = ""):
     """A user in one role group; admins are also staff (they use the Django admin)."""
     if not username.strip():
-        raise ApplicationError("invalid", "A username is required.", fields={"username": ["Required."]})
+        raise ApplicationError(
+            CommonErrorCode.INVALID, "A username is required.", fields={"username": ["Required."]}
+        )
     User = get_user_model()
     user, _ = User.objects.get_or_create(username=username, defaults={"email": email})
     user.set_password(password)

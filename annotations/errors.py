@@ -32,7 +32,6 @@ class AnnotationErrorCode(StrEnum):
     REQUEST_TOO_LARGE = "request_too_large"
     # annotation, queues and review
     WRONG_STAGE = "wrong_stage"
-    LEASE_NOT_HELD = "lease_not_held"
     SELF_REVIEW = "self_review"
     COMMENT_REQUIRED = "comment_required"
     INCOMPLETE_ATTRIBUTES = "incomplete_attributes"

@@ -19,6 +19,9 @@ from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory
 from vtt_site.celery import app as celery_app
 
+# Every error code a response carried during the session; checked against docs/errors.md at the end.
+SEEN_ERROR_CODES: set[str] = set()
+
 LOCMEM_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 
@@ -101,3 +104,24 @@ def trained_collection(db, training_scenes):
     import_scenes(collection, generate_scenes(5, seed=42, prefix="test"), split=Split.TEST)
     import_scenes(collection, generate_scenes(4, seed=43, prefix="pending"), mark_reviewed=False)
     return collection
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _record_error_codes():
+    from vtt_site.api.errors import CODE_OBSERVERS
+
+    CODE_OBSERVERS.append(SEEN_ERROR_CODES.add)
+    yield
+    CODE_OBSERVERS.remove(SEEN_ERROR_CODES.add)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A response carried a code that docs/errors.md does not list: the run fails, whatever else passed."""
+    from tests.vtt_site.test_error_codes import listed_codes
+
+    unlisted = sorted(SEEN_ERROR_CODES - listed_codes())
+    if unlisted:
+        session.config.get_terminal_writer().line(
+            f"Error codes answered but not listed in docs/errors.md: {', '.join(unlisted)}", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -9,7 +9,26 @@ tasks print or store the same message.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
+
+
+class CommonErrorCode(StrEnum):
+    """Codes of failures any operation can have (the request itself, authentication, the platform)."""
+
+    INVALID = "invalid"
+    PARSE_ERROR = "parse_error"
+    BAD_REQUEST = "bad_request"
+    TOO_LARGE = "too_large"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    NOT_ACCEPTABLE = "not_acceptable"
+    NOT_AUTHENTICATED = "not_authenticated"
+    AUTHENTICATION_FAILED = "authentication_failed"
+    PERMISSION_DENIED = "permission_denied"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    THROTTLED = "throttled"
+    SERVER_ERROR = "server_error"
 
 
 class ApplicationError(Exception):

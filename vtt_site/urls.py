@@ -7,6 +7,7 @@ from django.views.defaults import bad_request, page_not_found, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from vtt_site.api.errors import error_body
+from vtt_site.errors import CommonErrorCode
 from vtt_site.health import healthz, readyz
 
 api_v1 = [
@@ -34,19 +35,23 @@ def _is_api(request) -> bool:
 
 def handler404(request, exception=None):
     if _is_api(request):
-        return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
+        return JsonResponse(
+            error_body(CommonErrorCode.NOT_FOUND, f"No API endpoint at {request.path}."), status=404
+        )
     return page_not_found(request, exception)
 
 
 def handler400(request, exception=None):
     if _is_api(request):
-        return JsonResponse(error_body("bad_request", "The request was refused as malformed."), status=400)
+        return JsonResponse(
+            error_body(CommonErrorCode.BAD_REQUEST, "The request was refused as malformed."), status=400
+        )
     return bad_request(request, exception)
 
 
 def handler500(request):
     if _is_api(request):
         return JsonResponse(
-            error_body("server_error", "The server failed to handle this request."), status=500
+            error_body(CommonErrorCode.SERVER_ERROR, "The server failed to handle this request."), status=500
         )
     return server_error(request)

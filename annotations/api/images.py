@@ -21,7 +21,7 @@ from annotations.services.images import image_thumbnail_ensure, image_update, im
 from vtt_site.api.errors import error_body
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
-from vtt_site.errors import ApplicationError, NotFoundError
+from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
 
 
 class RejectionSerializer(serializers.Serializer):
@@ -145,12 +145,12 @@ class ImageFileApi(APIView):
         size = request.query_params.get("size", "original")
         if size not in {"original", "thumbnail"}:
             raise ApplicationError(
-                "invalid", "size must be original or thumbnail.", fields={"size": ["Unknown."]}
+                CommonErrorCode.INVALID, "size must be original or thumbnail.", fields={"size": ["Unknown."]}
             )
         if not image.file:
             raise NotFoundError(
                 AnnotationErrorCode.IMAGE_HAS_NO_FILE,
-                f"Image {image.pk} came from an imported scene graph; the platform has no pixels for it.",
+                f"{image.original_name} came from an imported scene graph; the platform has no pixels for it.",
             )
         if size == "thumbnail":
             handle = image.file.storage.open(image_thumbnail_ensure(image=image), "rb")

@@ -323,13 +323,13 @@ def _refuse_duplicates(collection: Collection, name: str, content_hash: str) -> 
     if same is not None:
         raise _Refused(
             Code.DUPLICATE_IMAGE,
-            f"The same image is already in this collection as {same.original_name!r} (image {same.pk}).",
+            f"The same image is already in this collection as {same.original_name!r}.",
         )
     named = Image.objects.filter(collection=collection, original_name=name).first()
     if named is not None:
         raise _Refused(
             Code.IMAGE_NAME_TAKEN,
-            f"Another image named {name!r} is already in this collection (image {named.pk}); rename the file.",
+            f"Another image named {name!r} is already in this collection; rename the file.",
         )
 
 

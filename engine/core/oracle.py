@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.core.errors import HistoryError
+from engine.core.errors import CoreErrorCode, HistoryError
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
@@ -68,7 +68,9 @@ class Binding:
         try:
             return self.objects[label]
         except KeyError:
-            raise HistoryError(f"{label} has not been instantiated") from None
+            raise HistoryError(
+                f"{label} has not been instantiated", code=CoreErrorCode.LABEL_NOT_INSTANTIATED
+            ) from None
 
 
 def answer(prepared: PreparedScene, binding: Binding, question: Question) -> tuple[Answer, int | None]:

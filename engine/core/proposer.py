@@ -25,7 +25,7 @@ from itertools import combinations
 
 import numpy as np
 
-from engine.core.errors import EngineError
+from engine.core.errors import SettingError
 from engine.core.pooled import attribute_counts, relationship_counts
 from engine.core.questions import (
     Answer,
@@ -59,15 +59,15 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if not 0 <= self.epsilon <= 0.5:
-            raise EngineError("epsilon must be between 0 and 0.5", where="epsilon")
+            raise SettingError("epsilon must be between 0 and 0.5", where="epsilon")
         if self.min_population < 1:
-            raise EngineError("min_population must be at least 1", where="min_population")
+            raise SettingError("min_population must be at least 1", where="min_population")
         if not 0 <= self.max_attributes <= 2:
-            raise EngineError("max_attributes must be 0, 1 or 2", where="max_attributes")
+            raise SettingError("max_attributes must be 0, 1 or 2", where="max_attributes")
         if self.max_questions < 1:
-            raise EngineError("max_questions must be at least 1", where="max_questions")
+            raise SettingError("max_questions must be at least 1", where="max_questions")
         if self.rejection_limit < 1:
-            raise EngineError("rejection_limit must be at least 1", where="rejection_limit")
+            raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
 
 
 @dataclass(frozen=True)
@@ -280,7 +280,7 @@ def check_seed(seed: Sequence[int]) -> tuple[int, ...]:
     """A stream seed is a few non-negative integers, e.g. (test seed, image position, stream number)."""
     words = tuple(seed)
     if not words or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in words):
-        raise EngineError("a stream seed is one or more non-negative integers", where="seed")
+        raise SettingError("a stream seed is one or more non-negative integers", where="seed")
     return words
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from engine.core.errors import QuestionError
+from engine.core.errors import CoreErrorCode, QuestionError, at
 from engine.core.vocabulary import ObjectType, Region, Vocabulary
 
 
@@ -53,7 +53,9 @@ class Label:
             type_name, _, number = text.rpartition(" ")
             if type_name in vocabulary.type_index and number.isdigit() and int(number) >= 1:
                 return cls(type_name, int(number))
-        raise QuestionError(f"{text!r} is not a label like 'person 1'", where=where)
+        raise QuestionError(
+            f"{text!r} is not a label like 'person 1'", where=where, code=CoreErrorCode.BAD_LABEL
+        )
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,9 @@ def question_from_json(
     try:
         kind = Kind(str(document.get("kind")))
     except ValueError:
-        raise QuestionError(f"kind must be one of {', '.join(Kind)}", where=f"{where}.kind") from None
+        raise QuestionError(
+            f"kind must be one of {', '.join(Kind)}", where=at(where, "kind"), code=CoreErrorCode.UNKNOWN_KIND
+        ) from None
     if kind in INSTANTIATION_KINDS:
         return _instantiation_from_json(kind, document, vocabulary, width, height, where)
     if kind in ATTRIBUTE_KINDS:
@@ -178,39 +182,55 @@ def _instantiation_from_json(
 ) -> InstantiationQuestion:
     type_name = document.get("type")
     if type_name not in vocabulary.type_index:
-        raise QuestionError(f"unknown object type {type_name!r}", where=f"{where}.type")
+        raise QuestionError(
+            f"unknown object type {type_name!r}",
+            where=at(where, "type"),
+            code=CoreErrorCode.UNKNOWN_OBJECT_TYPE,
+        )
     attributes = _attributes(
-        document.get("attributes", []), vocabulary.object_type(type_name), f"{where}.attributes"
+        document.get("attributes", []), vocabulary.object_type(type_name), at(where, "attributes")
     )
-    region = resolve_region(document.get("region"), vocabulary, width, height, f"{where}.region")
+    region = resolve_region(document.get("region"), vocabulary, width, height, at(where, "region"))
     return make_instantiation(kind, type_name, attributes, region.id, vocabulary)
 
 
 def _attribute_from_json(
     kind: Kind, document: dict[str, Any], vocabulary: Vocabulary, where: str
 ) -> AttributeQuestion:
-    label = Label.parse(document.get("label"), vocabulary, f"{where}.label")
+    label = Label.parse(document.get("label"), vocabulary, at(where, "label"))
     attributes = _attributes(
-        document.get("attributes"), vocabulary.object_type(label.type), f"{where}.attributes"
+        document.get("attributes"), vocabulary.object_type(label.type), at(where, "attributes")
     )
     expected = 1 if kind == Kind.ATTR else 2
     if len(attributes) != expected:
-        raise QuestionError(f"{kind} names exactly {expected} attribute(s)", where=f"{where}.attributes")
+        raise QuestionError(f"{kind} names exactly {expected} attribute(s)", where=at(where, "attributes"))
     return make_attribute(kind, label, attributes, vocabulary)
 
 
 def _relationship_from_json(
     document: dict[str, Any], vocabulary: Vocabulary, where: str
 ) -> RelationshipQuestion:
-    subject = Label.parse(document.get("subject"), vocabulary, f"{where}.subject")
-    obj = Label.parse(document.get("object"), vocabulary, f"{where}.object")
+    subject = Label.parse(document.get("subject"), vocabulary, at(where, "subject"))
+    obj = Label.parse(document.get("object"), vocabulary, at(where, "object"))
     name = document.get("relationship")
     if name not in vocabulary.relationship_index:
-        raise QuestionError(f"unknown relationship {name!r}", where=f"{where}.relationship")
+        raise QuestionError(
+            f"unknown relationship {name!r}",
+            where=at(where, "relationship"),
+            code=CoreErrorCode.UNKNOWN_RELATIONSHIP,
+        )
     if subject == obj:
-        raise QuestionError("a relationship question names two different objects", where=where)
+        raise QuestionError(
+            "a relationship question names two different objects",
+            where=where,
+            code=CoreErrorCode.SELF_RELATIONSHIP,
+        )
     if not vocabulary.relationship(name).allows(subject.type, obj.type):
-        raise QuestionError(f"{name!r} does not relate a {subject.type} to a {obj.type}", where=where)
+        raise QuestionError(
+            f"{name!r} does not relate a {subject.type} to a {obj.type}",
+            where=where,
+            code=CoreErrorCode.RELATIONSHIP_NOT_ALLOWED,
+        )
     return make_relationship(subject, name, obj, vocabulary)
 
 
@@ -219,9 +239,15 @@ def _attributes(raw: Any, object_type: ObjectType, where: str) -> tuple[str, ...
         raise QuestionError("attributes must be a list of attribute values", where=where)
     for value in raw:
         if value not in object_type.bit_of:
-            raise QuestionError(f"{value!r} is not an attribute of {object_type.name}", where=where)
+            raise QuestionError(
+                f"{value!r} is not an attribute of {object_type.name}",
+                where=where,
+                code=CoreErrorCode.UNKNOWN_ATTRIBUTE,
+            )
     if len(set(raw)) != len(raw):
-        raise QuestionError("an attribute is named twice", where=where)
+        raise QuestionError(
+            "an attribute is named twice", where=where, code=CoreErrorCode.DUPLICATE_ATTRIBUTE
+        )
     return tuple(raw)
 
 
@@ -231,13 +257,19 @@ def resolve_region(raw: Any, vocabulary: Vocabulary, width: float, height: float
         raw = {"id": raw}
     if not isinstance(raw, dict) or ("id" not in raw and "box" not in raw):
         raise QuestionError("region must be {id, box}", where=where)
-    by_box = _region_by_box(raw["box"], vocabulary, width, height, f"{where}.box") if "box" in raw else None
+    by_box = _region_by_box(raw["box"], vocabulary, width, height, at(where, "box")) if "box" in raw else None
     if "id" in raw:
         if raw["id"] not in vocabulary.region_index:
-            raise QuestionError(f"unknown region id {raw['id']!r}", where=f"{where}.id")
+            raise QuestionError(
+                f"unknown region id {raw['id']!r}", where=at(where, "id"), code=CoreErrorCode.UNKNOWN_REGION
+            )
         by_id = vocabulary.region(raw["id"])
         if by_box is not None and by_box != by_id:
-            raise QuestionError(f"box does not match region {by_id.id!r}", where=f"{where}.box")
+            raise QuestionError(
+                f"box does not match region {by_id.id!r}",
+                where=at(where, "box"),
+                code=CoreErrorCode.REGION_BOX_MISMATCH,
+            )
         return by_id
     assert by_box is not None
     return by_box
@@ -251,7 +283,9 @@ def _region_by_box(box: Any, vocabulary: Vocabulary, width: float, height: float
         if all(abs(a - b) <= 0.5 for a, b in zip(region.pixel_box(width, height), box, strict=True)):
             return region
     raise QuestionError(
-        f"no region of the region set has the box {box} in a {width:g}x{height:g} image", where=where
+        f"no region of the region set has the box {box} in a {width:g}x{height:g} image",
+        where=where,
+        code=CoreErrorCode.UNKNOWN_REGION,
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.errors import SceneError
+from engine.core.errors import CoreErrorCode, SceneError, at
 from engine.core.vocabulary import Vocabulary
 
 MIN_BOX_SIDE = 1.0
@@ -70,25 +70,26 @@ class Scene:
         }
 
 
-def _fail(message: str, where: str) -> SceneError:
-    return SceneError(message, where=where)
+def _fail(message: str, where: str, code: CoreErrorCode | None = None) -> SceneError:
+    return SceneError(message, where=where, code=code)
 
 
 def clip_box(bbox: Any, width: int, height: int, where: str) -> tuple[float, float, float, float]:
     """Validate `[x, y, w, h]`, clip it to the image and refuse what is left degenerate."""
     if not (isinstance(bbox, list | tuple) and len(bbox) == 4):
-        raise _fail("bbox must be [x, y, width, height]", where)
+        raise _fail("bbox must be [x, y, width, height]", where, CoreErrorCode.BAD_BOX)
     if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in bbox):
-        raise _fail("bbox values must be finite numbers", where)
+        raise _fail("bbox values must be finite numbers", where, CoreErrorCode.BAD_BOX)
     x, y, w, h = (float(v) for v in bbox)
     if w <= 0 or h <= 0:
-        raise _fail("bbox width and height must be positive", where)
+        raise _fail("bbox width and height must be positive", where, CoreErrorCode.BAD_BOX)
     x, w = _clip_span(x, w, float(width))
     y, h = _clip_span(y, h, float(height))
     if w < MIN_BOX_SIDE or h < MIN_BOX_SIDE:
         raise _fail(
             f"bbox lies outside the {width}x{height} image (or under {MIN_BOX_SIDE:g} px after clipping)",
             where,
+            CoreErrorCode.BOX_OUTSIDE_IMAGE,
         )
     return (x, y, w, h)
 
@@ -107,19 +108,23 @@ def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> 
         raise _fail("a scene is a JSON object", where)
     image = document.get("image")
     if not isinstance(image, str) or not image.strip():
-        raise _fail("image must be a non-empty string", f"{where}.image")
-    width, height = (_dimension(document.get(key), f"{where}.{key}") for key in ("width", "height"))
+        raise _fail("image must be a non-empty string", at(where, "image"))
+    width, height = (_dimension(document.get(key), at(where, f"{key}")) for key in ("width", "height"))
     objects_raw = document.get("objects", [])
     if not isinstance(objects_raw, list):
-        raise _fail("objects must be a list", f"{where}.objects")
+        raise _fail("objects must be a list", at(where, "objects"))
     objects = tuple(
-        parse_object(raw, vocabulary, width, height, f"{where}.objects[{i}]")
+        parse_object(raw, vocabulary, width, height, at(where, f"objects[{i}]"))
         for i, raw in enumerate(objects_raw)
     )
     index_of: dict[str, int] = {}
     for i, obj in enumerate(objects):
         if obj.id in index_of:
-            raise _fail(f"duplicate object id {obj.id!r}", f"{where}.objects[{i}].id")
+            raise _fail(
+                f"duplicate object id {obj.id!r}",
+                at(where, f"objects[{i}].id"),
+                CoreErrorCode.DUPLICATE_OBJECT_ID,
+            )
         index_of[obj.id] = i
     relationships = parse_relationships(
         document.get("relationships", []), vocabulary, objects, index_of, where
@@ -129,7 +134,11 @@ def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> 
 
 def _dimension(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_IMAGE_SIDE:
-        raise _fail(f"must be a whole number of pixels between 1 and {MAX_IMAGE_SIDE}", where)
+        raise _fail(
+            f"must be a whole number of pixels between 1 and {MAX_IMAGE_SIDE}",
+            where,
+            CoreErrorCode.BAD_IMAGE_SIZE,
+        )
     return value
 
 
@@ -138,18 +147,20 @@ def parse_object(raw: Any, vocabulary: Vocabulary, width: int, height: int, wher
         raise _fail("an object is a JSON object", where)
     object_id = raw.get("id")
     if not isinstance(object_id, str) or not object_id:
-        raise _fail("id must be a non-empty string", f"{where}.id")
+        raise _fail("id must be a non-empty string", at(where, "id"))
     type_name = raw.get("type")
     if type_name not in vocabulary.type_index:
         raise _fail(
-            f"unknown object type {type_name!r}; known: {', '.join(vocabulary.type_index)}", f"{where}.type"
+            f"unknown object type {type_name!r}; known: {', '.join(vocabulary.type_index)}",
+            at(where, "type"),
+            CoreErrorCode.UNKNOWN_OBJECT_TYPE,
         )
-    bbox = clip_box(raw.get("bbox"), width, height, f"{where}.bbox")
+    bbox = clip_box(raw.get("bbox"), width, height, at(where, "bbox"))
     known = raw.get("attributes_known", True)
     if not isinstance(known, bool):
-        raise _fail("attributes_known must be true or false", f"{where}.attributes_known")
+        raise _fail("attributes_known must be true or false", at(where, "attributes_known"))
     attributes = check_attributes(
-        raw.get("attributes", []), vocabulary, type_name, known, f"{where}.attributes"
+        raw.get("attributes", []), vocabulary, type_name, known, at(where, "attributes")
     )
     return SceneObject(object_id, type_name, bbox, attributes, known)
 
@@ -166,9 +177,11 @@ def check_attributes(
     exclusive_taken: dict[int, str] = {}
     for value in values:
         if value not in object_type.bit_of:
-            raise _fail(f"{value!r} is not an attribute of {type_name}", where)
+            raise _fail(
+                f"{value!r} is not an attribute of {type_name}", where, CoreErrorCode.UNKNOWN_ATTRIBUTE
+            )
         if value in seen:
-            raise _fail(f"attribute {value!r} is listed twice", where)
+            raise _fail(f"attribute {value!r} is listed twice", where, CoreErrorCode.DUPLICATE_ATTRIBUTE)
         seen.add(value)
         group_index = object_type.group_of[value]
         if object_type.groups[group_index].exclusive:
@@ -177,6 +190,7 @@ def check_attributes(
                 raise _fail(
                     f"{exclusive_taken[group_index]!r} and {value!r} are both in exclusive group {group!r}",
                     where,
+                    CoreErrorCode.EXCLUSIVE_ATTRIBUTES,
                 )
             exclusive_taken[group_index] = value
     return frozenset(values)
@@ -199,7 +213,7 @@ def parse_relationships(
     raw: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
 ) -> frozenset[tuple[int, str, int]]:
     if not isinstance(raw, list):
-        raise _fail("relationships must be a list", f"{where}.relationships")
+        raise _fail("relationships must be a list", at(where, "relationships"))
     # Scenes carry dozens of relationships each and fitting reads 100,000 scenes: a well-formed item
     # takes this fast path; any other goes through the detailed checks, which name what is wrong.
     allowed = vocabulary.relationship_pairs
@@ -214,7 +228,7 @@ def parse_relationships(
             fast = False
         if not fast:
             found.add(
-                _checked_relationship(item, vocabulary, objects, index_of, f"{where}.relationships[{i}]")
+                _checked_relationship(item, vocabulary, objects, index_of, at(where, f"relationships[{i}]"))
             )
         elif symmetric and obj < subject:
             found.add((obj, predicate, subject))
@@ -228,13 +242,15 @@ def _checked_relationship(
 ) -> tuple[int, str, int]:
     if not isinstance(item, dict):
         raise _fail("a relationship is {subject, predicate, object}", where)
-    subject, obj = (_object_ref(item.get(key), index_of, f"{where}.{key}") for key in ("subject", "object"))
+    subject, obj = (
+        _object_ref(item.get(key), index_of, at(where, f"{key}")) for key in ("subject", "object")
+    )
     return check_relationship(vocabulary, objects, subject, item.get("predicate"), obj, where)
 
 
 def _object_ref(value: Any, index_of: dict[str, int], where: str) -> int:
     if not isinstance(value, str) or value not in index_of:
-        raise _fail(f"no object with id {value!r} in this image", where)
+        raise _fail(f"no object with id {value!r} in this image", where, CoreErrorCode.UNKNOWN_OBJECT)
     return index_of[value]
 
 
@@ -248,13 +264,19 @@ def check_relationship(
 ) -> tuple[int, str, int]:
     """Validate one relationship and return its stored form (symmetric ones with the lower index first)."""
     if predicate not in vocabulary.relationship_index:
-        raise _fail(f"unknown relationship {predicate!r}", f"{where}.predicate")
+        raise _fail(
+            f"unknown relationship {predicate!r}", at(where, "predicate"), CoreErrorCode.UNKNOWN_RELATIONSHIP
+        )
     if subject == obj:
-        raise _fail("an object cannot be related to itself", where)
+        raise _fail("an object cannot be related to itself", where, CoreErrorCode.SELF_RELATIONSHIP)
     relationship = vocabulary.relationship(predicate)
     subject_type, object_type = objects[subject].type, objects[obj].type
     if not relationship.allows(subject_type, object_type):
-        raise _fail(f"{predicate!r} does not relate a {subject_type} to a {object_type}", where)
+        raise _fail(
+            f"{predicate!r} does not relate a {subject_type} to a {object_type}",
+            where,
+            CoreErrorCode.RELATIONSHIP_NOT_ALLOWED,
+        )
     if relationship.symmetric:
         subject, obj = min(subject, obj), max(subject, obj)
     return (subject, predicate, obj)

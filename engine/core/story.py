@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core.errors import HistoryError
+from engine.core.errors import CoreErrorCode, HistoryError, at
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
@@ -72,7 +72,9 @@ class Story:
         for label in named:
             if label not in known:
                 raise HistoryError(
-                    f"{label} has not been instantiated at this point of the history", where=where
+                    f"{label} has not been instantiated at this point of the history",
+                    where=where,
+                    code=CoreErrorCode.LABEL_NOT_INSTANTIATED,
                 )
 
     def record(self, question: Question, answer: Answer, where: str = "question") -> Label | None:
@@ -102,7 +104,9 @@ def parse_answer(raw: Any, where: str) -> Answer:
     try:
         return Answer(raw)
     except ValueError:
-        raise HistoryError("answer must be yes, no or ambiguous", where=where) from None
+        raise HistoryError(
+            "answer must be yes, no or ambiguous", where=where, code=CoreErrorCode.BAD_ANSWER
+        ) from None
 
 
 def parse_history(
@@ -117,9 +121,9 @@ def parse_history(
         where = f"history[{i}]"
         if not isinstance(item, dict):
             raise HistoryError("an entry is {question, answer}", where=where)
-        question = question_from_json(item.get("question"), vocabulary, width, height, f"{where}.question")
-        answer = parse_answer(item.get("answer"), f"{where}.answer")
-        story.record(question, answer, f"{where}.question")
+        question = question_from_json(item.get("question"), vocabulary, width, height, at(where, "question"))
+        answer = parse_answer(item.get("answer"), at(where, "answer"))
+        story.record(question, answer, at(where, "question"))
         entries.append((question, answer))
     return entries
 

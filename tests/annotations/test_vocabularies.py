@@ -103,7 +103,7 @@ def test_an_invalid_document_is_a_400_naming_the_problem_and_creates_nothing(
     body = response.json()
     assert body["code"] == "invalid_vocabulary"
     assert words in body["message"]
-    assert body["fields"]["where"] == where
+    assert list(body["fields"]) == [where] and words in body["fields"][where][0]
     assert not Vocabulary.objects.exists()
 
 

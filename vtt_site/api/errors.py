@@ -2,13 +2,17 @@
 
 Domain errors (`vtt_site.errors.ApplicationError`), engine-core errors (`engine.core.errors.EngineError`),
 Django's own validation and permission errors and DRF's exceptions all pass through here, so a client
-only ever has to understand one shape. Anything unexpected is logged and reported as a 500 in the same
-shape, without internals.
+only ever has to understand one shape. `code` is a member of one of the apps' error enums (all listed in
+docs/errors.md); `fields` maps the path of each offending value in the request (`objects[3].bbox`,
+`name`, `non_field_errors`) to its messages, whoever found the problem. Anything unexpected is logged and
+reported as a 500 in the same shape, without internals.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from enum import StrEnum
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -20,30 +24,37 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from engine.core.errors import EngineError
-from vtt_site.errors import ApplicationError
+from vtt_site.errors import ApplicationError, CommonErrorCode
 
 logger = logging.getLogger(__name__)
 
 
-def error_body(code: str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"code": code, "message": message, "fields": fields or {}}
+# Called with the code of every error response; the test suite registers one that checks each code it
+# sees against docs/errors.md, the one list of codes.
+CODE_OBSERVERS: list[Callable[[str], None]] = []
+
+
+def error_body(code: StrEnum | str, message: str, fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    for observe in CODE_OBSERVERS:
+        observe(str(code))
+    return {"code": str(code), "message": message, "fields": fields or {}}
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, ApplicationError):
-        return Response(exc.as_dict(), status=exc.status)
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc), exc.fields), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig | TooManyFilesSent):
         # Raised while DRF reads the body: the request is over DATA_UPLOAD_MAX_MEMORY_SIZE or
         # DATA_UPLOAD_MAX_NUMBER_FILES.
         return Response(
-            error_body("too_large", f"The request is too large: {exc}."),
+            error_body(CommonErrorCode.TOO_LARGE, "The request is too large for this server."),
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(exc, SuspiciousOperation):
         return Response(
-            error_body("bad_request", "The request was refused as malformed."),
+            error_body(CommonErrorCode.BAD_REQUEST, "The request was refused as malformed."),
             status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, DjangoValidationError):
@@ -57,7 +68,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if response is None:
         logger.exception("Unhandled error in %s", context.get("view"), exc_info=exc)
         return Response(
-            error_body("server_error", "The server failed to handle this request; it has been logged."),
+            error_body(
+                CommonErrorCode.SERVER_ERROR, "The server failed to handle this request; it has been logged."
+            ),
             status=status.HTTP_500_INTERNAL_SERVER_ERROR,
         )
     assert isinstance(exc, exceptions.APIException)
@@ -68,42 +81,39 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
 def _reshape(exc: exceptions.APIException) -> dict[str, Any]:
     if isinstance(exc, exceptions.ValidationError):
         detail = exc.detail
-        if isinstance(detail, dict):
-            fields = _plain(detail)
-            return error_body("invalid", _first_message(fields) or "Some fields are invalid.", fields)
-        messages = _plain(detail)
-        message = "; ".join(str(m) for m in messages) if isinstance(messages, list) else str(messages)
-        return error_body("invalid", message, {"non_field_errors": messages})
-    code = exc.get_codes()
-    return error_body(code if isinstance(code, str) else exc.default_code, str(exc.detail))
+        fields = flatten_detail(detail if isinstance(detail, dict) else {"non_field_errors": detail})
+        path, messages = next(iter(fields.items()), ("", ["Some fields are invalid."]))
+        message = messages[0] if path == "non_field_errors" else f"{path}: {messages[0]}"
+        return error_body(CommonErrorCode.INVALID, message, fields)
+    return error_body(_common_code(exc), str(exc.detail))
 
 
-def _plain(detail: Any) -> Any:
-    """ErrorDetail trees into plain dicts, lists and strings."""
+def _common_code(exc: exceptions.APIException) -> CommonErrorCode:
+    """DRF's own code for its exceptions, which CommonErrorCode lists; anything else by its status."""
+    for code in (exc.get_codes(), exc.default_code):
+        if isinstance(code, str) and code in CommonErrorCode.__members__.values():
+            return CommonErrorCode(code)
+    return CommonErrorCode.INVALID if exc.status_code < 500 else CommonErrorCode.SERVER_ERROR
+
+
+def flatten_detail(detail: Any, path: str = "") -> dict[str, list[str]]:
+    """DRF's nested ErrorDetail trees as {path: [messages]}: {"objects": [{}, {"bbox": ["…"]}]} becomes
+    {"objects[1].bbox": ["…"]}, the same paths the engine core reports."""
     if isinstance(detail, dict):
-        return {str(key): _plain(value) for key, value in detail.items()}
+        flat: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            # DRF's ListField reports its items by integer index, as a dict.
+            child = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else str(key))
+            flat.update(flatten_detail(value, child))
+        return flat
     if isinstance(detail, list):
-        return [_plain(item) for item in detail]
-    return str(detail)
-
-
-def _first_message(fields: Any, path: str = "") -> str:
-    """`objects.2.bbox: Box lies outside the image.`: the first concrete problem, with where it is."""
-    if isinstance(fields, dict):
-        for key, value in fields.items():
-            found = _first_message(value, f"{path}.{key}" if path else str(key))
-            if found:
-                return found
-    elif isinstance(fields, list):
-        for index, value in enumerate(fields):
-            if isinstance(value, str):
-                return f"{path}: {value}" if path else value
-            found = _first_message(value, f"{path}.{index}")
-            if found:
-                return found
-    elif isinstance(fields, str):
-        return f"{path}: {fields}" if path else fields
-    return ""
+        if all(not isinstance(item, dict | list) for item in detail):
+            return {path or "non_field_errors": [str(item) for item in detail]} if detail else {}
+        flat = {}
+        for index, item in enumerate(detail):
+            flat.update(flatten_detail(item, f"{path}[{index}]"))
+        return flat
+    return {path or "non_field_errors": [str(detail)]}
 
 
 def _django_validation_detail(exc: DjangoValidationError) -> Any:

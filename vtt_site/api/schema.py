@@ -6,14 +6,20 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
 from vtt_site.api.operations import operation_of
+from vtt_site.errors import CommonErrorCode
 
 
 class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField(
-        help_text="Stable machine-readable code, e.g. `invalid`, `box_outside_image`."
+        help_text="Stable machine-readable code, e.g. `invalid`, `box_outside_image`; every code is listed "
+        "in docs/errors.md."
     )
     message = serializers.CharField(help_text="What went wrong, for a person.")
-    fields = serializers.DictField(help_text="Per-field details, keyed by field path; may be empty.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="The messages about each offending value, keyed by its path in the request "
+        "(`objects[3].bbox`); `non_field_errors` for the request as a whole; may be empty.",
+    )
 
 
 ERROR_RESPONSES = {
@@ -22,6 +28,30 @@ ERROR_RESPONSES = {
     "403": "Your role or membership does not allow this.",
     "404": "No such object, or not visible to you.",
     "429": "Rate limit reached; retry after the `Retry-After` seconds.",
+}
+# One real example per status (every code is listed in docs/errors.md).
+ERROR_EXAMPLES = {
+    "400": {
+        "code": CommonErrorCode.INVALID.value,
+        "message": "name: This field is required.",
+        "fields": {"name": ["This field is required."]},
+    },
+    "401": {
+        "code": CommonErrorCode.NOT_AUTHENTICATED.value,
+        "message": "Authentication credentials were not provided.",
+        "fields": {},
+    },
+    "403": {
+        "code": CommonErrorCode.PERMISSION_DENIED.value,
+        "message": "Your role does not allow this operation.",
+        "fields": {},
+    },
+    "404": {"code": CommonErrorCode.NOT_FOUND.value, "message": "Not found.", "fields": {}},
+    "429": {
+        "code": CommonErrorCode.THROTTLED.value,
+        "message": "Request was throttled. Expected available in 3 seconds.",
+        "fields": {},
+    },
 }
 
 
@@ -48,5 +78,7 @@ class VttAutoSchema(AutoSchema):
             if code not in bodies:
                 body = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 body["description"] = description
+                for media in body.get("content", {}).values():
+                    media["example"] = ERROR_EXAMPLES[code]
                 bodies[code] = body
         return bodies
