@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from django.db.models import QuerySet
@@ -14,6 +12,7 @@ from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.core.statistics import load
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
+from vtt_site.cache import BoundedCache
 from vtt_site.errors import ConflictError, NotFoundError
 
 LOADED_CACHE_SIZE = 4  # a worker rarely serves more than a few fits at once; each may be ~50 MB
@@ -30,8 +29,7 @@ def statistics_get(*, statistics_id: int) -> FittedStatistics:
     return statistics
 
 
-_loaded: OrderedDict[tuple[int, str], CoreStatistics] = OrderedDict()
-_loaded_lock = threading.Lock()
+_loaded: BoundedCache[CoreStatistics] = BoundedCache(LOADED_CACHE_SIZE)
 
 
 def loaded_statistics(statistics: FittedStatistics) -> CoreStatistics:
@@ -41,22 +39,12 @@ def loaded_statistics(statistics: FittedStatistics) -> CoreStatistics:
             EngineErrorCode.STATISTICS_NOT_READY,
             f"Statistics {statistics.pk} are {statistics.status}, not ready.",
         )
-    key = (statistics.pk, statistics.file_name)
-    with _loaded_lock:
-        if key in _loaded:
-            _loaded.move_to_end(key)
-            return _loaded[key]
-    arrays = load(statistics.path)
-    with _loaded_lock:
-        _loaded[key] = arrays
-        while len(_loaded) > LOADED_CACHE_SIZE:
-            _loaded.popitem(last=False)
-    return arrays
+    path = statistics.path
+    return _loaded.get_or_build((statistics.pk, statistics.file_name), lambda: load(path))
 
 
 def clear_loaded_cache() -> None:
-    with _loaded_lock:
-        _loaded.clear()
+    _loaded.clear()
 
 
 def statistics_estimate(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +13,8 @@ from engine.core.vocabulary import AttributeGroup as CoreAttributeGroup
 from engine.core.vocabulary import ObjectType as CoreObjectType
 from engine.core.vocabulary import RelationshipType as CoreRelationshipType
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
-from engine.core.vocabulary import parse_vocabulary
+from engine.core.vocabulary import build_vocabulary
+from vtt_site.cache import BoundedCache
 from vtt_site.errors import NotFoundError
 
 
@@ -43,25 +43,27 @@ def vocabulary_in_use(*, vocabulary: Vocabulary) -> bool:
 
 
 def vocabulary_document(vocabulary: Vocabulary) -> dict[str, Any]:
-    """The vocabulary as the JSON document of VTT.md section 9 (six queries, whatever its size).
+    """The vocabulary as the JSON document of VTT.md section 9 (the core's `to_document` is the one
+    writer of that format)."""
+    return core_vocabulary(vocabulary).to_document()
 
-    The rows become engine-core objects, whose `to_document` is the one writer of that format. The
-    regions pass through as stored: after an admin edit they may be invalid, and it is the parse of this
-    document that must say so, not a crash while writing it.
-    """
+
+def _core_vocabulary_from_rows(vocabulary: Vocabulary) -> CoreVocabulary:
+    """The engine-core vocabulary built straight from the rows (six queries, whatever its size) and
+    checked as a whole by the core (`build_vocabulary`): after an admin edit the rows may break a rule,
+    and the core says which."""
     groups = AttributeGroup.objects.prefetch_related("values")
     types = ObjectType.objects.filter(vocabulary=vocabulary).prefetch_related(Prefetch("groups", groups))
     relationships = RelationshipType.objects.filter(vocabulary=vocabulary).prefetch_related(
         "subject_types", "object_types"
     )
-    core = CoreVocabulary(
+    return build_vocabulary(
         name=vocabulary.name,
         description=vocabulary.description,
         types=tuple(CoreObjectType(t.name, tuple(_core_group(g) for g in t.groups.all())) for t in types),
         relationships=tuple(_core_relationship(r) for r in relationships),
-        regions=(),
+        regions=vocabulary.regions,
     )
-    return core.to_document() | {"regions": vocabulary.regions}
 
 
 def _core_group(group: AttributeGroup) -> CoreAttributeGroup:
@@ -91,8 +93,8 @@ class VocabularyIndex:
     relationship_names: dict[int, str]
 
 
-_indices: dict[tuple[Any, ...], VocabularyIndex] = {}
-_indices_lock = threading.Lock()
+# A worker or web process rarely sees more than a few vocabularies (and revisions) at once.
+_indices: BoundedCache[VocabularyIndex] = BoundedCache(16)
 
 
 def vocabulary_index(vocabulary: Vocabulary) -> VocabularyIndex:
@@ -100,12 +102,7 @@ def vocabulary_index(vocabulary: Vocabulary) -> VocabularyIndex:
     revision (bumped by every edit) keeps an edited vocabulary from being served stale, and the creation
     time keeps a deleted vocabulary's reused id (SQLite reuses the highest id) from matching."""
     key = (vocabulary.pk, vocabulary.revision, vocabulary.created_at)
-    index = _indices.get(key)
-    if index is None:
-        index = _build_index(vocabulary)
-        with _indices_lock:
-            _indices[key] = index
-    return index
+    return _indices.get_or_build(key, lambda: _build_index(vocabulary))
 
 
 def core_vocabulary(vocabulary: Vocabulary) -> CoreVocabulary:
@@ -113,7 +110,7 @@ def core_vocabulary(vocabulary: Vocabulary) -> CoreVocabulary:
 
 
 def _build_index(vocabulary: Vocabulary) -> VocabularyIndex:
-    core = parse_vocabulary(vocabulary_document(vocabulary))
+    core = _core_vocabulary_from_rows(vocabulary)
     type_ids = dict(ObjectType.objects.filter(vocabulary=vocabulary).values_list("name", "id"))
     relationship_ids = dict(RelationshipType.objects.filter(vocabulary=vocabulary).values_list("name", "id"))
     return VocabularyIndex(

@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from engine.core.errors import VocabularyError
+from engine.core.errors import VocabularyError, at
 
 MAX_ATTRIBUTES_PER_TYPE = 64  # one uint64 mask per object
 MAX_RELATIONSHIPS = 32  # forward and reverse bits of a pair share one uint64 mask
@@ -241,13 +241,58 @@ def parse_vocabulary(document: Any) -> Vocabulary:
     description = document.get("description", "")
     _expect(isinstance(description, str), "must be a string", "description")
     types = _parse_types(document.get("types"))
-    relationships = _parse_relationships(document.get("relationships", []), {t.name for t in types})
-    regions_spec, regions = _parse_regions(document.get("regions", "default"))
-    return Vocabulary(
+    relationships = _parse_relationships(document.get("relationships", []))
+    return build_vocabulary(
         name=name.strip(),
+        description=description,
         types=types,
         relationships=relationships,
-        regions=regions,
+        regions=document.get("regions", "default"),
+    )
+
+
+def build_vocabulary(
+    *,
+    name: str,
+    description: str,
+    types: tuple[ObjectType, ...],
+    relationships: tuple[RelationshipType, ...],
+    regions: Any,
+) -> Vocabulary:
+    """A `Vocabulary` from objects already made (say, from database rows), checked for what only the
+    whole can break: limits, names unique where a question names them, relationships between known
+    types, and the region set (`"default"` or a list of {id, box})."""
+    _expect(len(types) > 0, "at least one object type is required", "types")
+    _expect(len(types) <= MAX_TYPES, f"at most {MAX_TYPES} object types", "types")
+    _check_unique([t.name for t in types], "object type", "types")
+    for object_type in types:
+        where = f"types.{object_type.name}.attribute_groups"
+        _check_unique([g.name for g in object_type.groups], "attribute group", where)
+        _check_unique(list(object_type.attributes), "attribute value", where)
+        _expect(
+            len(object_type.attributes) <= MAX_ATTRIBUTES_PER_TYPE,
+            f"at most {MAX_ATTRIBUTES_PER_TYPE} attribute values",
+            f"types.{object_type.name}",
+        )
+    _expect(
+        len(relationships) <= MAX_RELATIONSHIPS, f"at most {MAX_RELATIONSHIPS} relationships", "relationships"
+    )
+    _check_unique([r.name for r in relationships], "relationship", "relationships")
+    type_names = {t.name for t in types}
+    for i, relationship in enumerate(relationships):
+        for side in ("subject_types", "object_types"):
+            for type_name in sorted(getattr(relationship, side)):
+                _expect(
+                    type_name in type_names,
+                    f"unknown object type {type_name!r}",
+                    f"relationships[{i}].{side}",
+                )
+    regions_spec, region_set = _parse_regions(regions)
+    return Vocabulary(
+        name=name,
+        types=types,
+        relationships=relationships,
+        regions=region_set,
         regions_spec=regions_spec,
         description=description,
     )
@@ -260,21 +305,16 @@ def _expect(condition: bool, message: str, where: str) -> None:
 
 def _parse_types(raw: Any) -> tuple[ObjectType, ...]:
     _expect(isinstance(raw, dict) and len(raw) > 0, "at least one object type is required", "types")
-    _expect(len(raw) <= MAX_TYPES, f"at most {MAX_TYPES} object types", "types")
     types = []
     for type_name, spec in raw.items():
         where = f"types.{type_name}"
         _expect(isinstance(type_name, str) and type_name.strip() == type_name != "", "bad type name", where)
         _expect(isinstance(spec, dict), "an object type is a JSON object", where)
         groups_raw = spec.get("attribute_groups", [])
-        _expect(isinstance(groups_raw, list), "attribute_groups must be a list", f"{where}.attribute_groups")
-        groups = tuple(_parse_group(g, f"{where}.attribute_groups[{i}]") for i, g in enumerate(groups_raw))
-        _check_unique([g.name for g in groups], "attribute group", f"{where}.attribute_groups")
-        _check_unique([v for g in groups for v in g.values], "attribute value", f"{where}.attribute_groups")
-        count = sum(len(g.values) for g in groups)
         _expect(
-            count <= MAX_ATTRIBUTES_PER_TYPE, f"at most {MAX_ATTRIBUTES_PER_TYPE} attribute values", where
+            isinstance(groups_raw, list), "attribute_groups must be a list", at(where, "attribute_groups")
         )
+        groups = tuple(_parse_group(g, at(where, f"attribute_groups[{i}]")) for i, g in enumerate(groups_raw))
         types.append(ObjectType(name=type_name, groups=groups))
     return tuple(types)
 
@@ -282,40 +322,44 @@ def _parse_types(raw: Any) -> tuple[ObjectType, ...]:
 def _parse_group(raw: Any, where: str) -> AttributeGroup:
     _expect(isinstance(raw, dict), "an attribute group is a JSON object", where)
     name = raw.get("name")
-    _expect(isinstance(name, str) and name.strip() != "", "a group needs a name", f"{where}.name")
+    _expect(isinstance(name, str) and name.strip() != "", "a group needs a name", at(where, "name"))
     exclusive = raw.get("exclusive", False)
-    _expect(isinstance(exclusive, bool), "exclusive must be true or false", f"{where}.exclusive")
+    _expect(isinstance(exclusive, bool), "exclusive must be true or false", at(where, "exclusive"))
     values = raw.get("values")
-    _expect(isinstance(values, list) and len(values) > 0, "a group needs a list of values", f"{where}.values")
+    _expect(
+        isinstance(values, list) and len(values) > 0, "a group needs a list of values", at(where, "values")
+    )
     for i, value in enumerate(values):
         _expect(
             isinstance(value, str) and value.strip() == value != "",
             "bad attribute value",
-            f"{where}.values[{i}]",
+            at(where, f"values[{i}]"),
         )
     _expect(
-        not exclusive or len(values) >= 2, "an exclusive group needs at least two values", f"{where}.values"
+        not exclusive or len(values) >= 2, "an exclusive group needs at least two values", at(where, "values")
     )
     phrase = raw.get("phrase", DEFAULT_ATTRIBUTE_PHRASE)
-    _expect(isinstance(phrase, str) and "{value}" in phrase, "phrase must contain {value}", f"{where}.phrase")
     _expect(
-        phrase.split(" ", 1)[0] in {"is", "has"}, "phrase must start with 'is' or 'has'", f"{where}.phrase"
+        isinstance(phrase, str) and "{value}" in phrase, "phrase must contain {value}", at(where, "phrase")
+    )
+    _expect(
+        phrase.split(" ", 1)[0] in {"is", "has"}, "phrase must start with 'is' or 'has'", at(where, "phrase")
     )
     phrases = raw.get("phrases", {})
-    _expect(isinstance(phrases, dict), "phrases maps values to phrases", f"{where}.phrases")
+    _expect(isinstance(phrases, dict), "phrases maps values to phrases", at(where, "phrases"))
     for value, text in phrases.items():
-        _expect(value in values, f"{value!r} is not a value of this group", f"{where}.phrases")
+        _expect(value in values, f"{value!r} is not a value of this group", at(where, "phrases"))
         _expect(
             isinstance(text, str) and text.split(" ", 1)[0] in {"is", "has"},
             "a phrase starts with 'is' or 'has'",
-            f"{where}.phrases.{value}",
+            at(where, f"phrases.{value}"),
         )
     return AttributeGroup(
         name=name, exclusive=exclusive, values=tuple(values), phrase=phrase, phrases=dict(phrases)
     )
 
 
-def _parse_relationships(raw: Any, type_names: set[str]) -> tuple[RelationshipType, ...]:
+def _parse_relationships(raw: Any) -> tuple[RelationshipType, ...]:
     _expect(isinstance(raw, list), "relationships must be a list", "relationships")
     _expect(len(raw) <= MAX_RELATIONSHIPS, f"at most {MAX_RELATIONSHIPS} relationships", "relationships")
     relationships = []
@@ -326,29 +370,31 @@ def _parse_relationships(raw: Any, type_names: set[str]) -> tuple[RelationshipTy
         _expect(
             isinstance(name, str) and name.strip() == name != "",
             "a relationship needs a name",
-            f"{where}.name",
+            at(where, "name"),
         )
         sides = {}
         for side in ("subject_types", "object_types"):
             listed = spec.get(side)
             _expect(
-                isinstance(listed, list) and len(listed) > 0, "a non-empty list of types", f"{where}.{side}"
+                isinstance(listed, list) and len(listed) > 0,
+                "a non-empty list of types",
+                at(where, f"{side}"),
             )
-            for type_name in listed:
-                _expect(type_name in type_names, f"unknown object type {type_name!r}", f"{where}.{side}")
+            _expect(all(isinstance(n, str) for n in listed), "type names are strings", at(where, side))
             sides[side] = frozenset(listed)
         symmetric = spec.get("symmetric", False)
-        _expect(isinstance(symmetric, bool), "symmetric must be true or false", f"{where}.symmetric")
+        _expect(isinstance(symmetric, bool), "symmetric must be true or false", at(where, "symmetric"))
         group = spec.get("group", name)
-        _expect(isinstance(group, str) and group != "", "group must be a non-empty string", f"{where}.group")
+        _expect(
+            isinstance(group, str) and group != "", "group must be a non-empty string", at(where, "group")
+        )
         phrase = spec.get("phrase", name)
         _expect(
-            isinstance(phrase, str) and phrase != "", "phrase must be a non-empty string", f"{where}.phrase"
+            isinstance(phrase, str) and phrase != "", "phrase must be a non-empty string", at(where, "phrase")
         )
         relationships.append(
             RelationshipType(name, sides["subject_types"], sides["object_types"], symmetric, group, phrase)
         )
-    _check_unique([r.name for r in relationships], "relationship", "relationships")
     return tuple(relationships)
 
 
@@ -362,18 +408,18 @@ def _parse_regions(raw: Any) -> tuple[str | tuple[Region, ...], tuple[Region, ..
         where = f"regions[{i}]"
         _expect(isinstance(spec, dict), "a region is {id, box}", where)
         region_id = spec.get("id")
-        _expect(isinstance(region_id, str) and region_id != "", "a region needs an id", f"{where}.id")
+        _expect(isinstance(region_id, str) and region_id != "", "a region needs an id", at(where, "id"))
         box = spec.get("box")
         _expect(
             isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) for v in box),
             "box is [x0, y0, x1, y1] in fractions of the image",
-            f"{where}.box",
+            at(where, "box"),
         )
         x0, y0, x1, y1 = (float(v) for v in box)
         _expect(
             0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1,
             "need 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1",
-            f"{where}.box",
+            at(where, "box"),
         )
         regions.append(Region(region_id, (x0, y0, x1, y1)))
     _check_unique([r.id for r in regions], "region id", "regions")
