@@ -65,7 +65,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "import.list": allow(Role.REVIEWER),
     "export.read": COLLECTION_WORKERS,
     # engine: everyone may see what statistics exist and ask for estimates (vision-system designers are
-    # given the training data anyway, VTT.md); fitting is an admin's decision.
+    # given the training data anyway, docs/method.md); fitting is an admin's decision.
     "statistics.list": EVERYONE,
     "statistics.read": EVERYONE,
     "statistics.estimate": EVERYONE,

@@ -1,4 +1,4 @@
-"""Scene graphs in and out of the interchange formats: JSON Lines (VTT.md section 9) and COCO.
+"""Scene graphs in and out of the interchange formats: JSON Lines (docs/method.md section 9) and COCO.
 
 Plain data in, plain data out (no Django): reading turns a file into numbered records (the line number
 for JSON Lines, the position in `images` for COCO) and located errors; the scene rules themselves are

@@ -87,7 +87,9 @@ class EstimateApi(APIView):
         history = serializers.JSONField(
             help_text="A list of {question, answer}; answer is yes, no or ambiguous."
         )
-        question = serializers.JSONField(help_text="A question in its structured form (VTT.md section 9).")
+        question = serializers.JSONField(
+            help_text="A question in its structured form (docs/method.md section 9)."
+        )
         width = serializers.FloatField(min_value=1, help_text="Width of the image, in pixels.")
         height = serializers.FloatField(min_value=1, help_text="Height of the image, in pixels.")
 

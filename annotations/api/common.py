@@ -90,7 +90,7 @@ class RecordRelationshipSerializer(serializers.Serializer):
 
 
 class SceneRecordSerializer(serializers.Serializer):
-    """A scene graph as in VTT.md section 9."""
+    """A scene graph as in docs/method.md section 9."""
 
     image = serializers.CharField()
     width = serializers.IntegerField()

@@ -14,7 +14,7 @@ from vtt_site.api.schema import ErrorSerializer
 
 
 class DocumentSerializer(serializers.Serializer):
-    """The vocabulary document of VTT.md section 9; engine.core.vocabulary validates its content."""
+    """The vocabulary document of docs/method.md section 9; engine.core.vocabulary validates its content."""
 
     name = serializers.CharField(max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)
@@ -37,7 +37,7 @@ class VocabularySerializer(serializers.Serializer):
 
 
 class VocabularyDetailSerializer(VocabularySerializer):
-    document = serializers.DictField(help_text="The vocabulary document (VTT.md section 9).")
+    document = serializers.DictField(help_text="The vocabulary document (docs/method.md section 9).")
 
 
 def _detail(vocabulary_id: int) -> dict:

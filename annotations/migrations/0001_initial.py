@@ -182,7 +182,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(max_length=100)),
                 ('version', models.PositiveIntegerField(default=1)),
                 ('description', models.TextField(blank=True)),
-                ('regions', models.JSONField(default=annotations.models.vocabularies.default_regions, help_text='"default" (VTT.md section 3) or a list of {"id": ..., "box": [x0, y0, x1, y1]} in fractions of the image.')),
+                ('regions', models.JSONField(default=annotations.models.vocabularies.default_regions, help_text='"default" (docs/method.md section 3) or a list of {"id": ..., "box": [x0, y0, x1, y1]} in fractions of the image.')),
                 ('revision', models.PositiveIntegerField(default=0, editable=False)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
             ],

@@ -1,6 +1,6 @@
-"""A vocabulary in rows (VTT.md section 2): object types, attribute groups and values, relationships.
+"""A vocabulary in rows (docs/method.md section 2): object types, attribute groups and values, relationships.
 
-The rows hold exactly what the JSON document of VTT.md section 9 holds, in the same order (`position`),
+The rows hold exactly what the JSON document of docs/method.md section 9 holds, in the same order (`position`),
 because the order is meaningful to the engine: it numbers attribute bits and relationship bits by it.
 Validation is not repeated here: every document is checked by `engine.core.vocabulary.parse_vocabulary`
 before it becomes rows, and the admin re-checks the rows the same way after an edit.
@@ -25,7 +25,7 @@ class Vocabulary(models.Model):
     description = models.TextField(blank=True)
     regions = models.JSONField(
         default=default_regions,
-        help_text='"default" (VTT.md section 3) or a list of {"id": ..., "box": [x0, y0, x1, y1]} in '
+        help_text='"default" (docs/method.md section 3) or a list of {"id": ..., "box": [x0, y0, x1, y1]} in '
         "fractions of the image.",
     )
     # Bumped by every edit, so that a process-wide cache keyed by (id, revision) is never stale.

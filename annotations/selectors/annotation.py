@@ -1,4 +1,4 @@
-"""Reads of annotations as scene-graph records (VTT.md section 9), for the API and for exports.
+"""Reads of annotations as scene-graph records (docs/method.md section 9), for the API and for exports.
 
 Objects get the ids "o1".."oN" in stored order; attributes are in the vocabulary's order and
 relationships sorted by (subject, predicate, object), as `engine.core.scene.Scene.to_document` does, so

@@ -79,7 +79,7 @@ def collections_progress(*, collections: Iterable[Collection]) -> dict[int, dict
 
 
 def training_images(*, collection: Collection) -> QuerySet[Image]:
-    """The training set of a collection (VTT.md section 7): reviewed, completely annotated train images."""
+    """The training set of a collection (docs/method.md section 7): reviewed, completely annotated train images."""
     return Image.objects.filter(collection=collection, split=Split.TRAIN, stage=Stage.ACCEPTED)
 
 

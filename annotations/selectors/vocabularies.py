@@ -43,7 +43,7 @@ def vocabulary_in_use(*, vocabulary: Vocabulary) -> bool:
 
 
 def vocabulary_document(vocabulary: Vocabulary) -> dict[str, Any]:
-    """The vocabulary as the JSON document of VTT.md section 9 (the core's `to_document` is the one
+    """The vocabulary as the JSON document of docs/method.md section 9 (the core's `to_document` is the one
     writer of that format)."""
     return core_vocabulary(vocabulary).to_document()
 

@@ -60,7 +60,7 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
 
 
 def _require_complete(image: Image) -> None:
-    """Every object with known attributes has a value in each exclusive group (VTT.md section 2)."""
+    """Every object with known attributes has a value in each exclusive group (docs/method.md section 2)."""
     vocabulary = vocabulary_index(image.collection.vocabulary).core
     scene = parse_annotation(image, image_annotation(image=image), vocabulary)
     numbers: dict[str, int] = {}

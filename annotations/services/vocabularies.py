@@ -25,7 +25,7 @@ DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "vocabularies" / "
 
 @transaction.atomic
 def vocabulary_import(*, document: Any) -> Vocabulary:
-    """Validate a VTT.md section 9 document and store it; a name that exists gets the next version."""
+    """Validate a docs/method.md section 9 document and store it; a name that exists gets the next version."""
     core = parse_vocabulary(document)
     # Locking the latest version makes concurrent imports of one name take turns for the next number.
     latest = Vocabulary.objects.select_for_update().filter(name=core.name).order_by("-version").first()

@@ -1,6 +1,6 @@
 """Synthetic urban street scenes for the visual Turing test.
 
-Scene graphs (``scenes``) follow the urban-street vocabulary and the JSON Lines record of VTT.md section 9;
+Scene graphs (``scenes``) follow the urban-street vocabulary and the JSON Lines record of docs/method.md section 9;
 ``render`` draws them with Pillow. Only the standard library, numpy and Pillow are used here (never Django)
 so command-line tools and benchmarks can run without a configured site.
 """

@@ -140,7 +140,7 @@ def _scene_counts(r: random.Random) -> tuple[int, int]:
 
 
 def generate_scene(rng: np.random.Generator, name: str, width: int = 640, height: int = 480) -> dict:
-    """One synthetic street scene as a VTT.md section 9 record (scene graph only, no pixels)."""
+    """One synthetic street scene as a docs/method.md section 9 record (scene graph only, no pixels)."""
     r = random.Random(int(rng.integers(0, 2**63)))  # one numpy draw, then the fast stdlib generator
     builder = _SceneBuilder(r, street_layout(name, width, height))
     people, vehicles = _scene_counts(r)

@@ -22,7 +22,7 @@ from demo.synthetic.wheels import wheel_occluders
 
 
 def render_scene(scene: dict, seed: int = 0) -> Image.Image:
-    """Draws a scene record (VTT.md section 9) as an RGB image of its width and height."""
+    """Draws a scene record (docs/method.md section 9) as an RGB image of its width and height."""
     width, height = int(scene["width"]), int(scene["height"])
     layout = street_layout(scene["image"], width, height)
     rnd = random.Random(f"{seed}|{scene['image']}")

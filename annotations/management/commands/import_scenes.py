@@ -11,7 +11,7 @@ from vtt_site.errors import ApplicationError
 
 class Command(BaseCommand):
     help = (
-        "Import scene graphs (JSON Lines of VTT.md section 9, or COCO) into a collection, now. "
+        "Import scene graphs (JSON Lines of docs/method.md section 9, or COCO) into a collection, now. "
         "All or nothing: on any bad record every one is printed and nothing is imported."
     )
 

@@ -159,7 +159,7 @@ export class AnnotationStore extends EventTarget {
     return dropped;
   }
 
-  // "Attributes unknown" means no attributes at all (VTT.md section 9), so the switch clears them.
+  // "Attributes unknown" means no attributes at all (docs/method.md section 9), so the switch clears them.
   setAttributes(key, attributes, known = true) {
     const o = this.objects.get(key);
     if (!o) return;

@@ -1,4 +1,4 @@
-// The collection's vocabulary document (VTT.md section 9) as the editor needs it: types in document
+// The collection's vocabulary document (docs/method.md section 9) as the editor needs it: types in document
 // order (their position is the number key that picks them), attribute groups per type, and which
 // relationships may link a subject of one type to an object of another.
 
