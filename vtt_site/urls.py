@@ -3,9 +3,10 @@
 from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import include, path
-from django.views.defaults import bad_request, page_not_found, server_error
+from django.views.defaults import bad_request, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from frontend.views import errors as pages
 from vtt_site.api.errors import error_body
 from vtt_site.health import healthz, readyz
 
@@ -35,7 +36,14 @@ def _is_api(request) -> bool:
 def handler404(request, exception=None):
     if _is_api(request):
         return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
-    return page_not_found(request, exception)
+    return pages.not_found(request, exception)
+
+
+def handler403(request, exception=None):
+    if _is_api(request):
+        message = "You are not allowed to do this."
+        return JsonResponse(error_body("permission_denied", message), status=403)
+    return pages.forbidden(request, exception)
 
 
 def handler400(request, exception=None):
