@@ -41,9 +41,18 @@ def member_list(*, collection: Collection) -> QuerySet[CollectionMembership]:
     return collection.memberships.select_related("user").order_by("user__username")
 
 
+# Not a stored stage: the images of the annotation stage nobody has worked on yet (never annotated, not
+# sent back, no live lease), as counted by the collection's progress.
+NEW = "new"
+
+
+def new_images(now=None) -> Q:
+    lease_free = Q(lease_holder__isnull=True) | Q(lease_expires_at__lte=now or timezone.now())
+    return Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free
+
+
 def _stage_counts(now) -> dict[str, Count]:
-    lease_free = Q(lease_holder__isnull=True) | Q(lease_expires_at__lte=now)
-    new = Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free
+    new = new_images(now)
     return {
         "total": Count("id"),
         "new": Count("id", filter=new),

@@ -38,7 +38,10 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     filters = ImageFilterForm(request.GET)
     chosen = filters.cleaned_data if filters.is_valid() else {}
     images = image_list(
-        collection=collection, stage=chosen.get("stage") or None, split=chosen.get("split") or None
+        collection=collection,
+        stage=chosen.get("stage") or None,
+        split=chosen.get("split") or None,
+        name=(chosen.get("name") or "").strip() or None,
     )
     page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
     # The filters without the page number, for the pagination links.

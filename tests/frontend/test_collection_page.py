@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.timezone import now
 
 from accounts.roles import Role
 from annotations.models import Image, ImportJob, Stage
@@ -63,6 +64,43 @@ def test_image_list_filters_by_stage_and_split_and_paginates(client, users, coll
     assert "held-out.png" in test_split and test_split.count('data-testid="image-') == 1
     # An image without pixels (imported) gets no thumbnail request, an uploaded one its file endpoint.
     assert "no pixels" in test_split and "/file/" not in test_split
+
+
+def test_image_list_filters_new_images_and_file_names_and_jumps_to_a_page(client, users, collection):
+    ImageFactory.create_batch(100, collection=collection)
+    annotated = ImageFactory(collection=collection, original_name="Street-Corner.png", annotated_at=now())
+    returned = ImageFactory(collection=collection, original_name="street-returned.png", returned=True)
+    ImageFactory(collection=collection, stage=Stage.REVIEW, original_name="street-waiting.png")
+    client = as_user(client, users, Role.ANNOTATOR)
+    url = f"/collections/{collection.pk}/"
+
+    new = client.get(url, {"stage": "new"}).content.decode()
+    assert '<option value="new" selected>new</option>' in new
+    assert "100 images, page 1 of 3." in new
+    assert (
+        f'data-testid="image-{annotated.pk}"' not in new and f'data-testid="image-{returned.pk}"' not in new
+    )
+    by_name = client.get(url, {"name": "STREET"}).content.decode()
+    assert "3 images." in by_name and "street-waiting.png" in by_name and "image-0" not in by_name
+    both = client.get(url, {"name": "street", "stage": "new"}).content.decode()
+    assert "No image matches these filters." in both
+    # Jumping to a page keeps the filters: the form carries them as hidden fields.
+    third = client.get(url, {"stage": "new", "page": "3"}).content.decode()
+    assert "page 3 of 3" in third and third.count('data-testid="image-') == 4
+    jump = third[third.index('data-testid="jump-to-page"') :]
+    jump = jump[: jump.index("</form>")]
+    assert '<input type="hidden" name="stage" value="new">' in jump
+    assert 'name="page" min="1" max="3" value="3"' in jump and "<label" in jump
+
+
+def test_the_image_api_filters_new_images_and_file_names(client, users, collection):
+    fresh = ImageFactory(collection=collection, original_name="a-fresh.png")
+    ImageFactory(collection=collection, original_name="b-fresh.png", annotated_at=now())
+    client = as_user(client, users, Role.ANNOTATOR)
+    url = f"/api/v1/collections/{collection.pk}/images/"
+    listed = client.get(url, {"stage": "new", "name": "FRESH"}).json()
+    assert [image["id"] for image in listed["results"]] == [fresh.pk]
+    assert client.get(url, {"stage": "brand-new"}).status_code == 400
 
 
 def test_upload_reports_each_file_once_and_the_good_ones_go_in(client, users, collection):
