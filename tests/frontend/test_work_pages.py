@@ -142,7 +142,10 @@ def test_an_imported_image_without_pixels_says_so_on_the_review_page(client, use
     response = client.post(f"/collections/{collection.pk}/review/next/")
     page = client.get(response["Location"]).content.decode()
     assert 'data-testid="no-pixels"' in page and "imported.jpg came in by an import" in page
-    assert "empty 640\N{MULTIPLICATION SIGN}480 area" in page and 'aria-label="imported.jpg (no pixels) with its boxes"' in page
+    assert (
+        "empty 640\N{MULTIPLICATION SIGN}480 area" in page
+        and 'aria-label="imported.jpg (no pixels) with its boxes"' in page
+    )
 
     uploaded = image_upload(
         collection=collection, files=[SimpleUploadedFile("shot.png", image_bytes("PNG"))]
