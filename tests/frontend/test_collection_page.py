@@ -189,8 +189,33 @@ def test_import_of_a_bad_file_lists_every_bad_line_and_imports_nothing(
         response = client.post(f"/collections/{collection.pk}/import/", data)
     page = client.get(response["Location"]).content.decode()
     assert "Nothing was imported: 2 problems." in page
+    assert "3 of 3 records checked" in page  # the line that is not JSON was checked too
     assert '<li data-line="2">line 2:' in page and '<li data-line="3">line 3: width:' in page
     assert not Image.objects.exists()
+
+
+def test_a_bad_coco_file_names_each_entry_by_its_place_not_a_line(
+    client, users, collection, django_capture_on_commit_callbacks
+):
+    client = as_user(client, users, Role.REVIEWER)
+    document = {
+        "images": [{"id": i, "file_name": f"{i}.jpg", "width": 64, "height": 64} for i in range(4)],
+        "annotations": [{"id": 1, "image_id": 3, "category_id": 5, "bbox": [1, 1, 5, 5]}],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    document["images"][2]["width"] = 0
+    data = {
+        "file": SimpleUploadedFile("coco.json", json.dumps(document).encode()),
+        "format": "coco",
+        "split": "train",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/collections/{collection.pk}/import/", data)
+    page = client.get(response["Location"]).content.decode()
+    assert "4 of 4 records checked" in page and "Nothing was imported: 2 problems." in page
+    assert '<li data-line="">images[2]: width: must be' in page
+    assert '<li data-line="">annotations[0]: no usable category with id 5</li>' in page
+    assert "line " not in page[page.index('data-role="errors"') :]
 
 
 def test_import_form_errors_are_reported(client, users, collection):
