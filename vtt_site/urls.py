@@ -3,10 +3,10 @@
 from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import include, path
+from django.utils.module_loading import import_string
 from django.views.defaults import bad_request, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from frontend.views import errors as pages
 from vtt_site.api.errors import error_body
 from vtt_site.health import healthz, readyz
 
@@ -29,6 +29,12 @@ urlpatterns = [
 ]
 
 
+def _page(name: str):
+    """The web UI's error page (frontend.views.errors), named like the UI's URLs: by a string, so the
+    bottom layer does not import the top one."""
+    return import_string(f"frontend.views.errors.{name}")
+
+
 def _is_api(request) -> bool:
     return request.path.startswith("/api/")
 
@@ -36,14 +42,14 @@ def _is_api(request) -> bool:
 def handler404(request, exception=None):
     if _is_api(request):
         return JsonResponse(error_body("not_found", f"No API endpoint at {request.path}."), status=404)
-    return pages.not_found(request, exception)
+    return _page("not_found")(request, exception)
 
 
 def handler403(request, exception=None):
     if _is_api(request):
         message = "You are not allowed to do this."
         return JsonResponse(error_body("permission_denied", message), status=403)
-    return pages.forbidden(request, exception)
+    return _page("forbidden")(request, exception)
 
 
 def handler400(request, exception=None):
