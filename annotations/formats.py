@@ -16,7 +16,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RecordError:
-    line: int | None  # None: the problem is with the file as a whole
+    # The JSON Lines line number. None: the file as a whole, or a COCO entry, whose message starts
+    # with its place in the document (`images[3]: ...`, `annotations[12]: ...`): a COCO file has no
+    # meaningful line numbers.
+    line: int | None
     message: str
 
     def as_dict(self) -> dict[str, Any]:
@@ -42,7 +45,8 @@ def jsonl_records(lines: Iterable[str]) -> Iterator[Numbered | RecordError]:
 
 
 def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbered], list[RecordError]]:
-    """COCO images as scene records numbered by their position in `images` (from 1)."""
+    """COCO images as scene records numbered by their position in `images` (from 1); errors name the
+    entry (`coco_place`)."""
     if not isinstance(document, dict) or not isinstance(document.get("images"), list):
         return [], [RecordError(None, 'a COCO file is a JSON object with an "images" list')]
     errors: list[RecordError] = []
@@ -54,7 +58,7 @@ def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbere
         if record is not None:
             if image["id"] in number_of:
                 errors.append(
-                    RecordError(position, f"images[{position - 1}]: duplicate image id {image['id']!r}")
+                    RecordError(None, f"{coco_place(position)}: duplicate image id {image['id']!r}")
                 )
                 continue
             number_of[image["id"]] = len(records)
@@ -66,6 +70,11 @@ def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbere
     for position, annotation in enumerate(annotations):
         _coco_annotation(annotation, position, categories, number_of, records, errors)
     return records, errors
+
+
+def coco_place(position: int) -> str:
+    """Where the COCO record numbered `position` (from 1) is in its document."""
+    return f"images[{position - 1}]"
 
 
 def _coco_categories(raw: Any, type_names: set[str], errors: list[RecordError]) -> dict[Any, str]:
@@ -95,12 +104,12 @@ def _coco_categories(raw: Any, type_names: set[str], errors: list[RecordError]) 
 
 
 def _coco_image(image: Any, position: int, errors: list[RecordError]) -> dict[str, Any] | None:
-    where = f"images[{position - 1}]"
+    where = coco_place(position)
     if not isinstance(image, dict) or "id" not in image:
-        errors.append(RecordError(position, f'{where}: an image is {{"id", "file_name", "width", "height"}}'))
+        errors.append(RecordError(None, f'{where}: an image is {{"id", "file_name", "width", "height"}}'))
         return None
     if not isinstance(image.get("file_name"), str) or not image["file_name"].strip():
-        errors.append(RecordError(position, f"{where}: file_name must be a non-empty string"))
+        errors.append(RecordError(None, f"{where}: file_name must be a non-empty string"))
         return None
     return {
         "image": image["file_name"],
@@ -126,10 +135,10 @@ def _coco_annotation(
     if annotation.get("image_id") not in number_of:
         errors.append(RecordError(None, f"{where}: no image with id {annotation.get('image_id')!r}"))
         return
-    line, record = records[number_of[annotation["image_id"]]]
+    _, record = records[number_of[annotation["image_id"]]]
     if annotation.get("category_id") not in categories:
         errors.append(
-            RecordError(line, f"{where}: no usable category with id {annotation.get('category_id')!r}")
+            RecordError(None, f"{where}: no usable category with id {annotation.get('category_id')!r}")
         )
         return
     record["objects"].append(

@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count
+from django.utils.html import format_html, format_html_join
 
 from annotations.models import Collection
 from engine import services
@@ -64,7 +65,7 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
         "n_images",
         "n_objects",
         "n_pairs",
-        "summary",
+        "summary_table",
         "file_name",
         "file_size",
         "fit_seconds",
@@ -107,11 +108,18 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
             min_overlap=form.cleaned_data.get("min_overlap"),
         )
         obj.pk = statistics.pk  # the admin redirects to the row the service made
+        # No status here: the fit runs after this request commits (at once without a worker), so by the
+        # time the list shows, its row may already be ready.
         self.message_user(
             request,
-            f"Fitting started ({statistics.training_images.count()} training images).",
+            f"Fit {statistics.pk} asked for on {statistics.training_images.count()} training images; "
+            "its row shows how far it is.",
             messages.SUCCESS,
         )
+
+    def response_add(self, request, obj, post_url_continue=None):
+        # Django's own "... was added" names the row as it was before the fit ran ("queued, 0 images").
+        return self.response_post_save_add(request, obj)
 
     def save_related(self, request, form, formsets, change):
         pass  # the service has set the collections and the training images
@@ -130,6 +138,43 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
     @admin.display(description="progress")
     def progress_percent(self, obj) -> str:
         return f"{obj.progress:.0%}"
+
+    @admin.display(description="summary")
+    def summary_table(self, obj) -> str:
+        """The fit's counts as a table: totals, then per object type its attribute frequencies."""
+        summary = obj.summary or {}
+        if not summary:
+            return "(not fitted yet)"
+        totals = format_html_join(
+            "",
+            "<tr><th scope='row'>{}</th><td>{}</td></tr>",
+            ((key, summary.get(key, "")) for key in ("images", "objects", "pairs")),
+        )
+        types = format_html_join(
+            "",
+            "<tr><th scope='row'>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    name,
+                    counts.get("objects", ""),
+                    counts.get("attributes_known", ""),
+                    ", ".join(
+                        f"{value} {frequency:.0%}" if frequency is not None else f"{value} -"
+                        for value, frequency in (counts.get("attribute_frequencies") or {}).items()
+                    )
+                    or "-",
+                )
+                for name, counts in (summary.get("types") or {}).items()
+            ),
+        )
+        return format_html(
+            "<table class='fit-summary'><tbody>{}</tbody></table>"
+            "<table class='fit-summary'><thead><tr><th>type</th><th>objects</th><th>attributes known</th>"
+            "<th>share of known objects with each attribute value</th></tr></thead>"
+            "<tbody>{}</tbody></table>",
+            totals,
+            types,
+        )
 
     @admin.display(description="training images")
     def training_image_count(self, obj) -> int:

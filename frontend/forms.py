@@ -5,10 +5,17 @@ from __future__ import annotations
 from django import forms
 
 from annotations.models import SceneFormat, Split, Stage
+from annotations.selectors.collections import NEW
 
 
 class ImageFilterForm(forms.Form):
-    stage = forms.ChoiceField(choices=[("", "any stage"), *Stage.choices], required=False)
+    name = forms.CharField(
+        required=False,
+        max_length=255,
+        label="File name",
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "part of the file name"}),
+    )
+    stage = forms.ChoiceField(choices=[("", "any stage"), (NEW, "new"), *Stage.choices], required=False)
     split = forms.ChoiceField(choices=[("", "any split"), *Split.choices], required=False)
 
 

@@ -3,7 +3,8 @@
 from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import include, path
-from django.views.defaults import bad_request, page_not_found, server_error
+from django.utils.module_loading import import_string
+from django.views.defaults import bad_request, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from vtt_site.api.errors import error_body
@@ -29,6 +30,12 @@ urlpatterns = [
 ]
 
 
+def _page(name: str):
+    """The web UI's error page (frontend.views.errors), named like the UI's URLs: by a string, so the
+    bottom layer does not import the top one."""
+    return import_string(f"frontend.views.errors.{name}")
+
+
 def _is_api(request) -> bool:
     return request.path.startswith("/api/")
 
@@ -38,7 +45,14 @@ def handler404(request, exception=None):
         return JsonResponse(
             error_body(CommonErrorCode.NOT_FOUND, f"No API endpoint at {request.path}."), status=404
         )
-    return page_not_found(request, exception)
+    return _page("not_found")(request, exception)
+
+
+def handler403(request, exception=None):
+    if _is_api(request):
+        message = "You are not allowed to do this."
+        return JsonResponse(error_body(CommonErrorCode.PERMISSION_DENIED, message), status=403)
+    return _page("forbidden")(request, exception)
 
 
 def handler400(request, exception=None):

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from annotations.api.common import ImageSerializer, multipart_data
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Split, Stage
-from annotations.selectors.collections import access_collection
+from annotations.selectors.collections import NEW, access_collection
 from annotations.selectors.images import access_image, image_list
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
@@ -41,7 +41,14 @@ class ImageListUploadApi(APIView):
 
     class FilterSerializer(serializers.Serializer):
         split = serializers.ChoiceField(choices=Split.choices, required=False)
-        stage = serializers.ChoiceField(choices=Stage.choices, required=False)
+        stage = serializers.ChoiceField(
+            choices=[(NEW, "new"), *Stage.choices],
+            required=False,
+            help_text="A stage, or new: in annotation, never annotated, not sent back, nobody on it.",
+        )
+        name = serializers.CharField(
+            required=False, max_length=255, help_text="Part of the file name (any case)."
+        )
 
     @extend_schema_serializer(component_name="ImageUpload")
     class InputSerializer(serializers.Serializer):
@@ -55,7 +62,7 @@ class ImageListUploadApi(APIView):
     @extend_schema(
         parameters=[FilterSerializer],
         responses=paginated(ImageSerializer),
-        summary="Images of a collection, filtered by split and stage",
+        summary="Images of a collection, filtered by split, stage and file name",
     )
     def get(self, request, collection_id: int):
         collection = access_collection(user=request.user, collection_id=collection_id)

@@ -38,7 +38,8 @@ class ImportJobSerializer(serializers.Serializer):
     lines_done = serializers.IntegerField(help_text="Records validated so far.")
     errors = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Every bad record: {line, message} (line null: the whole file).",
+        help_text="Every bad record: {line, message}. Line null: the whole file, or a COCO entry, whose "
+        "place in the document starts the message (images[3]: ..., annotations[12]: ...).",
     )
     images_created = serializers.IntegerField()
     images_updated = serializers.IntegerField()

@@ -42,8 +42,19 @@ def member_list(*, collection: Collection) -> QuerySet[CollectionMembership]:
     return collection.memberships.select_related("user").order_by("user__username")
 
 
+# Not a stored stage: the images of the annotation stage nobody has worked on yet (never annotated, not
+# sent back, no live lease), as counted by the collection's progress.
+NEW = "new"
+
+
+def new_images(now=None) -> Q:
+    return Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free(
+        now or timezone.now()
+    )
+
+
 def _stage_counts(now) -> dict[str, Count]:
-    new = Q(stage=Stage.ANNOTATE, annotated_at__isnull=True, returned=False) & lease_free(now)
+    new = new_images(now)
     return {
         "total": Count("id"),
         "new": Count("id", filter=new),

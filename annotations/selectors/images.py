@@ -8,20 +8,29 @@ from django.db.models import QuerySet
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image
-from annotations.selectors.collections import collections_visible_to
+from annotations.selectors.collections import NEW, collections_visible_to, new_images
 from vtt_site.errors import NotFoundError
 
 _USERS = ("annotator", "lease_holder", "reviewed_by")
 
 
 def image_list(
-    *, collection: Collection, split: str | None = None, stage: str | None = None
+    *,
+    collection: Collection,
+    split: str | None = None,
+    stage: str | None = None,
+    name: str | None = None,
 ) -> QuerySet[Image]:
+    """`stage` is a stored stage or "new"; `name` matches part of the file name, in any case."""
     images = Image.objects.filter(collection=collection).select_related(*_USERS)
     if split:
         images = images.filter(split=split)
-    if stage:
+    if stage == NEW:
+        images = images.filter(new_images())
+    elif stage:
         images = images.filter(stage=stage)
+    if name:
+        images = images.filter(original_name__icontains=name)
     return images.order_by("id")
 
 

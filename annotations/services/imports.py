@@ -15,7 +15,7 @@ import json
 import logging
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -26,7 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations import tasks
-from annotations.formats import Numbered, RecordError, coco_records, jsonl_records
+from annotations.formats import Numbered, RecordError, coco_place, coco_records, jsonl_records
 from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
@@ -86,7 +86,7 @@ def import_run(*, job_id: int) -> ImportJob:
         index = vocabulary_index(job.collection.vocabulary)
         total, records = _records(job, index)
         _update(job, lines_total=total)
-        scenes, errors = _validate(job, records, index)
+        scenes, errors = _validate(job, records, index, total)
         if errors:
             return _finish(job, Status.FAILED, errors=[e.as_dict() for e in errors])
         _update(job, status=Status.WRITING)
@@ -134,11 +134,12 @@ def _finish(job: ImportJob, status: str, **values: Any) -> ImportJob:
 
 
 def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numbered | RecordError]]:
-    """The number of records and the records, numbered as the errors will name them."""
+    """The number of records (bad ones included) and the records, numbered as the errors name them."""
     if job.format == SceneFormat.COCO:
         document = _coco_document(job)
         records, errors = coco_records(document, index.core.type_index)
-        return len(records), [*errors, *records]
+        images = document.get("images") if isinstance(document, dict) else None
+        return len(images) if isinstance(images, list) else 0, [*errors, *records]
     with job.file.open("rb") as handle:
         total = sum(1 for line in handle if line.strip())
     return total, _jsonl_lines(job)
@@ -161,8 +162,10 @@ def _coco_document(job: ImportJob) -> Any:
 
 
 def _validate(
-    job: ImportJob, records: Iterable[Numbered | RecordError], index: VocabularyIndex
+    job: ImportJob, records: Iterable[Numbered | RecordError], index: VocabularyIndex, total: int
 ) -> tuple[list[Scene], list[RecordError]]:
+    coco = job.format == SceneFormat.COCO
+    place: Callable[[int], str] = coco_place if coco else (lambda number: f"line {number}")
     sizes = {
         name: (w, h) for name, w, h in job.collection.images.values_list("original_name", "width", "height")
     }
@@ -173,28 +176,36 @@ def _validate(
     for item in records:
         if isinstance(item, RecordError):
             errors.append(item)
-            continue
-        number, record = item
-        try:
-            scene = parse_scene(record, index.core, where=f"line {number}")
-            _check_against_collection(scene, sizes, seen)
-        except SceneError as exc:
-            errors.append(RecordError(number, _without_line(exc, number)))
+            if item.line is None:
+                continue  # the file, a category or an annotation of COCO: not a record
         else:
-            seen[scene.image] = number
-            scenes.append(scene)
+            number, record = item
+            try:
+                scene = parse_scene(record, index.core, where=place(number))
+                _check_against_collection(scene, sizes, seen, place)
+            except SceneError as exc:
+                message = _without_place(exc, place(number))
+                errors.append(
+                    RecordError(None, f"{place(number)}: {message}") if coco else RecordError(number, message)
+                )
+            else:
+                seen[scene.image] = number
+                scenes.append(scene)
         done += 1
         if done % PROGRESS_EVERY == 0:
             _update(job, lines_done=done)
-    _update(job, lines_done=done)
+    # Every record has been checked, those that could not be read at all included.
+    _update(job, lines_done=total)
     return scenes, sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
 
 
-def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int]) -> None:
+def _check_against_collection(
+    scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int], place: Callable[[int], str]
+) -> None:
     if len(scene.image) > NAME_MAX_LENGTH:
         raise SceneError(f"image names have at most {NAME_MAX_LENGTH} characters", where="image")
     if scene.image in seen:
-        raise SceneError(f"image {scene.image!r} is already on line {seen[scene.image]}", where="image")
+        raise SceneError(f"image {scene.image!r} is already at {place(seen[scene.image])}", where="image")
     size = sizes.get(scene.image)
     if size is not None and size != (scene.width, scene.height):
         raise SceneError(
@@ -204,9 +215,9 @@ def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], s
         )
 
 
-def _without_line(exc: SceneError, number: int) -> str:
-    """`line 3.objects[0].bbox` -> `objects[0].bbox: ...`: the line number is reported beside it."""
-    where = (exc.where or "").removeprefix(f"line {number}").lstrip(".")
+def _without_place(exc: SceneError, place: str) -> str:
+    """`line 3.objects[0].bbox` -> `objects[0].bbox: ...`: the place is reported beside it."""
+    where = (exc.where or "").removeprefix(place).lstrip(".")
     return f"{where}: {exc.message}" if where else exc.message
 
 

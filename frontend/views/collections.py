@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -38,7 +38,10 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     filters = ImageFilterForm(request.GET)
     chosen = filters.cleaned_data if filters.is_valid() else {}
     images = image_list(
-        collection=collection, stage=chosen.get("stage") or None, split=chosen.get("split") or None
+        collection=collection,
+        stage=chosen.get("stage") or None,
+        split=chosen.get("split") or None,
+        name=(chosen.get("name") or "").strip() or None,
     )
     page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
     # The filters without the page number, for the pagination links.
@@ -106,9 +109,17 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
     if not form.is_valid():
         for field, errors in form.errors.items():
             messages.error(request, f"Import {field}: {' '.join(errors)}")
-        return redirect(reverse("frontend:collection", args=[collection.pk]) + "#import")
+        return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
-    return redirect("frontend:import", job_id=job.pk)
+    return _go(request, reverse("frontend:import", args=[job.pk]))
+
+
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """A redirect; for the page's script, which sends the form itself to show the bytes sent
+    (import_form.js), the address as JSON, so the messages wait for the page it then opens."""
+    if request.headers.get("X-Requested-With") == "XMLHttpRequest":
+        return JsonResponse({"location": url})
+    return redirect(url)
 
 
 @login_required

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from accounts.roles import may
+from accounts.roles import OPERATIONS, Role, may, roles_of
 from annotations.models import Collection, Image, ImportJob
 from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image
@@ -34,9 +34,24 @@ def allowed_actions(user: Any) -> dict[str, bool]:
     return {action: may(user, operation) for action, operation in ACTIONS.items()}
 
 
+# How a 403 page names what was refused (the operation's code otherwise).
+DOINGS = {
+    "queue.annotation.next": "annotating images",
+    "annotation.save": "annotating images",
+    "queue.review.next": "reviewing images",
+    "review.decide": "reviewing images",
+    "image.upload": "uploading images",
+    "import.create": "importing scene graphs",
+    "import.read": "following imports",
+}
+
+
 def require(user: Any, operation: str) -> None:
     if not may(user, operation):
-        raise PermissionDenied(f"Your role does not allow {operation}.")
+        roles = ", ".join(sorted(roles_of(user))) or "none"
+        needed = " or ".join(sorted(role for role in OPERATIONS[operation] if role != Role.ADMIN)) or "admin"
+        doing = DOINGS.get(operation, operation)
+        raise PermissionDenied(f"Your roles ({roles}) do not allow {doing}: it needs the {needed} role.")
 
 
 def collection_or_404(user: Any, collection_id: int) -> Collection:

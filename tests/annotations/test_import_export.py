@@ -128,8 +128,9 @@ def test_every_bad_line_is_reported_and_nothing_is_written(collection):
         (7, "image"),
         (8, "relationships[0]"),
     ]
-    assert "already on line 1" in job.errors[3]["message"]
-    assert job.lines_total == 7
+    assert "already at line 1" in job.errors[3]["message"]
+    # Every record was checked, the one that is not even JSON included.
+    assert (job.lines_done, job.lines_total) == (7, 7)
     assert not Image.objects.exists()
     assert not ObjectAnnotation.objects.exists()
 
@@ -180,7 +181,7 @@ def test_coco_export_then_import_gives_back_the_boxes_and_categories(collection)
     assert not ObjectAnnotation.objects.filter(image__collection=fresh, attributes_known=True).exists()
 
 
-def test_coco_problems_are_reported_by_image(collection):
+def test_coco_problems_are_reported_by_their_place_in_the_document_never_a_line(collection):
     document = {
         "images": [
             {"id": 1, "file_name": "a.jpg", "width": 100, "height": 100},
@@ -195,12 +196,30 @@ def test_coco_problems_are_reported_by_image(collection):
     }
     job = run_import(collection, json.dumps(document), fmt="coco")
     assert job.status == "failed"
-    messages = [(e["line"], e["message"]) for e in job.errors]
-    assert (None, "annotations[2]: no image with id 9") in messages
-    assert any(line is None and "'dog'" in message for line, message in messages)
-    assert (1, "annotations[1]: no usable category with id 7") in messages
-    assert any(line == 2 and message.startswith("width") for line, message in messages)
+    assert all(e["line"] is None for e in job.errors)  # a COCO file has no meaningful line numbers
+    messages = [e["message"] for e in job.errors]
+    assert "annotations[2]: no image with id 9" in messages
+    assert any(message.startswith("categories[1]: 'dog'") for message in messages)
+    assert "annotations[1]: no usable category with id 7" in messages
+    assert any(message.startswith("images[1]: width: must be") for message in messages)
+    assert (job.lines_done, job.lines_total) == (2, 2)
     assert not Image.objects.exists()
+
+
+def test_coco_entries_that_are_not_images_and_duplicates_are_named_and_counted(collection):
+    image = {"id": 1, "file_name": "a.jpg", "width": 100, "height": 100}
+    document = {
+        "images": [image, "not an image", image | {"id": 2}, image],
+        "annotations": [],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    job = run_import(collection, json.dumps(document), fmt="coco")
+    assert sorted(e["message"] for e in job.errors) == [
+        'images[1]: an image is {"id", "file_name", "width", "height"}',
+        "images[2]: image: image 'a.jpg' is already at images[0]",
+        "images[3]: duplicate image id 1",
+    ]
+    assert (job.lines_done, job.lines_total) == (4, 4)
 
 
 def test_a_file_that_is_not_coco_fails_as_a_whole(collection):

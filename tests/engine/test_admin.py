@@ -23,9 +23,23 @@ def test_an_admin_starts_a_fit_from_the_admin(
     assert response.status_code == 302
     statistics = FittedStatistics.objects.get()
     assert statistics.status == FitStatus.READY and statistics.settings["min_overlap"] == 0.2
+    # The list shows the row ready; the message above it claims no stale status or count.
+    listing = client.get(response["Location"]).content.decode()
+    training = statistics.training_images.count()
+    assert (
+        f"Fit {statistics.pk} asked for on {training} training images; its row shows how far it is."
+        in listing
+    )
+    assert "was added successfully" not in listing and "(queued, 0 images)" not in listing
     page = client.get(f"/admin/engine/fittedstatistics/{statistics.pk}/change/")
     assert page.status_code == 200 and b"Save" not in page.content  # a fit is a record: view only
-    assert str(statistics.n_images).encode() in page.content
+    html = page.content.decode()
+    # The summary is a table of counts and per-type attribute shares, not raw JSON.
+    assert "<table class='fit-summary'>" in html or '<table class="fit-summary">' in html
+    assert f"<th scope='row'>images</th><td>{statistics.n_images}</td>" in html.replace('"', "'")
+    person = statistics.summary["types"]["person"]
+    assert f"<th scope='row'>person</th><td>{person['objects']}</td>" in html.replace('"', "'")
+    assert "&quot;attribute_frequencies&quot;" not in html and '"attribute_frequencies"' not in html
 
 
 def test_the_admin_form_says_why_a_fit_cannot_be_made(client, make_user, trained_collection):

@@ -19,6 +19,9 @@ def test_login_with_username_and_password_then_logout(client, make_user):
     make_user(Role.OPERATOR, username="olga")
     page = client.post("/login/", {"username": "olga", "password": "wrong"})
     assert page.status_code == 200 and b"did not match" in page.content
+    # The user name stays; only the password is typed again (and has the focus).
+    assert b'name="username" autocomplete="username" required value="olga">' in page.content
+    assert b'autocomplete="current-password" required autofocus>' in page.content
     response = client.post("/login/", {"username": "olga", "password": PASSWORD}, follow=True)
     assert response.status_code == 200
     assert b"Welcome, olga" in response.content and b"operator" in response.content

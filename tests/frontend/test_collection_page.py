@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.timezone import now
 
 from accounts.roles import Role
 from annotations.models import Image, ImportJob, Stage
@@ -63,6 +64,43 @@ def test_image_list_filters_by_stage_and_split_and_paginates(client, users, coll
     assert "held-out.png" in test_split and test_split.count('data-testid="image-') == 1
     # An image without pixels (imported) gets no thumbnail request, an uploaded one its file endpoint.
     assert "no pixels" in test_split and "/file/" not in test_split
+
+
+def test_image_list_filters_new_images_and_file_names_and_jumps_to_a_page(client, users, collection):
+    ImageFactory.create_batch(100, collection=collection)
+    annotated = ImageFactory(collection=collection, original_name="Street-Corner.png", annotated_at=now())
+    returned = ImageFactory(collection=collection, original_name="street-returned.png", returned=True)
+    ImageFactory(collection=collection, stage=Stage.REVIEW, original_name="street-waiting.png")
+    client = as_user(client, users, Role.ANNOTATOR)
+    url = f"/collections/{collection.pk}/"
+
+    new = client.get(url, {"stage": "new"}).content.decode()
+    assert '<option value="new" selected>new</option>' in new
+    assert "100 images, page 1 of 3." in new
+    assert (
+        f'data-testid="image-{annotated.pk}"' not in new and f'data-testid="image-{returned.pk}"' not in new
+    )
+    by_name = client.get(url, {"name": "STREET"}).content.decode()
+    assert "3 images." in by_name and "street-waiting.png" in by_name and "image-0" not in by_name
+    both = client.get(url, {"name": "street", "stage": "new"}).content.decode()
+    assert "No image matches these filters." in both
+    # Jumping to a page keeps the filters: the form carries them as hidden fields.
+    third = client.get(url, {"stage": "new", "page": "3"}).content.decode()
+    assert "page 3 of 3" in third and third.count('data-testid="image-') == 4
+    jump = third[third.index('data-testid="jump-to-page"') :]
+    jump = jump[: jump.index("</form>")]
+    assert '<input type="hidden" name="stage" value="new">' in jump
+    assert 'name="page" min="1" max="3" value="3"' in jump and "<label" in jump
+
+
+def test_the_image_api_filters_new_images_and_file_names(client, users, collection):
+    fresh = ImageFactory(collection=collection, original_name="a-fresh.png")
+    ImageFactory(collection=collection, original_name="b-fresh.png", annotated_at=now())
+    client = as_user(client, users, Role.ANNOTATOR)
+    url = f"/api/v1/collections/{collection.pk}/images/"
+    listed = client.get(url, {"stage": "new", "name": "FRESH"}).json()
+    assert [image["id"] for image in listed["results"]] == [fresh.pk]
+    assert client.get(url, {"stage": "brand-new"}).status_code == 400
 
 
 def test_upload_reports_each_file_once_and_the_good_ones_go_in(client, users, collection):
@@ -151,8 +189,33 @@ def test_import_of_a_bad_file_lists_every_bad_line_and_imports_nothing(
         response = client.post(f"/collections/{collection.pk}/import/", data)
     page = client.get(response["Location"]).content.decode()
     assert "Nothing was imported: 2 problems." in page
+    assert "3 of 3 records checked" in page  # the line that is not JSON was checked too
     assert '<li data-line="2">line 2:' in page and '<li data-line="3">line 3: width:' in page
     assert not Image.objects.exists()
+
+
+def test_a_bad_coco_file_names_each_entry_by_its_place_not_a_line(
+    client, users, collection, django_capture_on_commit_callbacks
+):
+    client = as_user(client, users, Role.REVIEWER)
+    document = {
+        "images": [{"id": i, "file_name": f"{i}.jpg", "width": 64, "height": 64} for i in range(4)],
+        "annotations": [{"id": 1, "image_id": 3, "category_id": 5, "bbox": [1, 1, 5, 5]}],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    document["images"][2]["width"] = 0
+    data = {
+        "file": SimpleUploadedFile("coco.json", json.dumps(document).encode()),
+        "format": "coco",
+        "split": "train",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/collections/{collection.pk}/import/", data)
+    page = client.get(response["Location"]).content.decode()
+    assert "4 of 4 records checked" in page and "Nothing was imported: 2 problems." in page
+    assert '<li data-line="">images[2]: width: must be' in page
+    assert '<li data-line="">annotations[0]: no usable category with id 5</li>' in page
+    assert "line " not in page[page.index('data-role="errors"') :]
 
 
 def test_import_form_errors_are_reported(client, users, collection):

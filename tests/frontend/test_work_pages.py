@@ -6,11 +6,15 @@ import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.roles import Role
 from annotations.models import Image, Stage
 from annotations.services.annotation import annotation_save, annotation_submit
+from annotations.services.images import image_upload
+from annotations.services.imports import import_create, import_run
 from annotations.services.queues import annotation_next
+from tests.annotations.images import image_bytes
 from tests.factories import ImageFactory
 
 pytestmark = pytest.mark.django_db
@@ -121,3 +125,29 @@ def test_queues_refuse_roles_that_do_not_work_them(client, users, collection):
     client.force_login(users[Role.OPERATOR])
     assert client.post(f"/collections/{collection.pk}/annotate/next/").status_code == 403
     assert client.get(f"/collections/{collection.pk}/annotate/next/").status_code == 405  # never on a GET
+
+
+def test_an_imported_image_without_pixels_says_so_on_the_review_page(client, users, collection):
+    job = import_create(
+        collection=collection,
+        format="jsonl",
+        file=SimpleUploadedFile(
+            "scenes.jsonl",
+            json.dumps({"image": "imported.jpg", "width": 640, "height": 480, **SCENE}).encode(),
+        ),
+        start=False,
+    )
+    import_run(job_id=job.pk)
+    client.force_login(users[Role.REVIEWER])
+    response = client.post(f"/collections/{collection.pk}/review/next/")
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-testid="no-pixels"' in page and "imported.jpg came in by an import" in page
+    assert (
+        "empty 640\N{MULTIPLICATION SIGN}480 area" in page
+        and 'aria-label="imported.jpg (no pixels) with its boxes"' in page
+    )
+
+    uploaded = image_upload(
+        collection=collection, files=[SimpleUploadedFile("shot.png", image_bytes("PNG"))]
+    ).created[0]
+    assert 'data-testid="no-pixels"' not in client.get(f"/images/{uploaded.pk}/").content.decode()

@@ -179,6 +179,7 @@ async function submit() {
   ui.submit.disabled = true;
   try {
     await api("POST", data.urls.submit);
+    lease.end("Submitted: the image is no longer yours.");
     finish("Submitted for review.");
   } catch (error) {
     showError(`Not submitted: ${error.message}`);

@@ -1,5 +1,6 @@
 // The progress of an import: the job runs in a Celery worker, so the page asks the API for it until it
-// is done or failed, then lists every bad record with its line number (nothing is imported then).
+// is done or failed, then lists every bad record with its line number, or for COCO its place in the
+// document, which starts the message (nothing is imported then).
 
 import { api } from "./api.js";
 
@@ -26,7 +27,7 @@ function render(job) {
   for (const error of job.errors) {
     const item = document.createElement("li");
     item.dataset.line = error.line ?? "";
-    item.textContent = `${error.line == null ? "file" : `line ${error.line}`}: ${error.message}`;
+    item.textContent = error.line == null ? error.message : `line ${error.line}: ${error.message}`;
     fragment.append(item);
   }
   part("errors").replaceChildren(fragment);

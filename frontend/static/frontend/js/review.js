@@ -10,7 +10,10 @@ import { installShortcuts } from "./shortcuts.js";
 const data = readPageData();
 const $ = (selector) => document.querySelector(selector);
 const view = new SceneView(data, { editable: false });
-new LeaseClock($("[data-role=lease]")).set(data.mode === "review" ? data.image.lease_expires_at : null);
+// The reviewer cannot save, so nothing renews the lease from this page.
+const lease = new LeaseClock($("[data-role=lease]"), { renews: false });
+lease.set(data.mode === "review" ? data.image.lease_expires_at : null);
+const stageBadge = $("[data-role=stage]");
 
 const decision = $("[data-role=decision]");
 const comment = $("[data-role=comment]");
@@ -38,6 +41,11 @@ async function decide(choice) {
   try {
     await api("POST", data.urls.review, { decision: choice, comment: text });
     decision.hidden = true;
+    lease.end("Decided: the image is no longer yours.");
+    // The badge follows the image: accepted, or back in annotation.
+    const [stage, label] = choice === "accept" ? ["accepted", "accepted"] : ["annotate", "in annotation"];
+    stageBadge.className = `tag stage-${stage}`;
+    stageBadge.textContent = label;
     const done = $("[data-role=done]");
     done.querySelector("[data-role=done-message]").textContent =
       choice === "accept" ? "Accepted: the image joins the collection's accepted images." : "Sent back to its annotator with your comment.";

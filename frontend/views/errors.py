@@ -1,0 +1,56 @@
+"""The web pages' 403, 404 and 405: in the site's layout, saying why, with the way back.
+
+`/api/` paths never come here: vtt_site.urls answers them in the API's JSON error shape, and DRF views
+answer their own 403 and 405.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import Resolver404
+
+from accounts.roles import roles_of
+
+
+def _back(request: HttpRequest) -> str | None:
+    """The page the user came from, when it is on this site and not the page that failed."""
+    referer = request.META.get("HTTP_REFERER", "")
+    parts = urlsplit(referer)
+    if not referer or (parts.netloc and parts.netloc != request.get_host()):
+        return None
+    back = parts.path + (f"?{parts.query}" if parts.query else "")
+    return back if parts.path != request.path else None
+
+
+def _page(request: HttpRequest, status: int, context: dict) -> HttpResponse:
+    context = {"status": status, "back": _back(request), "roles": sorted(roles_of(request.user)), **context}
+    return render(request, "frontend/error.html", context, status=status)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    # A missing object says which (the selectors' message); an unknown address says so.
+    message = exception.args[0] if exception is not None and exception.args else None
+    if isinstance(exception, Resolver404) or not isinstance(message, str) or not message:
+        message = f"There is no page at {request.path}."
+    return _page(request, 404, {"message": message})
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    message = exception.args[0] if exception is not None and exception.args else None
+    if not isinstance(message, str) or not message:
+        message = "Your role does not allow this."
+    return _page(request, 403, {"message": message})
+
+
+def method_not_allowed(request: HttpRequest, allowed: list[str]) -> HttpResponse:
+    named = [method for method in allowed if method not in ("OPTIONS", "HEAD")]
+    allowed_text = " or ".join(named) if named else "other methods"
+    message = f"{request.path} does not answer a {request.method} request (it takes {allowed_text})."
+    if request.method == "GET" and "POST" in allowed:
+        message += " It is what a button on another page sends: use that button instead of the address."
+    response = _page(request, 405, {"message": message})
+    response["Allow"] = ", ".join(allowed)
+    return response
