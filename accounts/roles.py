@@ -70,6 +70,26 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "statistics.read": EVERYONE,
     "statistics.estimate": EVERYONE,
     "statistics.create": allow(),
+    # truthing: admins build tests; operators truth and check; reviewers adjudicate. Vision-system owners
+    # have no part in it: what a system may see of a test comes through evaluation only.
+    "truthing.test.list": allow(Role.OPERATOR, Role.REVIEWER),
+    "truthing.test.read": allow(Role.OPERATOR, Role.REVIEWER),
+    "truthing.test.create": allow(),
+    "truthing.test.start": allow(),
+    "truthing.test.publish": allow(),
+    "truthing.test.archive": allow(),
+    "truthing.test.export": allow(),
+    "truthing.queue.next": allow(Role.OPERATOR),
+    "truthing.stream.read": allow(Role.OPERATOR),
+    "truthing.step.answer": allow(Role.OPERATOR),
+    "truthing.step.undo": allow(Role.OPERATOR),
+    "truthing.stream.leave": allow(Role.OPERATOR),
+    "truthing.check.read": allow(Role.OPERATOR),
+    "truthing.check.answer": allow(Role.OPERATOR),
+    "truthing.check.leave": allow(Role.OPERATOR),
+    "truthing.disagreement.list": allow(Role.REVIEWER),
+    "truthing.disagreement.decide": allow(Role.REVIEWER),
+    "truthing.operators.statistics": allow(),
 }
 
 

@@ -162,13 +162,120 @@ CALLS: dict[str, Builder] = {
             "height": 48,
         },
     ),
+    # truthing
+    "truthing.test.list": lambda w: Call("get", "/api/v1/truthing/tests/"),
+    "truthing.test.read": lambda w: Call("get", f"/api/v1/truthing/tests/{a_test(w).pk}/"),
+    "truthing.test.create": lambda w: Call(
+        "post",
+        "/api/v1/truthing/tests/",
+        {"name": "matrix", "statistics": ready_statistics(w).pk, "images": [w.image(split="test").pk]},
+    ),
+    "truthing.test.start": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w, 'draft').pk}/start/"),
+    "truthing.test.publish": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w).pk}/publish/"),
+    "truthing.test.archive": lambda w: Call(
+        "post", f"/api/v1/truthing/tests/{a_test(w, 'published').pk}/archive/"
+    ),
+    "truthing.test.export": lambda w: Call("get", f"/api/v1/truthing/tests/{a_test(w).pk}/export/"),
+    "truthing.queue.next": lambda w: Call(
+        "post", "/api/v1/truthing/queue/next/", a_stream(w, holder=None) and None
+    ),
+    "truthing.stream.read": lambda w: Call("get", f"/api/v1/truthing/streams/{a_stream(w).pk}/"),
+    "truthing.step.answer": lambda w: Call(
+        "post", f"/api/v1/truthing/streams/{a_stream(w).pk}/answer/", {"step": 0, "answer": "no"}
+    ),
+    "truthing.step.undo": lambda w: Call(
+        "post", f"/api/v1/truthing/streams/{a_stream(w, answered=True).pk}/undo/"
+    ),
+    "truthing.stream.leave": lambda w: Call("post", f"/api/v1/truthing/streams/{a_stream(w).pk}/leave/"),
+    "truthing.check.read": lambda w: Call("get", f"/api/v1/truthing/checks/{a_check(w).pk}/"),
+    "truthing.check.answer": lambda w: Call(
+        "post", f"/api/v1/truthing/checks/{a_check(w).pk}/answer/", {"step": 0, "answer": "yes"}
+    ),
+    "truthing.check.leave": lambda w: Call("post", f"/api/v1/truthing/checks/{a_check(w).pk}/leave/"),
+    "truthing.disagreement.list": lambda w: Call("get", "/api/v1/truthing/disagreements/"),
+    "truthing.disagreement.decide": lambda w: Call(
+        "post", f"/api/v1/truthing/disagreements/{a_disagreement(w).pk}/decide/", {"answer": "no"}
+    ),
+    "truthing.operators.statistics": lambda w: Call("get", "/api/v1/truthing/operators/"),
 }
+
+
+QUESTION = {
+    "kind": "exist",
+    "type": "person",
+    "attributes": [],
+    "region": {"id": "whole", "box": [0, 0, 640, 480]},
+}
+
+
+def a_test(world: World, state: str = "truthing") -> Any:
+    """A test of the world's statistics in `state`, rows made directly (no engine needed)."""
+    from truthing.models import Test, TestImage
+
+    test = Test.objects.create(
+        name=f"matrix {state}", statistics=ready_statistics(world), state=state, engine_settings={}
+    )
+    TestImage.objects.create(test=test, image=world.image(split="test"), position=0)
+    return test
+
+
+def a_stream(world: World, holder: Any = "actor", answered: bool = False) -> Any:
+    """An operator stream of a test being truthed: its first question pending (or answered by the
+    actor when `answered`), held by the actor unless `holder` is None."""
+    from truthing.models import Step, Stream
+
+    test = a_test(world)
+    holder = world.actor if holder == "actor" else holder
+    stream = Stream.objects.create(
+        test_image=test.test_images.get(),
+        state="proposing" if answered else "pending",
+        lease_holder=holder,
+        lease_expires_at=timezone.now() + timedelta(minutes=30) if holder else None,
+    )
+    Step.objects.create(
+        stream=stream,
+        index=0,
+        question=QUESTION,
+        text="Is there a person in the designated region?",
+        p=0.5,
+        population=20,
+        answer="yes" if answered else "",
+        answered_by=world.actor if answered else None,
+    )
+    return stream
+
+
+def a_check(world: World) -> Any:
+    from truthing.models import Check
+
+    stream = a_stream(world, holder=None, answered=True)
+    stream.state = "ended"
+    stream.save()
+    stream.steps.update(answered_by=world.other)
+    expires = timezone.now() + timedelta(minutes=30)
+    return Check.objects.create(
+        stream=stream, kind="second_opinion", lease_holder=world.actor, lease_expires_at=expires
+    )
+
+
+def a_disagreement(world: World) -> Any:
+    from truthing.models import CheckAnswer, Disagreement
+
+    check = a_check(world)
+    step = check.stream.steps.get()
+    return Disagreement.objects.create(
+        step=step, check_answer=CheckAnswer.objects.create(check_pass=check, step=step, answer="no")
+    )
 
 
 def ready_statistics(world: World) -> Any:
     """Statistics fitted on one reviewed (empty) training image of the world's collection."""
     from engine import services
+    from engine.models import FitStatus, FittedStatistics
 
+    ready = FittedStatistics.objects.filter(collections=world.collection, status=FitStatus.READY).first()
+    if ready is not None:
+        return ready
     world.image(stage=Stage.ACCEPTED)
     statistics = services.statistics_fit_start(user=None, collections=[world.collection])
     return services.statistics_fit_run(statistics_id=statistics.pk)

@@ -1,1 +1,218 @@
-"""Admin registrations of this app's models. None yet."""
+"""Tests in the admin: "add" creates a draft through the service; actions start, publish, archive and
+export. Streams, steps, checks and disagreements are shown read-only: they change only through the
+truthing services, and never once their test is published."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields as dataclass_fields
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.widgets import FilteredSelectMultiple
+from django.http import HttpResponse
+
+from annotations.models import Image, Split
+from engine.core.proposer import EngineSettings
+from engine.models import FitStatus, FittedStatistics
+from engine.settings import engine_settings
+from truthing.models import Check, CheckAnswer, Disagreement, Step, Stream, Test, TestImage, TestState
+from truthing.selectors import test_export
+from truthing.services import tests as test_services
+from vtt_site.errors import ApplicationError
+
+SETTING_FIELDS = [f.name for f in dataclass_fields(EngineSettings)]
+
+
+class TestCreateForm(forms.ModelForm):
+    statistics = forms.ModelChoiceField(queryset=FittedStatistics.objects.filter(status=FitStatus.READY))
+    images = forms.ModelMultipleChoiceField(
+        queryset=Image.objects.filter(split=Split.TEST)
+        .select_related("collection")
+        .order_by("collection", "id"),
+        widget=FilteredSelectMultiple("test images", is_stacked=False),
+        help_text="Images whose role is test; one used for training in the statistics is refused.",
+    )
+
+    class Meta:
+        model = Test
+        fields = ["name", "description", "statistics", "seed", "streams_per_image"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        defaults = engine_settings()
+        for name in SETTING_FIELDS:
+            value = getattr(defaults, name)
+            field = forms.FloatField if isinstance(value, float) else forms.IntegerField
+            self.fields[name] = field(
+                initial=value, help_text=f"Engine setting (default {value}; docs/engine.md)."
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        self.settings_document = {
+            name: cleaned.get(name) for name in SETTING_FIELDS if cleaned.get(name) is not None
+        }
+        return cleaned
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Test)
+class TestAdmin(admin.ModelAdmin):
+    list_display = ["name", "state", "statistics", "seed", "streams_per_image", "created_at", "published_at"]
+    list_filter = ["state", "created_at"]
+    search_fields = ["name", "description"]
+    actions = ["start", "publish", "archive", "export"]
+    readonly_fields = [
+        "statistics",
+        "engine_settings",
+        "seed",
+        "streams_per_image",
+        "state",
+        "created_by",
+        "created_at",
+        "started_at",
+        "published_at",
+        "archived_at",
+    ]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if obj is None:
+            kwargs["form"] = TestCreateForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else self.readonly_fields
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return [*TestCreateForm.Meta.fields, "images", *SETTING_FIELDS]
+        return ["name", "description", *self.readonly_fields]
+
+    def has_change_permission(self, request, obj=None):
+        """A published (or archived) test is shown read-only."""
+        return super().has_change_permission(request, obj) and not (obj is not None and obj.frozen)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and (obj is None or obj.state == TestState.DRAFT)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        cleaned = form.cleaned_data
+        try:
+            created = test_services.test_create(
+                name=cleaned["name"],
+                description=cleaned.get("description", ""),
+                statistics=cleaned["statistics"],
+                image_ids=[image.pk for image in cleaned["images"]],
+                settings=form.settings_document,
+                seed=cleaned.get("seed") or 0,
+                streams_per_image=cleaned.get("streams_per_image") or 1,
+                created_by=request.user,
+            )
+        except ApplicationError as exc:
+            raise forms.ValidationError(exc.message) from None
+        obj.pk = created.pk
+        obj.refresh_from_db()
+
+    def save_related(self, request, form, formsets, change):
+        if change:
+            super().save_related(request, form, formsets, change)
+
+    def _each(self, request, queryset, service, done: str):
+        for test in queryset:
+            try:
+                service(test=test)
+            except ApplicationError as exc:
+                self.message_user(request, f"{test.name}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{test.name}: {done}.", messages.SUCCESS)
+
+    @admin.action(description="Start truthing the selected draft tests")
+    def start(self, request, queryset):
+        self._each(request, queryset, test_services.test_start, "truthing started")
+
+    @admin.action(description="Publish the selected tests (freezes them)")
+    def publish(self, request, queryset):
+        self._each(request, queryset, test_services.test_publish, "published")
+
+    @admin.action(description="Archive the selected published tests")
+    def archive(self, request, queryset):
+        self._each(request, queryset, test_services.test_archive, "archived")
+
+    @admin.action(description="Export the selected tests with their answers (JSON)")
+    def export(self, request, queryset):
+        documents = [test_export(test=test) for test in queryset]
+        response = HttpResponse(json.dumps(documents, indent=1), content_type="application/json")
+        response["Content-Disposition"] = 'attachment; filename="tests.json"'
+        return response
+
+
+@admin.register(TestImage)
+class TestImageAdmin(ReadOnlyAdmin):
+    list_display = ["test", "position", "image", "mode"]
+    list_filter = ["mode", "test"]
+    search_fields = ["test__name", "image__original_name"]
+    list_select_related = ["test", "image"]
+
+
+@admin.register(Stream)
+class StreamAdmin(ReadOnlyAdmin):
+    list_display = ["id", "test_image", "number", "state", "lease_holder", "lease_expires_at", "ended_at"]
+    list_filter = ["state", "test_image__test"]
+    search_fields = ["test_image__test__name", "test_image__image__original_name"]
+    list_select_related = ["test_image__test", "test_image__image", "lease_holder"]
+
+
+@admin.register(Step)
+class StepAdmin(ReadOnlyAdmin):
+    list_display = [
+        "stream",
+        "index",
+        "text",
+        "p",
+        "population",
+        "answer",
+        "label",
+        "answered_by",
+        "automatic",
+    ]
+    list_filter = ["answer", "automatic", "stream__test_image__test"]
+    search_fields = ["text", "label", "stream__test_image__image__original_name"]
+    list_select_related = ["stream__test_image__image", "stream__test_image__test", "answered_by"]
+
+
+@admin.register(Check)
+class CheckAdmin(ReadOnlyAdmin):
+    list_display = ["id", "stream", "kind", "checker", "lease_holder", "created_at", "finished_at"]
+    list_filter = ["kind", "stream__test_image__test"]
+    search_fields = ["stream__test_image__image__original_name", "checker__username"]
+    list_select_related = ["stream__test_image__image", "stream__test_image__test", "checker", "lease_holder"]
+
+
+@admin.register(CheckAnswer)
+class CheckAnswerAdmin(ReadOnlyAdmin):
+    list_display = ["check_pass", "step", "answer", "seconds", "answered_at"]
+    list_filter = ["answer"]
+    search_fields = ["step__text"]
+    list_select_related = ["check_pass", "step"]
+
+
+@admin.register(Disagreement)
+class DisagreementAdmin(ReadOnlyAdmin):
+    list_display = ["id", "step", "state", "decided_answer", "decided_by", "decided_at"]
+    list_filter = ["state"]
+    search_fields = ["step__text"]
+    list_select_related = ["step", "decided_by"]

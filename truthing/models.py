@@ -1,1 +1,215 @@
-"""Data and invariants only. No models yet: they come with this app's feature issue."""
+"""Tests under construction and their truthed question streams (docs/method.md sections 1, 5 and 6).
+
+A test is a set of test images, each with one or more question streams, built once and then given to any
+number of vision systems. A stream's questions are a pure function of the test's frozen statistics and
+settings, the stream's seed and the answers stored so far (engine.core.proposer.Stream.resume), so the
+rows below are the whole state: any worker can propose the next question, and recomputing a stream from
+its stored answers gives the same questions.
+
+Invariants kept by the services (truthing/services/):
+- a stream's steps are numbered 0, 1, 2, ... without gaps (unique (stream, index));
+- at most one step of a stream is unanswered, and it is the last one (the pending question);
+- a published test's streams and steps never change.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from vtt_site.leases import Leased
+
+
+class TestState(models.TextChoices):
+    __test__ = False  # not a pytest test class
+    DRAFT = "draft"
+    TRUTHING = "truthing"
+    PUBLISHED = "published"
+    ARCHIVED = "archived"
+
+
+class Test(models.Model):
+    __test__ = False  # not a pytest test class
+
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    # PROTECT: a test is frozen with the statistics it was built on.
+    statistics = models.ForeignKey("engine.FittedStatistics", on_delete=models.PROTECT, related_name="tests")
+    # The engine settings (engine.core.proposer.EngineSettings as a JSON object), frozen with the test.
+    engine_settings = models.JSONField(default=dict)
+    seed = models.PositiveIntegerField(default=0)
+    streams_per_image = models.PositiveSmallIntegerField(default=1)
+    state = models.CharField(max_length=10, choices=TestState.choices, default=TestState.DRAFT)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def frozen(self) -> bool:
+        return self.state in (TestState.PUBLISHED, TestState.ARCHIVED)
+
+
+class TruthingMode(models.TextChoices):
+    AUTOMATIC = "automatic", "by the oracle"
+    OPERATOR = "operator", "by operators"
+
+
+class TestImage(models.Model):
+    __test__ = False  # not a pytest test class
+
+    test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="test_images")
+    image = models.ForeignKey("annotations.Image", on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveIntegerField(help_text="Order of the image in the test; part of its seed.")
+    # Decided when truthing starts: images with a reviewed annotation are truthed by the oracle.
+    mode = models.CharField(max_length=10, choices=TruthingMode.choices, default=TruthingMode.OPERATOR)
+
+    class Meta:
+        ordering = ["test", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["test", "image"], name="unique_test_image"),
+            models.UniqueConstraint(fields=["test", "position"], name="unique_test_image_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.image_id} in {self.test_id}"
+
+
+class StreamState(models.TextChoices):
+    PROPOSING = "proposing", "waiting for the engine"
+    PENDING = "pending", "waiting for an answer"
+    ENDED = "ended"
+
+
+class Stream(Leased):
+    """One question stream on one test image; an operator holds it (a lease) until it ends."""
+
+    test_image = models.ForeignKey(TestImage, on_delete=models.CASCADE, related_name="streams")
+    number = models.PositiveSmallIntegerField(default=0)
+    state = models.CharField(max_length=10, choices=StreamState.choices, default=StreamState.PROPOSING)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["test_image__test", "test_image__position", "number"]
+        constraints = [models.UniqueConstraint(fields=["test_image", "number"], name="unique_stream")]
+        indexes = [models.Index(fields=["state", "id"], name="stream_queue")]
+
+    def __str__(self) -> str:
+        return f"stream {self.number} of {self.test_image}"
+
+
+class StepAnswer(models.TextChoices):
+    YES = "yes"
+    NO = "no"
+    AMBIGUOUS = "ambiguous", "ambiguous (rejected)"
+
+
+class Step(models.Model):
+    stream = models.ForeignKey(Stream, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField()
+    question = models.JSONField(help_text="Structured form (docs/method.md section 9), pixel boxes.")
+    text = models.TextField()
+    p = models.FloatField(null=True, help_text="The engine's P(yes) when it proposed the question.")
+    population = models.PositiveIntegerField(default=0)
+    answer = models.CharField(max_length=10, choices=StepAnswer.choices, blank=True)
+    label = models.CharField(
+        max_length=60, blank=True, help_text="The label a positive uniqueness answer made."
+    )
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    automatic = models.BooleanField(default=False, help_text="Answered by the oracle.")
+    proposed_at = models.DateTimeField(default=timezone.now)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="How long the operator took to answer.")
+
+    class Meta:
+        ordering = ["stream", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["stream", "index"], name="unique_step"),
+            # At most one pending (unanswered) step per stream.
+            models.UniqueConstraint(fields=["stream"], condition=Q(answer=""), name="one_pending_step"),
+        ]
+
+    def __str__(self) -> str:
+        return f"step {self.index} of stream {self.stream_id}"
+
+
+# --- Quality control ----------------------------------------------------------------------------------
+
+
+class CheckKind(models.TextChoices):
+    SECOND_OPINION = "second_opinion", "a second operator checks an operator's stream"
+    GOLD = "gold", "an operator answers a stream the oracle truthed (they are not told)"
+
+
+class Check(Leased):
+    """A second pass over an ended stream's questions: the checker answers each, without seeing the
+    stored answers. Disagreements of a second opinion go to adjudication; gold answers are scored."""
+
+    stream = models.ForeignKey(Stream, on_delete=models.CASCADE, related_name="checks")
+    kind = models.CharField(max_length=16, choices=CheckKind.choices)
+    checker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["stream", "kind"], name="one_check_per_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} check of stream {self.stream_id}"
+
+
+class CheckAnswer(models.Model):
+    check_pass = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="answers")
+    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="check_answers")
+    answer = models.CharField(max_length=10, choices=StepAnswer.choices)
+    answered_at = models.DateTimeField(default=timezone.now)
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["check_pass", "step__index"]
+        constraints = [models.UniqueConstraint(fields=["check_pass", "step"], name="one_answer_per_step")]
+
+    def __str__(self) -> str:
+        return f"{self.answer} to step {self.step_id} in check {self.check_pass_id}"
+
+
+class DisagreementState(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    OBSOLETE = "obsolete", "obsolete (its step was proposed again)"
+
+
+class Disagreement(models.Model):
+    """A checker answered a step differently from the stored answer; a reviewer decides."""
+
+    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="disagreements")
+    check_answer = models.OneToOneField(CheckAnswer, on_delete=models.CASCADE, related_name="disagreement")
+    state = models.CharField(max_length=10, choices=DisagreementState.choices, default=DisagreementState.OPEN)
+    decided_answer = models.CharField(max_length=10, choices=StepAnswer.choices, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["state", "id"], name="disagreement_queue")]
+
+    def __str__(self) -> str:
+        return f"disagreement on step {self.step_id} ({self.state})"

@@ -1,1 +1,191 @@
-"""Every read of this app that is more than a `get`. None yet."""
+"""Reads of the truthing app: what an operator sees of their work, tests and their steps.
+
+`work_view` is what the operator page and API show of a stream or a check: the image, the pending
+question (structured and in English), every label instantiated so far with the question that defined
+it, and the progress. A check shows the same questions as the stream it checks, never its answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.urls import reverse
+
+from truthing.errors import TruthingErrorCode
+from truthing.models import Check, CheckKind, Step, Stream, StreamState, Test, TestState
+from vtt_site.errors import NotFoundError
+
+
+def test_list() -> QuerySet[Test]:
+    return (
+        Test.objects.select_related("statistics", "created_by")
+        .annotate(images=Count("test_images", distinct=True))
+        .order_by("-created_at", "-id")
+    )
+
+
+def test_get(*, test_id: int) -> Test:
+    test = test_list().filter(pk=test_id).first()
+    if test is None:
+        raise NotFoundError(TruthingErrorCode.TEST_NOT_FOUND, f"There is no test {test_id}.")
+    return test
+
+
+def published_tests() -> QuerySet[Test]:
+    """The tests vision systems may take."""
+    return test_list().filter(state=TestState.PUBLISHED)
+
+
+def stream_get(*, stream_id: int) -> Stream:
+    stream = (
+        Stream.objects.select_related("test_image__test", "test_image__image", "lease_holder")
+        .filter(pk=stream_id)
+        .first()
+    )
+    if stream is None:
+        raise NotFoundError(TruthingErrorCode.STREAM_NOT_FOUND, f"There is no stream {stream_id}.")
+    return stream
+
+
+def check_get(*, check_id: int) -> Check:
+    check = (
+        Check.objects.select_related("stream__test_image__test", "stream__test_image__image", "lease_holder")
+        .filter(pk=check_id)
+        .first()
+    )
+    if check is None:
+        raise NotFoundError(TruthingErrorCode.CHECK_NOT_FOUND, f"There is no check {check_id}.")
+    return check
+
+
+def _label_entries(steps: list[Step]) -> list[dict[str, Any]]:
+    """Every label the steps instantiated, with the question that defined it (its region included)."""
+    return [
+        {"label": step.label, "step": step.index, "question": step.question, "text": step.text}
+        for step in steps
+        if step.label
+    ]
+
+
+def _question(step: Step | None) -> dict[str, Any] | None:
+    if step is None:
+        return None
+    return {"step": step.index, "question": step.question, "text": step.text}
+
+
+def work_view(work: Stream | Check) -> dict[str, Any]:
+    """The operator's view of a stream or a check (the same shape for both)."""
+    stream = work.stream if isinstance(work, Check) else work
+    test, image = stream.test_image.test, stream.test_image.image
+    steps = list(stream.steps.order_by("index"))
+    if isinstance(work, Check):
+        checked = set(work.answers.values_list("step__index", flat=True))
+        pending = next((s for s in steps if s.index not in checked), None)
+        answered = len(checked)
+        state = "ended" if pending is None else "pending"
+    else:
+        pending = next((s for s in steps if not s.answer), None)
+        answered = sum(1 for s in steps if s.answer)
+        state = stream.state
+    before = [s for s in steps if pending is None or s.index < pending.index]
+    return {
+        "kind": "check" if isinstance(work, Check) else "stream",
+        "id": work.pk,
+        "test": {"id": test.pk, "name": test.name, "state": test.state},
+        "image": {
+            "id": image.pk,
+            "name": image.original_name,
+            "width": image.width,
+            "height": image.height,
+            "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
+        },
+        "state": state,
+        "pending": _question(pending),
+        "labels": _label_entries(before),
+        "progress": {"answered": answered, "streams_left": streams_left(test)},
+        "lease_expires_at": work.lease_expires_at,
+    }
+
+
+def streams_left(test: Test) -> int:
+    return Stream.objects.filter(test_image__test=test).exclude(state=StreamState.ENDED).count()
+
+
+def test_steps(test: Test) -> QuerySet[Step]:
+    return Step.objects.filter(stream__test_image__test=test).select_related(
+        "stream__test_image__image", "answered_by"
+    )
+
+
+def disagreement_list():
+    from truthing.models import Disagreement, DisagreementState
+
+    return (
+        Disagreement.objects.filter(state=DisagreementState.OPEN)
+        .select_related("step__stream__test_image__test", "step__stream__test_image__image", "check_answer")
+        .order_by("id")
+    )
+
+
+def gold_checks(test: Test | None = None) -> QuerySet[Check]:
+    checks = Check.objects.filter(kind=CheckKind.GOLD)
+    return checks.filter(stream__test_image__test=test) if test is not None else checks
+
+
+def open_work_counts(test: Test) -> dict[str, int]:
+    streams = Stream.objects.filter(test_image__test=test)
+    return streams.aggregate(
+        total=Count("id"),
+        ended=Count("id", filter=Q(state=StreamState.ENDED)),
+    )
+
+
+def test_export(*, test: Test) -> dict[str, Any]:
+    """The test with every stream and answer, as one JSON document (three queries)."""
+    steps_by_stream: dict[int, list[dict[str, Any]]] = {}
+    for step in (
+        Step.objects.filter(stream__test_image__test=test)
+        .select_related("answered_by")
+        .order_by("stream_id", "index")
+    ):
+        steps_by_stream.setdefault(step.stream_id, []).append(
+            {
+                "index": step.index,
+                "question": step.question,
+                "text": step.text,
+                "p": step.p,
+                "population": step.population,
+                "answer": step.answer or None,
+                "label": step.label or None,
+                "answered_by": "oracle" if step.automatic else getattr(step.answered_by, "username", None),
+                "answered_at": step.answered_at.isoformat() if step.answered_at else None,
+                "seconds": step.seconds,
+            }
+        )
+    streams_by_image: dict[int, list[Stream]] = {}
+    for stream in Stream.objects.filter(test_image__test=test).order_by("number"):
+        streams_by_image.setdefault(stream.test_image_id, []).append(stream)
+    return {
+        "name": test.name,
+        "description": test.description,
+        "state": test.state,
+        "seed": test.seed,
+        "engine_settings": test.engine_settings,
+        "statistics": {"id": test.statistics_id, "vocabulary": test.statistics.vocabulary.name},
+        "published_at": test.published_at.isoformat() if test.published_at else None,
+        "images": [
+            {
+                "position": ti.position,
+                "image": ti.image.original_name,
+                "width": ti.image.width,
+                "height": ti.image.height,
+                "truthed": ti.mode,
+                "streams": [
+                    {"number": s.number, "state": s.state, "steps": steps_by_stream.get(s.pk, [])}
+                    for s in streams_by_image.get(ti.pk, [])
+                ],
+            }
+            for ti in test.test_images.select_related("image").order_by("position")
+        ],
+    }

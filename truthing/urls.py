@@ -1,1 +1,39 @@
-urlpatterns: list = []
+from django.urls import path
+
+from truthing.api import tests, work
+
+urlpatterns = [
+    path("truthing/tests/", tests.TestListCreateApi.as_view(), name="truthing-tests"),
+    path("truthing/tests/<int:test_id>/", tests.TestApi.as_view(), name="truthing-test"),
+    path("truthing/tests/<int:test_id>/start/", tests.TestStartApi.as_view(), name="truthing-test-start"),
+    path(
+        "truthing/tests/<int:test_id>/publish/", tests.TestPublishApi.as_view(), name="truthing-test-publish"
+    ),
+    path(
+        "truthing/tests/<int:test_id>/archive/", tests.TestArchiveApi.as_view(), name="truthing-test-archive"
+    ),
+    path("truthing/tests/<int:test_id>/export/", tests.TestExportApi.as_view(), name="truthing-test-export"),
+    path("truthing/queue/next/", work.QueueNextApi.as_view(), name="truthing-queue-next"),
+    path("truthing/streams/<int:stream_id>/", work.StreamApi.as_view(), name="truthing-stream"),
+    path(
+        "truthing/streams/<int:stream_id>/answer/",
+        work.StreamAnswerApi.as_view(),
+        name="truthing-stream-answer",
+    ),
+    path("truthing/streams/<int:stream_id>/undo/", work.StreamUndoApi.as_view(), name="truthing-stream-undo"),
+    path(
+        "truthing/streams/<int:stream_id>/leave/", work.StreamLeaveApi.as_view(), name="truthing-stream-leave"
+    ),
+    path("truthing/checks/<int:check_id>/", work.CheckApi.as_view(), name="truthing-check"),
+    path(
+        "truthing/checks/<int:check_id>/answer/", work.CheckAnswerApi.as_view(), name="truthing-check-answer"
+    ),
+    path("truthing/checks/<int:check_id>/leave/", work.CheckLeaveApi.as_view(), name="truthing-check-leave"),
+    path("truthing/disagreements/", tests.DisagreementListApi.as_view(), name="truthing-disagreements"),
+    path(
+        "truthing/disagreements/<int:disagreement_id>/decide/",
+        tests.DisagreementDecideApi.as_view(),
+        name="truthing-disagreement-decide",
+    ),
+    path("truthing/operators/", tests.OperatorStatisticsApi.as_view(), name="truthing-operators"),
+]

@@ -246,6 +246,12 @@ VTT = {
         }
     ),
     "ENGINE_REGION_MIN_OVERLAP": env_float("ENGINE_REGION_MIN_OVERLAP", 0.0),
+    # Truthing: how long an operator holds a stream or a check without answering; the share of
+    # operator-truthed streams a second operator checks; the share of oracle-truthed streams given to an
+    # operator as gold work (they are not told), to measure operators against the oracle.
+    "TRUTHING_LEASE_MINUTES": env_int("TRUTHING_LEASE_MINUTES", 30),
+    "TRUTHING_CHECK_SHARE": env_float("TRUTHING_CHECK_SHARE", 0.2),
+    "TRUTHING_GOLD_SHARE": env_float("TRUTHING_GOLD_SHARE", 0.1),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

@@ -24,10 +24,11 @@ from engine.core.story import parse_history
 PROPOSALS_PER_ANSWER_LIMIT = 4
 
 
-def stream_seed(seed: int, index: int = 0) -> tuple[int, int]:
-    """The seed of the stream of the image at `index` in a run seeded `seed`: each image's stream is
-    reproducible alone."""
-    return (seed, index)
+def stream_seed(seed: int, index: int = 0, number: int = 0) -> tuple[int, ...]:
+    """The seed of stream `number` of the image at `index` in a run seeded `seed`: each image's stream is
+    reproducible alone. The first stream of an image is `(seed, index)`, as `vtt-engine generate` seeds
+    it, so a test's automatic truthing and `generate` agree step for step."""
+    return (seed, index) if number == 0 else (seed, index, number)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,119 @@
+"""Just-in-time truthing through the services: propose, answer, undo, the operator queue, reproducibility.
+
+Transactional tests: the next question is proposed by a task queued when the answer commits (eager
+here), so the commits must really happen."""
+
+from __future__ import annotations
+
+import pytest
+
+from truthing import bridge
+from truthing.models import Stream, StreamState, TestState, TruthingMode
+from truthing.services import tests as test_services
+from truthing.services.queue import operator_next
+from truthing.services.streams import step_answer, step_undo, stream_propose
+from vtt_site.errors import ApplicationError, ConflictError
+
+
+def pending(stream):
+    return stream.steps.filter(answer="").first()
+
+
+def truth_with(user, stream, answer_of=lambda step: "no", undo_at=None):
+    """Answer every question of a held stream (tasks run eagerly in unit tests)."""
+    answered = 0
+    while True:
+        stream.refresh_from_db()
+        if stream.state == StreamState.ENDED:
+            return answered
+        step = pending(stream)
+        step_answer(stream_id=stream.pk, user=user, index=step.index, answer=answer_of(step), seconds=1.5)
+        answered += 1
+        if undo_at is not None and answered == undo_at:
+            step_undo(stream_id=stream.pk, user=user)
+            undo_at = None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_starting_proposes_the_first_question_of_every_operator_stream(make_test, unannotated_test_images):
+    test = test_services.test_start(test=make_test(unannotated_test_images, streams_per_image=2))
+    streams = Stream.objects.filter(test_image__test=test)
+    assert test.state == TestState.TRUTHING and streams.count() == 6
+    assert {s.test_image.mode for s in streams} == {TruthingMode.OPERATOR}
+    for stream in streams:
+        assert stream.state == StreamState.PENDING
+        step = pending(stream)
+        assert step.index == 0 and step.text and step.population > 0 and 0.0 <= step.p <= 1.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducible(
+    make_test, unannotated_test_images, operators
+):
+    test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    operator = operators[0]
+    stream = operator_next(user=operator)
+    assert isinstance(stream, Stream) and stream.lease_holder_id == operator.pk
+    # Alternate yes and no so that objects get instantiated and the story goes on.
+    truth_with(operator, stream, answer_of=lambda step: "yes" if step.index % 3 == 0 else "no", undo_at=3)
+    stream.refresh_from_db()
+    steps = list(stream.steps.order_by("index"))
+    assert stream.state == StreamState.ENDED and all(s.answer for s in steps)
+    assert [s.index for s in steps] == list(range(len(steps)))
+    assert all(s.answered_by_id == operator.pk and s.seconds == 1.5 for s in steps)
+    # Recomputing every question from the stored answers gives the same questions.
+    for k, step in enumerate(steps):
+        again = bridge.propose(stream.test_image, stream.number, steps[:k])
+        assert (again.question, again.text, again.p, again.population) == (
+            step.question,
+            step.text,
+            step.p,
+            step.population,
+        )
+    assert bridge.propose(stream.test_image, stream.number, steps) is None or len(steps) >= 4 * 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_answers_are_refused_out_of_turn_out_of_lease_and_in_published_tests(
+    make_test, unannotated_test_images, operators
+):
+    test_services.test_start(test=make_test(unannotated_test_images[:2]))
+    first, second = operators[:2]
+    mine, theirs = operator_next(user=first), operator_next(user=second)
+    assert mine.pk != theirs.pk
+    step = pending(mine)
+    with pytest.raises(ConflictError) as error:
+        step_answer(stream_id=mine.pk, user=first, index=step.index + 1, answer="yes")
+    assert error.value.code == "step_not_pending"
+    with pytest.raises(ConflictError) as error:
+        step_answer(stream_id=theirs.pk, user=first, index=0, answer="yes")
+    assert error.value.code == "lease_not_held"
+    with pytest.raises(ApplicationError) as error:
+        step_answer(stream_id=mine.pk, user=first, index=step.index, answer="maybe")
+    assert error.value.code == "invalid"
+    assert pending(mine).pk == step.pk and not pending(mine).answer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_proposal_adds_nothing(make_test, unannotated_test_images):
+    test = test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    stream = Stream.objects.get(test_image__test=test)
+    before = list(stream.steps.values_list("pk", "index"))
+    stream_propose(stream_id=stream.pk)
+    stream_propose(stream_id=stream.pk)
+    assert list(stream.steps.values_list("pk", "index")) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images, operators):
+    test = test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    with pytest.raises(ConflictError) as error:
+        test_services.test_publish(test=test)
+    assert error.value.code == "test_unfinished" and "1 stream(s) have not ended" in error.value.message
+    stream = operator_next(user=operators[0])
+    truth_with(operators[0], stream)
+    test = test_services.test_publish(test=test)
+    assert test.state == TestState.PUBLISHED
+    with pytest.raises(ConflictError) as error:
+        step_undo(stream_id=stream.pk, user=operators[0])
+    assert error.value.code == "test_frozen"

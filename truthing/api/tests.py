@@ -1,0 +1,206 @@
+"""Tests (admins create, start, publish, archive and export them; operators and reviewers read them),
+adjudication (reviewers) and operators' statistics (admins)."""
+
+from __future__ import annotations
+
+from dataclasses import fields as dataclass_fields
+
+from django.http import JsonResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from engine.core.proposer import EngineSettings
+from engine.selectors import statistics_get
+from truthing import reports, selectors
+from truthing.services import checks as check_services
+from truthing.services import tests as test_services
+from vtt_site.api.pagination import page_response, paginated
+
+
+class EngineSettingsSerializer(serializers.Serializer):
+    epsilon = serializers.FloatField(required=False, min_value=0, max_value=0.5)
+    min_population = serializers.IntegerField(required=False, min_value=1, max_value=10**9)
+    max_attributes = serializers.IntegerField(required=False, min_value=0, max_value=2)
+    max_questions = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+    rejection_limit = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+
+
+assert {f.name for f in dataclass_fields(EngineSettings)} >= set(EngineSettingsSerializer().fields)
+
+
+class TestOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    state = serializers.CharField()
+    statistics = serializers.IntegerField(source="statistics_id")
+    engine_settings = serializers.JSONField()
+    seed = serializers.IntegerField()
+    streams_per_image = serializers.IntegerField()
+    images = serializers.IntegerField(help_text="Number of test images.")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    published_at = serializers.DateTimeField(allow_null=True)
+
+
+class TestCardSerializer(serializers.Serializer):
+    test = TestOutputSerializer()
+    card = serializers.JSONField(
+        help_text="Figures: streams, answers, rejected share, lengths, yes rate, kinds, "
+        "blind accuracy from the engine's p, each proportion with its 95% interval."
+    )
+    publish_blockers = serializers.ListField(child=serializers.CharField())
+
+
+def _card(test) -> dict:
+    return {
+        "test": test,
+        "card": reports.test_card(test=test),
+        "publish_blockers": test_services.publish_blockers(test) if test.state == "truthing" else [],
+    }
+
+
+class TestListCreateApi(APIView):
+    operations = {"GET": "truthing.test.list", "POST": "truthing.test.create"}
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+        statistics = serializers.IntegerField(min_value=1)
+        images = serializers.ListField(
+            child=serializers.IntegerField(min_value=1), min_length=1, max_length=10000
+        )
+        engine_settings = EngineSettingsSerializer(required=False)
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+        streams_per_image = serializers.IntegerField(required=False, min_value=1, max_value=20)
+
+    @extend_schema(responses=paginated(TestOutputSerializer), summary="List tests")
+    def get(self, request):
+        return page_response(request, self, selectors.test_list(), TestOutputSerializer)
+
+    @extend_schema(
+        request=InputSerializer, responses={201: TestOutputSerializer}, summary="Create a draft test"
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        test = test_services.test_create(
+            name=values["name"],
+            description=values.get("description", ""),
+            statistics=statistics_get(statistics_id=values["statistics"]),
+            image_ids=values["images"],
+            settings=values.get("engine_settings"),
+            seed=values.get("seed", 0),
+            streams_per_image=values.get("streams_per_image", 1),
+            created_by=request.user,
+        )
+        return Response(
+            TestOutputSerializer(selectors.test_get(test_id=test.pk)).data, status=status.HTTP_201_CREATED
+        )
+
+
+class TestApi(APIView):
+    operation = "truthing.test.read"
+
+    @extend_schema(responses=TestCardSerializer, summary="A test and its card")
+    def get(self, request, test_id: int):
+        return Response(TestCardSerializer(_card(selectors.test_get(test_id=test_id))).data)
+
+
+def _transition(service, operation: str, summary: str):
+    class TransitionApi(APIView):
+        @extend_schema(request=None, responses=TestOutputSerializer, summary=summary)
+        def post(self, request, test_id: int):
+            service(test=selectors.test_get(test_id=test_id))
+            return Response(TestOutputSerializer(selectors.test_get(test_id=test_id)).data)
+
+    TransitionApi.operation = operation
+    TransitionApi.__name__ = TransitionApi.__qualname__ = f"Test{operation.rsplit('.', 1)[1].title()}Api"
+    return TransitionApi
+
+
+TestStartApi = _transition(test_services.test_start, "truthing.test.start", "Start truthing a draft test")
+TestPublishApi = _transition(
+    test_services.test_publish,
+    "truthing.test.publish",
+    "Publish a test whose streams have all ended (freezes it)",
+)
+TestArchiveApi = _transition(test_services.test_archive, "truthing.test.archive", "Archive a published test")
+
+
+class TestExportApi(APIView):
+    operation = "truthing.test.export"
+
+    @extend_schema(
+        responses={(200, "application/json"): dict}, summary="The test with every stream and answer"
+    )
+    def get(self, request, test_id: int):
+        test = selectors.test_get(test_id=test_id)
+        response = JsonResponse(selectors.test_export(test=test))
+        response["Content-Disposition"] = f'attachment; filename="test-{test.pk}.json"'
+        return response
+
+
+class DisagreementSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    test = serializers.CharField(source="step.stream.test_image.test.name")
+    image = serializers.CharField(source="step.stream.test_image.image.original_name")
+    step = serializers.IntegerField(source="step.index")
+    text = serializers.CharField(source="step.text")
+    question = serializers.JSONField(source="step.question")
+    stored_answer = serializers.CharField(source="step.answer")
+    checker_answer = serializers.CharField(source="check_answer.answer")
+
+
+class DisagreementListApi(APIView):
+    operation = "truthing.disagreement.list"
+
+    @extend_schema(
+        responses=paginated(DisagreementSerializer), summary="Disagreements waiting for a decision"
+    )
+    def get(self, request):
+        return page_response(request, self, selectors.disagreement_list(), DisagreementSerializer)
+
+
+class DisagreementDecideApi(APIView):
+    operation = "truthing.disagreement.decide"
+
+    class InputSerializer(serializers.Serializer):
+        answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"])
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={204: None},
+        summary="Decide a disagreement",
+        description="An answer other than the stored one cuts the stream after that step; the stream is "
+        "proposed again from there and goes back to the operator queue.",
+    )
+    def post(self, request, disagreement_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        check_services.disagreement_decide(
+            disagreement_id=disagreement_id, user=request.user, answer=data.validated_data["answer"]
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class OperatorStatisticsSerializer(serializers.Serializer):
+    operator = serializers.CharField()
+    answers = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True)
+    agreement_with_checkers = serializers.JSONField()
+    gold_accuracy = serializers.JSONField()
+
+
+class OperatorStatisticsApi(APIView):
+    operation = "truthing.operators.statistics"
+
+    @extend_schema(
+        responses=OperatorStatisticsSerializer(many=True),
+        summary="Per operator: answers, speed, agreement, gold accuracy",
+    )
+    def get(self, request):
+        return Response(OperatorStatisticsSerializer(reports.operator_statistics(), many=True).data)

@@ -1,0 +1,135 @@
+"""The operator's side: take work, read it, answer, undo, leave."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.roles import is_admin
+from truthing import selectors
+from truthing.api.serializers import AnswerInputSerializer, WorkSerializer
+from truthing.errors import TruthingErrorCode
+from truthing.services import checks as check_services
+from truthing.services import streams as stream_services
+from truthing.services.queue import operator_next
+from vtt_site.errors import NotFoundError
+from vtt_site.leases import holds_lease
+
+
+def _work_response(work) -> Response:
+    if work is None:
+        return Response(status=status.HTTP_204_NO_CONTENT)
+    return Response(WorkSerializer(selectors.work_view(work)).data)
+
+
+def _visible(work, user, not_found: TruthingErrorCode, what: str):
+    """Work is shown to whoever holds it (and to admins): the labels of a stream say how it was
+    answered, which a checker of that stream must not learn."""
+    if holds_lease(work, user) or is_admin(user):
+        return work
+    raise NotFoundError(not_found, f"There is no {what} {work.pk} of yours.")
+
+
+class QueueNextApi(APIView):
+    operation = "truthing.queue.next"
+
+    @extend_schema(
+        request=None,
+        responses={200: WorkSerializer, 204: OpenApiResponse(description="Nothing is waiting.")},
+        summary="Take the next stream to truth or check to answer (the one you hold, if any)",
+    )
+    def post(self, request):
+        return _work_response(operator_next(user=request.user))
+
+
+class StreamApi(APIView):
+    operation = "truthing.stream.read"
+
+    @extend_schema(responses=WorkSerializer, summary="A stream you hold: its pending question and labels")
+    def get(self, request, stream_id: int):
+        stream = selectors.stream_get(stream_id=stream_id)
+        return _work_response(_visible(stream, request.user, TruthingErrorCode.STREAM_NOT_FOUND, "stream"))
+
+
+class StreamAnswerApi(APIView):
+    operation = "truthing.step.answer"
+
+    @extend_schema(
+        request=AnswerInputSerializer,
+        responses=WorkSerializer,
+        summary="Answer the pending question (yes, no, or ambiguous to reject it)",
+        description="The next question is proposed in the background: the stream is `proposing` until "
+        "it is there (read the stream again).",
+    )
+    def post(self, request, stream_id: int):
+        data = AnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        stream_services.step_answer(
+            stream_id=stream_id,
+            user=request.user,
+            index=data.validated_data["step"],
+            answer=data.validated_data["answer"],
+            seconds=data.validated_data.get("seconds"),
+        )
+        return _work_response(selectors.stream_get(stream_id=stream_id))
+
+
+class StreamUndoApi(APIView):
+    operation = "truthing.step.undo"
+
+    @extend_schema(request=None, responses=WorkSerializer, summary="Take back your last answer")
+    def post(self, request, stream_id: int):
+        stream_services.step_undo(stream_id=stream_id, user=request.user)
+        return _work_response(selectors.stream_get(stream_id=stream_id))
+
+
+class StreamLeaveApi(APIView):
+    operation = "truthing.stream.leave"
+
+    @extend_schema(request=None, responses={204: None}, summary="Give the stream back to the queue")
+    def post(self, request, stream_id: int):
+        stream_services.stream_leave(
+            stream_id=stream_id, user=request.user, may_release_any=is_admin(request.user)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CheckApi(APIView):
+    operation = "truthing.check.read"
+
+    @extend_schema(responses=WorkSerializer, summary="A check you hold: the next question to answer")
+    def get(self, request, check_id: int):
+        check = selectors.check_get(check_id=check_id)
+        return _work_response(_visible(check, request.user, TruthingErrorCode.CHECK_NOT_FOUND, "check"))
+
+
+class CheckAnswerApi(APIView):
+    operation = "truthing.check.answer"
+
+    @extend_schema(
+        request=AnswerInputSerializer, responses=WorkSerializer, summary="Answer the check's next question"
+    )
+    def post(self, request, check_id: int):
+        data = AnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        check_services.check_answer(
+            check_id=check_id,
+            user=request.user,
+            index=data.validated_data["step"],
+            answer=data.validated_data["answer"],
+            seconds=data.validated_data.get("seconds"),
+        )
+        return _work_response(selectors.check_get(check_id=check_id))
+
+
+class CheckLeaveApi(APIView):
+    operation = "truthing.check.leave"
+
+    @extend_schema(request=None, responses={204: None}, summary="Give the check back to the queue")
+    def post(self, request, check_id: int):
+        check_services.check_leave(
+            check_id=check_id, user=request.user, may_release_any=is_admin(request.user)
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

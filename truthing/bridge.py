@@ -1,0 +1,98 @@
+"""The one adapter between truthing rows and the engine core.
+
+A stream's rows (its test's frozen statistics and settings, its seed, its answered steps) become a core
+`Stream` resumed from its history; a core proposal becomes the values of a step row. Nothing is kept
+between two calls: the rows are the state (engine.core.proposer.Stream.resume).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core.drivers import stream_seed
+from engine.core.proposer import EngineSettings, Stream
+from engine.core.questions import Answer, Question, question_from_json, question_to_json, render_text
+from engine.core.statistics import FittedStatistics as CoreStatistics
+from engine.core.story import Story
+from engine.selectors import loaded_statistics
+from engine.settings import engine_settings
+from truthing.models import Step, Test, TestImage
+
+
+@dataclass(frozen=True)
+class ProposedStep:
+    """What a step row stores about its question."""
+
+    question: dict[str, Any]
+    text: str
+    p: float | None
+    population: int
+
+
+def statistics_of(test: Test) -> CoreStatistics:
+    return loaded_statistics(test.statistics)
+
+
+def settings_of(test: Test) -> EngineSettings:
+    """The settings frozen with the test (a bad stored value is refused with the setting named)."""
+    return engine_settings(**test.engine_settings)
+
+
+def seed_of(test_image: TestImage, number: int) -> tuple[int, ...]:
+    return stream_seed(test_image.test.seed, test_image.position, number)
+
+
+def history_of(
+    stats: CoreStatistics, test_image: TestImage, steps: Iterable[Step]
+) -> list[tuple[Question, Answer]]:
+    """The answered steps as the core's (question, answer) history."""
+    image = test_image.image
+    return [
+        (question_from_json(step.question, stats.vocabulary, image.width, image.height), Answer(step.answer))
+        for step in steps
+    ]
+
+
+def propose(test_image: TestImage, number: int, answered: Sequence[Step]) -> ProposedStep | None:
+    """The question that follows the answered steps, or None when the stream is over."""
+    test = test_image.test
+    stats = statistics_of(test)
+    settings = settings_of(test)
+    stream = Stream.resume(
+        stats, settings, seed_of(test_image, number), history_of(stats, test_image, answered)
+    )
+    proposal = stream.propose()
+    if proposal is None:
+        return None
+    return step_values(
+        stats, test_image, proposal.question, proposal.estimate.p, proposal.estimate.population
+    )
+
+
+def step_values(
+    stats: CoreStatistics, test_image: TestImage, question: Question, p: float | None, population: int
+) -> ProposedStep:
+    image = test_image.image
+    return ProposedStep(
+        question=question_to_json(question, stats.vocabulary, image.width, image.height),
+        text=render_text(question, stats.vocabulary),
+        p=p,
+        population=population,
+    )
+
+
+def label_made(test_image: TestImage, answered: Sequence[Step], pending: Step, answer: str) -> str:
+    """The label a positive uniqueness answer to `pending` creates ("person 2"), else ""."""
+    stats = statistics_of(test_image.test)
+    story = Story(stats.vocabulary)
+    for question, given in history_of(stats, test_image, answered):
+        story.record(question, given)
+    ((question, _),) = history_of(stats, test_image, [_answered(pending, answer)])
+    label = story.record(question, Answer(answer))
+    return str(label) if label is not None else ""
+
+
+def _answered(step: Step, answer: str) -> Step:
+    return Step(question=step.question, answer=answer)

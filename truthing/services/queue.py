@@ -1,0 +1,44 @@
+"""The operator queue: what an operator works on next (vtt_site.leases).
+
+An operator holds one piece of work at a time: a stream they truth until it ends, or a check. Asking
+for work returns what they hold (its lease renewed); otherwise a check of someone else's stream (a
+second opinion, or gold work on a stream the oracle truthed: both look the same to them), then a stream
+that waits for an operator. An ended stream they still hold (kept so that they could take their last
+answer back) is given back first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+
+from truthing.models import Check, Step, Stream, StreamState, TestState
+from truthing.services.streams import lease_minutes, operator_streams
+from vtt_site.leases import lease_release_all, lease_renew_held, lease_take
+
+STREAM_RELATED = ("test_image__test", "test_image__image")
+CHECK_RELATED = ("stream__test_image__test", "stream__test_image__image")
+
+
+def open_checks():
+    return Check.objects.filter(finished_at__isnull=True, stream__test_image__test__state=TestState.TRUTHING)
+
+
+@transaction.atomic
+def operator_next(*, user: Any) -> Stream | Check | None:
+    minutes = lease_minutes()
+    lease_release_all(Stream.objects.filter(state=StreamState.ENDED), user.pk)
+    held = lease_renew_held(operator_streams(), user, minutes=minutes) or lease_renew_held(
+        open_checks(), user, minutes=minutes
+    )
+    if held is not None:
+        return held
+    answered_by_user = Step.objects.filter(stream=OuterRef("stream"), answered_by=user)
+    check = lease_take(
+        open_checks().exclude(Exists(answered_by_user)), user, minutes=minutes, related=CHECK_RELATED
+    )
+    if check is not None:
+        return check
+    return lease_take(operator_streams(), user, minutes=minutes, related=STREAM_RELATED)

@@ -1,0 +1,239 @@
+"""Writes of tests: create, start truthing, publish, archive (draft -> truthing -> published -> archived).
+
+A published test is frozen: every service that changes streams or answers refuses it (`require_open`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotations.models import Image, Split, Stage
+from engine.errors import EngineErrorCode
+from engine.models import FitStatus, FittedStatistics
+from engine.settings import engine_settings
+from truthing import tasks
+from truthing.errors import TruthingErrorCode
+from truthing.models import (
+    Check,
+    Disagreement,
+    DisagreementState,
+    Stream,
+    StreamState,
+    Test,
+    TestImage,
+    TestState,
+    TruthingMode,
+)
+from vtt_site.errors import ApplicationError, ConflictError
+
+MAX_STREAMS_PER_IMAGE = 20
+
+
+def lock_test(test: Test) -> Test:
+    return Test.objects.select_for_update().get(pk=test.pk)
+
+
+def require_open(test: Test) -> None:
+    """Streams and answers of a published (or archived) test never change."""
+    if test.frozen:
+        raise ConflictError(
+            TruthingErrorCode.TEST_FROZEN,
+            f"{test.name} is {test.state}: its streams and answers can no longer change.",
+        )
+
+
+def _require_state(test: Test, state: TestState, doing: str) -> None:
+    if test.state != state:
+        raise ConflictError(
+            TruthingErrorCode.WRONG_TEST_STATE,
+            f"{test.name} is {test.state}; only a test in {state} can be {doing}.",
+        )
+
+
+@transaction.atomic
+def test_create(
+    *,
+    name: str,
+    statistics: FittedStatistics,
+    image_ids: Sequence[int],
+    description: str = "",
+    settings: dict[str, Any] | None = None,
+    seed: int = 0,
+    streams_per_image: int = 1,
+    created_by: Any = None,
+) -> Test:
+    """A draft test on these test images, frozen with the statistics and engine settings it will use."""
+    name = name.strip()
+    if not name:
+        raise ApplicationError(
+            TruthingErrorCode.NO_TEST_IMAGES, "Give the test a name.", fields={"name": ["Required."]}
+        )
+    if Test.objects.filter(name=name).exists():
+        raise ConflictError(
+            TruthingErrorCode.TEST_NAME_TAKEN,
+            f"There is a test named {name!r} already.",
+            fields={"name": ["Choose another name."]},
+        )
+    if statistics.status != FitStatus.READY:
+        raise ConflictError(
+            EngineErrorCode.STATISTICS_NOT_READY,
+            f"The statistics are {statistics.status}; a test needs ready statistics.",
+            fields={"statistics": ["Not ready."]},
+        )
+    if not 1 <= streams_per_image <= MAX_STREAMS_PER_IMAGE:
+        raise ApplicationError(
+            EngineErrorCode.BAD_SETTING,
+            f"streams_per_image must be between 1 and {MAX_STREAMS_PER_IMAGE}.",
+            fields={"streams_per_image": [f"Between 1 and {MAX_STREAMS_PER_IMAGE}."]},
+        )
+    frozen_settings = asdict(engine_settings(**(settings or {})))
+    images = _checked_images(statistics, image_ids)
+    try:
+        test = Test.objects.create(
+            name=name,
+            description=description,
+            statistics=statistics,
+            engine_settings=frozen_settings,
+            seed=seed,
+            streams_per_image=streams_per_image,
+            created_by=created_by,
+        )
+    except IntegrityError:
+        raise ConflictError(
+            TruthingErrorCode.TEST_NAME_TAKEN, f"There is a test named {name!r} already."
+        ) from None
+    TestImage.objects.bulk_create(
+        [TestImage(test=test, image=image, position=i) for i, image in enumerate(images)]
+    )
+    return test
+
+
+def _checked_images(statistics: FittedStatistics, image_ids: Sequence[int]) -> list[Image]:
+    """The images in the order given, each a test image of the statistics' vocabulary, never one the
+    statistics were fitted on (a vision system would be tested on its teacher's own examples)."""
+    if not image_ids:
+        raise ApplicationError(
+            TruthingErrorCode.NO_TEST_IMAGES,
+            "Pick at least one test image.",
+            fields={"images": ["Required."]},
+        )
+    if len(set(image_ids)) != len(image_ids):
+        raise ApplicationError(
+            TruthingErrorCode.NO_TEST_IMAGES,
+            "An image is picked twice.",
+            fields={"images": ["Listed twice."]},
+        )
+    found = {image.pk: image for image in Image.objects.filter(pk__in=image_ids).select_related("collection")}
+    missing = [pk for pk in image_ids if pk not in found]
+    if missing:
+        raise ApplicationError(
+            TruthingErrorCode.NO_TEST_IMAGES,
+            f"There is no image {missing[0]}.",
+            fields={"images": [f"No image {pk}." for pk in missing]},
+        )
+    images = [found[pk] for pk in image_ids]
+    trained = set(statistics.training_images.filter(pk__in=image_ids).values_list("pk", flat=True))
+    for field, bad, code, why in (
+        (
+            "images",
+            [i for i in images if i.pk in trained],
+            TruthingErrorCode.TRAINING_IMAGE,
+            "was used for training in these statistics",
+        ),
+        (
+            "images",
+            [i for i in images if i.split != Split.TEST],
+            TruthingErrorCode.NOT_A_TEST_IMAGE,
+            "is not a test image (its role is training)",
+        ),
+        (
+            "images",
+            [i for i in images if i.collection.vocabulary_id != statistics.vocabulary_id],
+            TruthingErrorCode.OTHER_VOCABULARY,
+            "uses another vocabulary than the statistics",
+        ),
+    ):
+        if bad:
+            messages = [f"{image.original_name} {why}." for image in bad]
+            raise ApplicationError(code, f"{messages[0]} Pick test images only.", fields={field: messages})
+    return images
+
+
+@transaction.atomic
+def test_start(*, test: Test) -> Test:
+    """Start truthing: one stream per (image, stream number); images with a reviewed annotation are
+    truthed by the oracle in the background, the others wait for operators (their first question is
+    proposed at once)."""
+    test = lock_test(test)
+    _require_state(test, TestState.DRAFT, "started")
+    test_images = list(test.test_images.select_related("image"))
+    for test_image in test_images:
+        annotated = test_image.image.stage == Stage.ACCEPTED and test_image.image.annotated_at is not None
+        test_image.mode = TruthingMode.AUTOMATIC if annotated else TruthingMode.OPERATOR
+    TestImage.objects.bulk_update(test_images, ["mode"])
+    streams = Stream.objects.bulk_create(
+        [Stream(test_image=ti, number=n) for ti in test_images for n in range(test.streams_per_image)]
+    )
+    test.state, test.started_at = TestState.TRUTHING, timezone.now()
+    test.save(update_fields=["state", "started_at"])
+    operator_streams = [
+        s.pk for s, ti in _with_images(streams, test_images) if ti.mode == TruthingMode.OPERATOR
+    ]
+    transaction.on_commit(lambda: [tasks.stream_propose.delay(pk) for pk in operator_streams])
+    if any(ti.mode == TruthingMode.AUTOMATIC for ti in test_images):
+        transaction.on_commit(lambda: tasks.truth_automatically.delay(test.pk))
+    return test
+
+
+def _with_images(streams: list[Stream], test_images: list[TestImage]):
+    by_id = {ti.pk: ti for ti in test_images}
+    return [(s, by_id[s.test_image_id]) for s in streams]
+
+
+def publish_blockers(test: Test) -> list[str]:
+    """What keeps the test from being published, for a person; empty when it may be."""
+    streams = Stream.objects.filter(test_image__test=test)
+    blockers = []
+    unfinished = streams.exclude(state=StreamState.ENDED).count()
+    if unfinished:
+        blockers.append(f"{unfinished} stream(s) have not ended")
+    checks = Check.objects.filter(stream__test_image__test=test, finished_at__isnull=True).count()
+    if checks:
+        blockers.append(f"{checks} check(s) are not finished")
+    disagreements = Disagreement.objects.filter(
+        step__stream__test_image__test=test, state=DisagreementState.OPEN
+    ).count()
+    if disagreements:
+        blockers.append(f"{disagreements} disagreement(s) wait for adjudication")
+    return blockers
+
+
+@transaction.atomic
+def test_publish(*, test: Test) -> Test:
+    """Freeze the test: from now on systems may take it, and nothing about it changes."""
+    test = lock_test(test)
+    _require_state(test, TestState.TRUTHING, "published")
+    blockers = publish_blockers(test)
+    if blockers:
+        raise ConflictError(
+            TruthingErrorCode.TEST_UNFINISHED,
+            f"{test.name} cannot be published yet: {'; '.join(blockers)}.",
+            fields={"non_field_errors": blockers},
+        )
+    test.state, test.published_at = TestState.PUBLISHED, timezone.now()
+    test.save(update_fields=["state", "published_at"])
+    return test
+
+
+@transaction.atomic
+def test_archive(*, test: Test) -> Test:
+    test = lock_test(test)
+    _require_state(test, TestState.PUBLISHED, "archived")
+    test.state, test.archived_at = TestState.ARCHIVED, timezone.now()
+    test.save(update_fields=["state", "archived_at"])
+    return test
