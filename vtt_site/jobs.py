@@ -117,8 +117,8 @@ def _send(model: type[Job], pk: int) -> bool:
         if model.task_name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
         app.tasks[model.task_name].delay(pk)
-    except Exception:
-        logger.exception("Could not queue %s %s; the job sweeper will queue it again.", model.__name__, pk)
+    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
+        logger.warning("Could not queue %s %s (%s); the sweeper queues it again.", model.__name__, pk, exc)
         model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
         return False
     return True
