@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from annotations.models import Image, ImportJob
+from annotations.models import Image, ImportJob, ObjectAnnotation
 from annotations.services import imports
 from annotations.services.imports import import_create, import_run
 from demo.synthetic.scenes import generate_scenes
@@ -73,9 +73,11 @@ def test_a_job_whose_heartbeat_is_stale_is_taken_over_and_the_old_holder_changes
         jobs.job_fail(holder, "late")
     index = imports.vocabulary_index(job.collection.vocabulary)
     scenes = [parse_scene(record, index.core) for _, record in imports._jsonl_lines(job)]
+    written = list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True))
     with pytest.raises(jobs.JobLost):  # its whole write transaction is rolled back
         imports._write(holder, scenes, index)
     assert Image.objects.count() == 6
+    assert list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True)) == written
     assert ImportJob.objects.get(pk=job.pk).status == "done"
 
 
