@@ -281,9 +281,13 @@ def _fail_if_held(job: Job, message: str, **values: Any) -> None:
 def job_heartbeat(job: Job) -> Iterator[None]:
     """Refresh `heartbeat_at` every `JOB_HEARTBEAT_SECONDS` from a thread with its own database
     connection, so a long step (one big write transaction, a fit) keeps the job alive. The thread dies
-    with the process, which is the point: a killed worker's job goes stale."""
+    with the process, which is the point: a killed worker's job goes stale.
+
+    Not on SQLite (the embedded default): it has one writer at a time, so the beat would wait behind the
+    job's own write transaction, and without a broker there is no sweeper to take anything over.
+    """
     interval = settings.JOB_HEARTBEAT_SECONDS
-    if interval <= 0:
+    if interval <= 0 or connection.vendor == "sqlite":
         yield
         return
     stop = threading.Event()

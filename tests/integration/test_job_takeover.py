@@ -60,6 +60,19 @@ def queue_import(collection, payload: bytes | None = None) -> ImportJob:
         )
 
 
+def import_caught(start_worker, phase: Callable[[ImportJob], bool], what: str):
+    """A fresh worker, and an import it runs, caught in the phase that `phase` recognises."""
+    process, log = start_worker(**FAST)
+    collection = CollectionFactory()
+    job = queue_import(collection)
+    watch(job, phase, 60, what, log)
+    return process, log, collection, job
+
+
+def writing(job: ImportJob) -> bool:
+    return job.status == "writing"
+
+
 def watch(row, condition: Callable, timeout: float, what: str, log=None):
     """Poll the row (finely: a kill must land inside a phase of a few seconds) until condition(row)."""
     deadline = time.monotonic() + timeout
@@ -102,10 +115,9 @@ def kill_and_take_over(job, pid: int, log) -> float:
 def test_an_import_whose_pool_process_dies_while_validating_is_taken_over_and_imported_once(
     start_worker,
 ):
-    _, log = start_worker(**FAST)
-    collection = CollectionFactory()
-    job = queue_import(collection)
-    watch(job, lambda j: j.status == "validating" and j.lines_done > 0, 60, "validation to start", log)
+    _, log, collection, job = import_caught(
+        start_worker, lambda j: j.status == "validating" and j.lines_done > 0, "validation to start"
+    )
     took = kill_and_take_over(job, holder_pid(job), log)
     watch(job, finished, TAKEOVER_LIMIT, "the import to finish", log)
     print(f"\nimport killed while validating: taken over after {took:.1f} s")
@@ -116,10 +128,7 @@ def test_an_import_whose_pool_process_dies_while_validating_is_taken_over_and_im
 def test_an_import_whose_pool_process_dies_while_writing_leaves_nothing_and_is_imported_once(
     start_worker,
 ):
-    _, log = start_worker(**FAST)
-    collection = CollectionFactory()
-    job = queue_import(collection)
-    watch(job, lambda j: j.status == "writing", 60, "the writing phase", log)
+    _, log, collection, job = import_caught(start_worker, writing, "the writing phase")
     took = kill_and_take_over(job, holder_pid(job), log)
     assert not Image.objects.filter(collection=collection).exists()  # the killed write left nothing
     watch(job, finished, TAKEOVER_LIMIT, "the import to finish", log)
@@ -172,10 +181,7 @@ def test_a_fit_whose_pool_process_dies_is_taken_over_and_fits_what_an_undisturbe
 
 
 def test_an_import_whose_whole_worker_dies_is_taken_over_by_a_fresh_worker(start_worker):
-    first, log = start_worker(**FAST)
-    collection = CollectionFactory()
-    job = queue_import(collection)
-    watch(job, lambda j: j.status == "writing", 60, "the writing phase", log)
+    first, log, collection, job = import_caught(start_worker, writing, "the writing phase")
     claim = job.claim
     # SIGKILL the main worker process, and with it its pool process and its beat (the machine died).
     os.killpg(first.pid, signal.SIGKILL)
@@ -191,10 +197,7 @@ def test_an_import_whose_whole_worker_dies_is_taken_over_by_a_fresh_worker(start
 
 
 def test_a_second_delivery_while_a_live_worker_holds_an_import_does_nothing(start_worker):
-    _, log = start_worker(**FAST)
-    collection = CollectionFactory()
-    job = queue_import(collection)
-    watch(job, lambda j: j.status == "writing", 60, "the writing phase", log)
+    _, log, collection, job = import_caught(start_worker, writing, "the writing phase")
     claim = job.claim
     annotation_tasks.import_run.apply(args=[job.pk])  # the same task, delivered again, run here
     job.refresh_from_db()

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
@@ -129,6 +129,7 @@ def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queu
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor == "sqlite", reason="SQLite has no heartbeat: one writer at a time")
 def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(settings):
     settings.JOB_HEARTBEAT_SECONDS = 0.05
     job = claimed(queued_import(CollectionFactory()))
