@@ -112,7 +112,8 @@ def _send(model: type[Job], pk: int) -> bool:
     """Hand the task to the broker (eager mode: run it here). Never raises: the sweeper tries again."""
     from vtt_site.celery import app
 
-    model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=timezone.now(), message="")
+    model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
+    model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
     try:
         if model.task_name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
@@ -127,7 +128,8 @@ def _send(model: type[Job], pk: int) -> bool:
 def job_sweep() -> int:
     """Queue again every job that needs a worker and may have none; the number queued.
 
-    A running job whose heartbeat is stale (its worker died), a queued job that never reached the broker,
+    A running job whose heartbeat is stale (its worker died; again a staleness period after the last
+    try, if the takeover has not happened yet), a queued job that never reached the broker,
     and a queued job handed over longer than `JOB_REQUEUE_SECONDS` ago (its message may be lost, e.g. a
     Redis restart). Queuing one too many is harmless: the extra delivery finds the job claimed or done.
     """
@@ -137,7 +139,11 @@ def job_sweep() -> int:
     sent = 0
     for model in job_models():
         due = (
-            models.Q(status__in=model.running_statuses, heartbeat_at__lt=stale)
+            # At most one message a staleness period while the takeover waits for a free worker.
+            (
+                models.Q(status__in=model.running_statuses, heartbeat_at__lt=stale)
+                & (models.Q(enqueued_at__isnull=True) | models.Q(enqueued_at__lt=stale))
+            )
             | models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale)
             | models.Q(status=model.QUEUED, enqueued_at__lt=forgotten)
         )
