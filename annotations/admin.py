@@ -366,6 +366,7 @@ class ImportJobAdmin(_ReadOnlyAdmin):
         "status",
         "lines_done",
         "lines_total",
+        "attempts",
         "created_by",
         "created_at",
     ]

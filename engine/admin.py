@@ -71,8 +71,12 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
         "fit_seconds",
         "created_by",
         "created_at",
+        "enqueued_at",
         "started_at",
+        "heartbeat_at",
         "finished_at",
+        "claimed_by",
+        "attempts",
         "training_image_count",
     ]
     exclude = ["training_images"]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from django.conf import settings as django_settings
 from django.db import models
-from django.utils import timezone
+
+from vtt_site.jobs import Job
 
 
 class FitStatus(models.TextChoices):
@@ -20,7 +21,13 @@ class FitStatus(models.TextChoices):
     FAILED = "failed"
 
 
-class FittedStatistics(models.Model):
+class FittedStatistics(Job):
+    """Progress: the fraction of the training images read so far."""
+
+    running_statuses = (FitStatus.FITTING,)
+    done_status = FitStatus.READY
+    task_name = "engine.fit_statistics"
+
     vocabulary = models.ForeignKey("annotations.Vocabulary", on_delete=models.PROTECT, related_name="+")
     collections = models.ManyToManyField("annotations.Collection", related_name="fitted_statistics")
     # The exact training set: the reviewed train images of the collections when the fit was asked for.
@@ -28,8 +35,6 @@ class FittedStatistics(models.Model):
     # Fitting settings (the region overlap). Proposing settings belong to a test (engine.settings).
     settings = models.JSONField(default=dict)
     status = models.CharField(max_length=10, choices=FitStatus.choices, default=FitStatus.QUEUED)
-    progress = models.FloatField(default=0.0, help_text="Fraction of the training images read so far.")
-    message = models.TextField(blank=True, help_text="Why the fit failed, for a person.")
     n_images = models.PositiveIntegerField(default=0)
     n_objects = models.PositiveIntegerField(default=0)
     n_pairs = models.PositiveBigIntegerField(default=0)
@@ -37,15 +42,8 @@ class FittedStatistics(models.Model):
     file_name = models.CharField(max_length=200, blank=True, help_text="Inside ENGINE_DIR.")
     file_size = models.PositiveBigIntegerField(default=0)
     fit_seconds = models.FloatField(null=True, blank=True)
-    created_by = models.ForeignKey(
-        django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
         verbose_name = "fitted statistics"
         verbose_name_plural = "fitted statistics"
 

@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from annotations.models import Collection, Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
-from engine import bridge, tasks
+from engine import bridge
 from engine.core.errors import EngineError
 from engine.core.statistics import fit, save
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
-from vtt_site.errors import ApplicationError, NotFoundError
-
-logger = logging.getLogger(__name__)
+from vtt_site.errors import ApplicationError
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
 PROGRESS_EVERY = 500  # images between two progress writes
-# A fit left "fitting" longer than the task time limit died with its worker; its redelivery may take over.
-STALE_AFTER = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
 
 
 @dataclass(frozen=True)
@@ -88,83 +82,60 @@ def statistics_fit_start(
     through.objects.bulk_create(
         [through(fittedstatistics_id=statistics.pk, image_id=pk) for pk in request.image_ids], batch_size=5000
     )
-    transaction.on_commit(lambda: tasks.fit_statistics.delay(statistics.pk))
-    return statistics
-
-
-def _claim(statistics_id: int) -> FittedStatistics | None:
-    """Move a queued (or abandoned) fit to "fitting"; None when another run has it or it is done."""
-    now = timezone.now()
-    with transaction.atomic():
-        statistics = FittedStatistics.objects.select_for_update().filter(pk=statistics_id).first()
-        if statistics is None:
-            raise NotFoundError(
-                EngineErrorCode.STATISTICS_NOT_FOUND, f"There are no statistics {statistics_id}."
-            )
-        abandoned = (
-            statistics.status == FitStatus.FITTING
-            and statistics.started_at
-            and (now - statistics.started_at > STALE_AFTER)
-        )
-        if statistics.status != FitStatus.QUEUED and not abandoned:
-            return None
-        statistics.status, statistics.started_at, statistics.progress = FitStatus.FITTING, now, 0.0
-        statistics.save(update_fields=["status", "started_at", "progress"])
+    job_enqueue(statistics)
     return statistics
 
 
 def statistics_fit_run(*, statistics_id: int) -> FittedStatistics | None:
-    """Fit and save the file. Safe to run twice: a second run finds the fit claimed or finished.
+    """Fit and save the file (or take over a fit whose worker died); None when there was nothing to do.
 
-    Not one transaction on purpose: progress must be visible while it runs, and the file is written
-    before the row says "ready", so a row never points at a missing file.
+    Not one transaction on purpose: progress must be visible while it runs. The file is written before
+    the row says "ready", so a row never points at a missing file, and a run that lost the job removes
+    its file, so exactly one file stays.
     """
-    statistics = _claim(statistics_id)
-    if statistics is None:
-        return None
+    return job_run(
+        FittedStatistics,
+        statistics_id,
+        _fit,
+        unexpected=JobFailed("Fitting failed unexpectedly on the server; see the worker log."),
+    )
+
+
+def _fit(statistics: FittedStatistics) -> None:
     started = time.perf_counter()
+    vocabulary = core_vocabulary(statistics.vocabulary)
+    image_ids = list(statistics.training_images.values_list("pk", flat=True))
+    total = len(image_ids)
+
+    def report(done: int) -> None:
+        if done % PROGRESS_EVERY == 0:
+            job_progress(statistics, progress=done / total)
+
     try:
-        vocabulary = core_vocabulary(statistics.vocabulary)
-        image_ids = list(statistics.training_images.values_list("pk", flat=True))
-        total = len(image_ids)
-
-        def report(done: int) -> None:
-            if done % PROGRESS_EVERY == 0:
-                FittedStatistics.objects.filter(pk=statistics.pk).update(progress=done / total)
-
         fitted = fit(
             vocabulary, bridge.scenes_of(image_ids, vocabulary, report), statistics.settings["min_overlap"]
         )
-        engine_dir = settings.VTT["ENGINE_DIR"]
-        engine_dir.mkdir(parents=True, exist_ok=True)
-        file_name = f"statistics-{statistics.pk}-{uuid.uuid4().hex[:8]}.npz"
-        save(fitted, engine_dir / file_name)
     except EngineError as exc:
-        return _fail(statistics, f"The training set could not be fitted: {exc}")
-    except Exception as exc:  # the row must say it failed whatever went wrong; the log has the rest
-        logger.exception("Fitting statistics %s failed", statistics.pk)
-        return _fail(
-            statistics, f"Fitting failed unexpectedly ({exc.__class__.__name__}); see the worker log."
-        )
+        raise JobFailed(f"The training set could not be fitted: {exc}") from exc
+    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir.mkdir(parents=True, exist_ok=True)
+    path = engine_dir / f"statistics-{statistics.pk}-{uuid.uuid4().hex[:8]}.npz"
+    save(fitted, path)
     summary = fitted.summary()
-    statistics.status, statistics.progress, statistics.finished_at = FitStatus.READY, 1.0, timezone.now()
-    statistics.n_images, statistics.n_objects, statistics.n_pairs = (
-        summary["images"],
-        summary["objects"],
-        summary["pairs"],
-    )
-    statistics.summary = summary
-    statistics.file_name = file_name
-    statistics.file_size = (engine_dir / file_name).stat().st_size
-    statistics.fit_seconds = round(time.perf_counter() - started, 3)
-    statistics.save()
-    return statistics
-
-
-def _fail(statistics: FittedStatistics, message: str) -> FittedStatistics:
-    statistics.status, statistics.message, statistics.finished_at = FitStatus.FAILED, message, timezone.now()
-    statistics.save(update_fields=["status", "message", "finished_at"])
-    return statistics
+    try:
+        job_finish(
+            statistics,
+            n_images=summary["images"],
+            n_objects=summary["objects"],
+            n_pairs=summary["pairs"],
+            summary=summary,
+            file_name=path.name,
+            file_size=path.stat().st_size,
+            fit_seconds=round(time.perf_counter() - started, 3),
+        )
+    except BaseException:
+        path.unlink(missing_ok=True)  # another run holds the job (or the row is gone): not our file
+        raise
 
 
 @transaction.atomic

@@ -2,10 +2,11 @@
 
 from celery import shared_task
 
+from engine import services
+
 
 @shared_task(name="engine.fit_statistics", acks_late=True)
 def fit_statistics(statistics_id: int) -> None:
-    """No automatic retry: a failed fit records why on its row; asking again makes a new fit."""
-    from engine import services  # services start this task, so they import this module first
-
+    """No automatic retry: a failed fit records why on its row (asking again makes a new fit), and a
+    worker that dies is replaced by the job sweeper's takeover (vtt_site.jobs)."""
     services.statistics_fit_run(statistics_id=statistics_id)

@@ -23,6 +23,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 load_dotenv(BASE_DIR / ".env", override=False)
 
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)  # the SQLite file, the beat schedule, media and statistics
 
 # --- Core -------------------------------------------------------------------------------------------
 
@@ -111,7 +112,6 @@ if DATABASE_URL:
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a usable database URL: {exc}") from None
 else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -142,11 +142,36 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1740)
 # With late acknowledgement Redis redelivers a task that is not acknowledged within the visibility
-# timeout; it must outlast the longest task or a long fit would run twice.
+# timeout. A redelivery of a running job finds it held and does nothing; the job sweeper, not the
+# redelivery, is what takes over a job whose worker died (vtt_site/jobs.py).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "vtt")
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_IMPORTS = ["vtt_site.tasks"]
+
+# --- Background jobs (vtt_site/jobs.py) ----------------------------------------------------------------
+# A running job refreshes its heartbeat every JOB_HEARTBEAT_SECONDS; one not refreshed for
+# JOB_STALE_SECONDS lost its worker, and the sweeper (every JOB_SWEEP_SECONDS, Celery beat embedded in
+# the worker: `celery worker -B`) queues it again for a takeover. Queued jobs that never reached the
+# broker, or did longer than JOB_REQUEUE_SECONDS ago, are queued again too. A job claimed
+# JOB_MAX_ATTEMPTS times without finishing fails with a message.
+JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 10.0)
+JOB_STALE_SECONDS = env_float("JOB_STALE_SECONDS", 45.0)
+JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 15.0)
+JOB_REQUEUE_SECONDS = env_float("JOB_REQUEUE_SECONDS", 900.0)
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
+if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
+    raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
+CELERY_BEAT_SCHEDULE = {
+    "jobs-sweep": {
+        "task": "vtt_site.jobs_sweep",
+        "schedule": JOB_SWEEP_SECONDS,
+        # A busy worker must not pile sweeps up: one that waited a whole period is dropped.
+        "options": {"expires": JOB_SWEEP_SECONDS},
+    }
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Auth ---------------------------------------------------------------------------------------------
 

@@ -34,6 +34,10 @@ class ImportJobSerializer(serializers.Serializer):
     split = serializers.CharField()
     mark_reviewed = serializers.BooleanField()
     status = serializers.CharField(help_text="queued, validating, writing, done or failed.")
+    progress = serializers.FloatField(help_text="From 0 to 1: the records validated, then 1 when done.")
+    message = serializers.CharField(
+        help_text="For a person: why it failed, or what a queued import waits for (empty otherwise)."
+    )
     lines_total = serializers.IntegerField()
     lines_done = serializers.IntegerField(help_text="Records validated so far.")
     errors = serializers.ListField(

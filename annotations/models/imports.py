@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
-from django.utils import timezone
 
 from annotations.models.collections import Collection, Split
+from vtt_site.jobs import Job
 
 
 class SceneFormat(models.TextChoices):
@@ -18,13 +17,19 @@ def import_path(instance: ImportJob, filename: str) -> str:
     return f"imports/{instance.collection_id}/{filename}"
 
 
-class ImportJob(models.Model):
+class ImportJob(Job):
+    """Progress: the validated fraction of the records until the writing phase, then 1 when done."""
+
     class Status(models.TextChoices):
         QUEUED = "queued"
         VALIDATING = "validating"
         WRITING = "writing"
         DONE = "done"
         FAILED = "failed"
+
+    running_statuses = (Status.VALIDATING, Status.WRITING)
+    done_status = Status.DONE
+    task_name = "annotations.tasks.import_run"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
     format = models.CharField(max_length=8, choices=SceneFormat.choices)
@@ -41,15 +46,9 @@ class ImportJob(models.Model):
     errors = models.JSONField(default=list, blank=True, help_text="Every bad record: {line, message}.")
     images_created = models.PositiveIntegerField(default=0)
     images_updated = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Job.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"import {self.pk} of {self.original_name or self.file.name} ({self.status})"

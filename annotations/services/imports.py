@@ -12,36 +12,26 @@ replaces what was there); any other record creates an image without pixels, size
 from __future__ import annotations
 
 import json
-import logging
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.files.base import File
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
-from annotations import tasks
 from annotations.formats import Numbered, RecordError, coco_place, coco_records, jsonl_records
 from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
 from engine.core.errors import SceneError
 from engine.core.scene import Scene, parse_scene
-
-logger = logging.getLogger(__name__)
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
 PROGRESS_EVERY = 500
 NAME_MAX_LENGTH = 255
 Status = ImportJob.Status
-
-
-class _Abort(Exception):
-    """The file as a whole cannot be imported; the message says why."""
 
 
 @transaction.atomic
@@ -69,65 +59,44 @@ def import_create(
     )
     job.save()
     if start:
-        transaction.on_commit(lambda: tasks.import_run.delay(job.pk))
+        job_enqueue(job)
     return job
 
 
 def import_run(*, job_id: int) -> ImportJob:
-    """Run a queued import; running it again once it finished changes nothing.
+    """Run a queued import (or take over one whose worker died); once it finished, nothing changes.
 
     Not one transaction on purpose: validation commits its progress as it goes, and the writing phase
-    is its own transaction.
+    is its own transaction, which also marks the job done: an import is written once or not at all.
     """
-    job = _claim(job_id)
-    if job is None:
-        return ImportJob.objects.get(pk=job_id)
-    try:
-        index = vocabulary_index(job.collection.vocabulary)
-        total, records = _records(job, index)
-        _update(job, lines_total=total)
-        scenes, errors = _validate(job, records, index, total)
-        if errors:
-            return _finish(job, Status.FAILED, errors=[e.as_dict() for e in errors])
-        _update(job, status=Status.WRITING)
-        created, updated = _write(job, scenes, index)
-    except _Abort as exc:
-        return _finish(job, Status.FAILED, errors=[RecordError(None, str(exc)).as_dict()])
-    except Exception:
-        # A bug or a lost database must not leave the job "writing" for ever; the transaction of the
-        # writing phase has been rolled back, so nothing was imported.
-        logger.exception("Import %s failed", job_id)
-        message = "The import failed on the server (the error is logged); nothing was imported."
-        return _finish(job, Status.FAILED, errors=[RecordError(None, message).as_dict()])
-    return _finish(job, Status.DONE, images_created=created, images_updated=updated)
-
-
-def _claim(job_id: int) -> ImportJob | None:
-    """Move the job to validating unless another run has it. A run that died without finishing (a lost
-    worker) is recognised by its age and started again, which is safe: nothing of it was written."""
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-    claimable = Q(status=Status.QUEUED) | Q(
-        status__in=[Status.VALIDATING, Status.WRITING], started_at__lt=stale
+    job_run(
+        ImportJob,
+        job_id,
+        _run,
+        reset={"lines_done": 0, "errors": []},
+        unexpected=_failed("The import failed on the server (the error is logged); nothing was imported."),
     )
-    claimed = ImportJob.objects.filter(claimable, pk=job_id).update(
-        status=Status.VALIDATING, started_at=now, lines_done=0, errors=[]
-    )
-    if not claimed:
-        return None
-    return ImportJob.objects.select_related("collection__vocabulary", "created_by").get(pk=job_id)
+    return ImportJob.objects.get(pk=job_id)
 
 
-def _update(job: ImportJob, **values: Any) -> None:
-    """Outside the writing transaction, so that a client polling the job sees it at once."""
-    ImportJob.objects.filter(pk=job.pk).update(**values)
-    for key, value in values.items():
-        setattr(job, key, value)
+def _run(job: ImportJob) -> None:
+    job.collection = Collection.objects.select_related("vocabulary").get(pk=job.collection_id)
+    index = vocabulary_index(job.collection.vocabulary)
+    total, records = _records(job, index)
+    job_progress(job, lines_total=total)
+    scenes, errors = _validate(job, records, index, total)
+    if errors:
+        raise JobFailed(_problems(len(errors)), errors=[e.as_dict() for e in errors])
+    job_progress(job, status=Status.WRITING)
+    _write(job, scenes, index)
 
 
-def _finish(job: ImportJob, status: str, **values: Any) -> ImportJob:
-    _update(job, status=status, finished_at=timezone.now(), **values)
-    return job
+def _problems(count: int) -> str:
+    return f"Nothing was imported: {count} problem{'' if count == 1 else 's'}."
+
+
+def _failed(message: str) -> JobFailed:
+    return JobFailed(message, errors=[RecordError(None, message).as_dict()])
 
 
 # --- Reading -----------------------------------------------------------------------------------------------
@@ -155,7 +124,7 @@ def _coco_document(job: ImportJob) -> Any:
         try:
             return json.load(handle)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise _Abort(f"The COCO file is not valid JSON: {exc}") from None
+            raise _failed(f"The COCO file is not valid JSON: {exc}") from None
 
 
 # --- Validating --------------------------------------------------------------------------------------------
@@ -193,9 +162,9 @@ def _validate(
                 scenes.append(scene)
         done += 1
         if done % PROGRESS_EVERY == 0:
-            _update(job, lines_done=done)
+            job_progress(job, lines_done=done, progress=done / max(job.lines_total, 1))
     # Every record has been checked, those that could not be read at all included.
-    _update(job, lines_done=total)
+    job_progress(job, lines_done=total, progress=1.0 if total else 0.0)
     return scenes, sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
 
 
@@ -224,12 +193,14 @@ def _without_place(exc: SceneError, place: str) -> str:
 # --- Writing -------------------------------------------------------------------------------------------------
 
 
-def _write(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> tuple[int, int]:
+def _write(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> None:
+    """One transaction: the images, their annotations and the job marked done, or nothing."""
     try:
         with transaction.atomic():
-            return _write_all(job, scenes, index)
+            created, updated = _write_all(job, scenes, index)
+            job_finish(job, images_created=created, images_updated=updated)
     except IntegrityError:
-        raise _Abort(
+        raise _failed(
             "Images were added to the collection while this import ran, under names it uses; "
             "nothing was imported. Run the import again."
         ) from None

@@ -324,15 +324,15 @@ def test_validation_progress_is_committed_as_it_goes(collection, monkeypatch):
     from annotations.services import imports
 
     seen: list[int] = []
-    update = imports._update
+    progress = imports.job_progress
 
     def spy(job, **values):
         if "lines_done" in values:
             seen.append(ImportJob.objects.get(pk=job.pk).lines_done)
-        update(job, **values)
+        progress(job, **values)
 
     monkeypatch.setattr(imports, "PROGRESS_EVERY", 2)
-    monkeypatch.setattr(imports, "_update", spy)
+    monkeypatch.setattr(imports, "job_progress", spy)
     job = run_import(collection, scenes_text(5))
     assert job.status == "done"
     # Before each update the previous one is visible in the database: 0, then 2, then 4 of 5.

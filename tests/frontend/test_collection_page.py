@@ -175,6 +175,31 @@ def test_import_form_runs_the_job_and_shows_its_result(
     assert jobs["count"] == 1 and jobs["results"][0]["status"] == "done"
 
 
+def test_an_import_the_task_queue_did_not_take_says_on_its_page_that_it_waits(
+    client, users, collection, django_capture_on_commit_callbacks, monkeypatch
+):
+    from annotations import tasks
+    from vtt_site.jobs import NOT_QUEUED
+
+    def broker_down(*args, **kwargs):
+        raise OSError("Connection refused")
+
+    monkeypatch.setattr(tasks.import_run, "delay", broker_down)
+    client = as_user(client, users, Role.REVIEWER)
+    data = {
+        "file": SimpleUploadedFile("s.jsonl", scene("a.jpg").encode()),
+        "format": "jsonl",
+        "split": "train",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/collections/{collection.pk}/import/", data)
+    assert response.status_code == 302  # the upload is kept; the job waits for the queue
+    page = client.get(response["Location"]).content.decode()
+    assert NOT_QUEUED in page and 'data-finished="false"' in page
+    job = client.get(f"/api/v1/imports/{ImportJob.objects.get().pk}/").json()
+    assert (job["status"], job["message"]) == ("queued", NOT_QUEUED)
+
+
 def test_import_of_a_bad_file_lists_every_bad_line_and_imports_nothing(
     client, users, collection, django_capture_on_commit_callbacks
 ):

@@ -86,29 +86,49 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture
-def celery_worker(real_services, tmp_path):
-    log = tmp_path / "worker.log"
-    process = start(
-        [
-            str(BIN / "celery"),
-            "-A",
-            "vtt_site",
-            "worker",
-            "--loglevel",
-            "info",
-            "--concurrency",
-            "1",
-            "--queues",
-            real_services["CELERY_QUEUE"],
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        real_services,
-        log,
-    )
-    wait_for(lambda: "ready." in log.read_text(), 60, "the Celery worker to start", log)
-    yield log
-    stop(process)
+def start_worker(real_services, tmp_path):
+    """Start a real Celery worker (pool of one, beat embedded: the job sweeper runs) and wait until it is
+    ready; `start_worker(**env)` returns the process and its log. Every worker stops after the test."""
+    started: list[subprocess.Popen] = []
+
+    def start_one(**env: str) -> tuple[subprocess.Popen, Path]:
+        name = f"worker-{len(started) + 1}"
+        log = tmp_path / f"{name}.log"
+        process = start(
+            [
+                str(BIN / "celery"),
+                "-A",
+                "vtt_site",
+                "worker",
+                "--beat",
+                "--schedule",
+                str(tmp_path / f"{name}-beat"),
+                "--hostname",
+                f"{name}@%h",
+                "--loglevel",
+                "info",
+                "--concurrency",
+                "1",
+                "--queues",
+                real_services["CELERY_QUEUE"],
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            {**real_services, **env},
+            log,
+        )
+        started.append(process)
+        wait_for(lambda: "ready." in log.read_text(), 60, "the Celery worker to start", log)
+        return process, log
+
+    yield start_one
+    for process in started:
+        stop(process)
+
+
+@pytest.fixture
+def celery_worker(start_worker):
+    return start_worker()[1]
 
 
 def free_port() -> int:

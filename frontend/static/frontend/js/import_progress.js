@@ -15,6 +15,8 @@ function render(job) {
   const bar = part("bar");
   bar.max = Math.max(job.lines_total, 1);
   bar.value = job.lines_done;
+  // A queued import says what it waits for (the task queue was unreachable when it was created).
+  part("waiting").textContent = job.status === "queued" ? job.message : "";
   const result = part("result");
   result.className = job.status === "failed" ? "error" : job.status === "done" ? "success" : "";
   if (job.status === "done") {

@@ -1,0 +1,140 @@
+"""The job mechanism (vtt_site.jobs) on the database, through the import and the fit that use it.
+
+The same mechanisms with real worker processes that get killed: tests/integration/test_job_takeover.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection, transaction
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from annotations.models import Image, ImportJob, ObjectAnnotation
+from annotations.services import imports
+from annotations.services.imports import import_create, import_run
+from demo.synthetic.scenes import generate_scenes
+from engine import services
+from engine.core.scene import parse_scene
+from engine.models import FitStatus, FittedStatistics
+from tests.factories import CollectionFactory
+from vtt_site import jobs
+from vtt_site.celery import app as celery_app
+
+
+def queued_import(collection, count=6, start=False) -> ImportJob:
+    payload = "".join(json.dumps(s) + "\n" for s in generate_scenes(count, seed=7)).encode()
+    return import_create(
+        collection=collection,
+        format="jsonl",
+        file=SimpleUploadedFile("s.jsonl", payload),
+        mark_reviewed=True,
+        start=start,
+    )
+
+
+def claimed(job: ImportJob) -> ImportJob:
+    """The job as a worker holds it right now (a live holder: fresh heartbeat)."""
+    held = jobs.job_claim(ImportJob, job.pk, reset={})
+    assert held is not None
+    return held
+
+
+@pytest.fixture
+def collection(db):
+    return CollectionFactory()
+
+
+def test_a_second_delivery_while_a_live_worker_holds_the_job_does_nothing(collection):
+    holder = claimed(queued_import(collection))
+    again = import_run(job_id=holder.pk)
+    assert (again.status, again.claim, again.attempts) == ("validating", holder.claim, 1)
+    assert not Image.objects.exists()
+
+
+def test_a_job_whose_heartbeat_is_stale_is_taken_over_and_the_old_holder_changes_nothing(
+    collection, settings
+):
+    holder = claimed(queued_import(collection))
+    ImportJob.objects.filter(pk=holder.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + 1)
+    )
+    job = import_run(job_id=holder.pk)
+    assert (job.status, job.attempts, job.images_created) == ("done", 2, 6)
+    # The presumed-dead holder wakes up: none of its writes lands, whatever it tries.
+    with pytest.raises(jobs.JobLost):
+        jobs.job_progress(holder, lines_done=1)
+    with pytest.raises(jobs.JobLost):
+        jobs.job_fail(holder, "late")
+    index = imports.vocabulary_index(job.collection.vocabulary)
+    scenes = [parse_scene(record, index.core) for _, record in imports._jsonl_lines(job)]
+    written = list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True))
+    with pytest.raises(jobs.JobLost):  # its whole write transaction is rolled back
+        imports._write(holder, scenes, index)
+    assert Image.objects.count() == 6
+    assert list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True)) == written
+    assert ImportJob.objects.get(pk=job.pk).status == "done"
+
+
+def test_a_job_that_keeps_losing_its_worker_fails_with_a_message(collection, settings):
+    job = queued_import(collection)
+    ImportJob.objects.filter(pk=job.pk).update(
+        status="writing", attempts=settings.JOB_MAX_ATTEMPTS, heartbeat_at=None
+    )
+    job = import_run(job_id=job.pk)
+    assert job.status == "failed" and "stopped 3 times" in job.message
+    assert not Image.objects.exists()
+
+
+def test_a_fit_run_twice_fits_once_and_a_lost_fit_leaves_no_file(trained_collection, settings):
+    statistics = services.statistics_fit_start(user=None, collections=[trained_collection])
+    holder = jobs.job_claim(FittedStatistics, statistics.pk, reset={})
+    assert services.statistics_fit_run(statistics_id=statistics.pk) is None  # held: nothing to do
+    FittedStatistics.objects.filter(pk=statistics.pk).update(heartbeat_at=None)
+    done = services.statistics_fit_run(statistics_id=statistics.pk)
+    assert (done.status, done.attempts) == (FitStatus.READY, 2)
+    with pytest.raises(jobs.JobLost):
+        services._fit(holder)
+    assert sorted(p.name for p in settings.VTT["ENGINE_DIR"].iterdir()) == [done.file_name]
+
+
+def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queues_it(
+    collection, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    celery_app.loader.import_default_modules()
+    task = celery_app.tasks[ImportJob.task_name]
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(task, "delay", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = queued_import(collection, start=True)
+    job.refresh_from_db()  # the request went through; the job says why it waits
+    assert (job.status, job.enqueued_at, job.message) == ("queued", None, jobs.NOT_QUEUED)
+    monkeypatch.undo()
+    assert jobs.job_sweep() == 0  # too young: its request may still be committing
+    ImportJob.objects.filter(pk=job.pk).update(
+        created_at=timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + 1)
+    )
+    assert jobs.job_sweep() == 1  # eager here: the sweep ran it
+    job.refresh_from_db()
+    assert (job.status, job.message, job.images_created) == ("done", "", 6)
+    assert job.enqueued_at is not None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor == "sqlite", reason="SQLite has no heartbeat: one writer at a time")
+def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(settings):
+    settings.JOB_HEARTBEAT_SECONDS = 0.05
+    job = claimed(queued_import(CollectionFactory()))
+    with transaction.atomic():  # a long write transaction of the work: the heartbeat goes on beside it
+        with jobs.job_heartbeat(job):
+            first = ImportJob.objects.get(pk=job.pk).heartbeat_at
+            time.sleep(0.5)
+        assert ImportJob.objects.get(pk=job.pk).heartbeat_at > first

@@ -1,0 +1,319 @@
+"""Background jobs: one abstract model and one set of helpers for every job of every app.
+
+A job is a row (an import, a fit, later an automatic truthing or a scoring run) and a Celery task that
+takes its id. The row says where the job is for a person (`status`, `progress`, `message`) and, for the
+machinery, who holds it and whether that holder is alive:
+
+- `job_enqueue` hands the task to the broker once the request's transaction commits. A broker that
+  cannot be reached does not fail the request: the row stays queued with no `enqueued_at` and a message
+  that says so, and the sweeper queues it again.
+- `job_run` claims the row under a row lock (a queued job, or a running one whose heartbeat is older than
+  `JOB_STALE_SECONDS`: its worker died), keeps its `heartbeat_at` fresh from a thread with its own
+  database connection while the work runs, and settles it. Every write of the holder (`job_progress`,
+  `job_finish`, `job_fail`) is conditional on its claim token, so a presumed-dead holder that wakes up
+  after a takeover changes nothing (`JobLost`), and a job finishes exactly once. Work that must be all
+  or nothing calls `job_finish` inside its own transaction.
+- `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`) queues again the jobs whose heartbeat went
+  stale and the queued jobs that never reached the broker, or whose message was lost.
+
+A job taken over `JOB_MAX_ATTEMPTS` times (a job that kills its worker each time, or outlives the task
+time limit) fails with a message instead of being tried for ever.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any, ClassVar, TypeVar
+
+from django.apps import apps
+from django.conf import settings
+from django.db import DatabaseError, connection, models, transaction
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+NOT_QUEUED = (
+    "Waiting: the task queue could not be reached when this job was created; it is queued again as soon "
+    "as the queue and a worker are back."
+)
+
+
+class Job(models.Model):
+    """What every background job records. A concrete job names its task and its statuses."""
+
+    QUEUED: ClassVar[str] = "queued"
+    FAILED: ClassVar[str] = "failed"
+    # The statuses while a worker holds the job (the first is the one a claim sets), and the final one.
+    running_statuses: ClassVar[tuple[str, ...]]
+    done_status: ClassVar[str]
+    # The Celery task that runs the job, called with the row's id.
+    task_name: ClassVar[str]
+
+    status = models.CharField(max_length=12, default="queued")  # with choices in each concrete job
+    progress = models.FloatField(default=0.0, help_text="From 0 to 1.")
+    message = models.TextField(blank=True, help_text="For a person: why it failed, or what it waits for.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    enqueued_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its task last reached the broker; empty: not yet."
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Refreshed by the running worker; stale: the worker died."
+    )
+    finished_at = models.DateTimeField(null=True, blank=True)
+    claim = models.UUIDField(null=True, blank=True, editable=False, help_text="The holder's token.")
+    claimed_by = models.CharField(max_length=100, blank=True, help_text="host:pid of the last holder.")
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many runs claimed it.")
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def running(self) -> bool:
+        return self.status in self.running_statuses
+
+
+J = TypeVar("J", bound=Job)
+
+
+class JobLost(Exception):
+    """The caller no longer holds the job: it was taken over (presumed dead) or settled."""
+
+
+class JobFailed(Exception):
+    """Raised by a job's work: the job fails with this message for a person (and these field values)."""
+
+    def __init__(self, message: str, **values: Any) -> None:
+        super().__init__(message)
+        self.message, self.values = message, values
+
+
+# --- Queuing -----------------------------------------------------------------------------------------------
+
+
+def job_enqueue(job: Job) -> None:
+    """Queue the job's task once the current transaction commits (at once outside one)."""
+    model, pk = type(job), job.pk
+    transaction.on_commit(lambda: _send(model, pk))
+
+
+def _send(model: type[Job], pk: int) -> bool:
+    """Hand the task to the broker (eager mode: run it here). Never raises: the sweeper tries again."""
+    from vtt_site.celery import app
+
+    model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
+    model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
+    try:
+        if model.task_name not in app.tasks:
+            app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
+        app.tasks[model.task_name].delay(pk)
+    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
+        logger.warning("Could not queue %s %s (%s); the sweeper queues it again.", model.__name__, pk, exc)
+        model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
+        return False
+    return True
+
+
+def job_sweep() -> int:
+    """Queue again every job that needs a worker and may have none; the number queued.
+
+    A running job whose heartbeat is stale (its worker died; again a staleness period after the last
+    try, if the takeover has not happened yet), a queued job that never reached the broker,
+    and a queued job handed over longer than `JOB_REQUEUE_SECONDS` ago (its message may be lost, e.g. a
+    Redis restart). Queuing one too many is harmless: the extra delivery finds the job claimed or done.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    forgotten = now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
+    sent = 0
+    for model in job_models():
+        due = (
+            # At most one message a staleness period while the takeover waits for a free worker.
+            (
+                models.Q(status__in=model.running_statuses, heartbeat_at__lt=stale)
+                & (models.Q(enqueued_at__isnull=True) | models.Q(enqueued_at__lt=stale))
+            )
+            | models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale)
+            | models.Q(status=model.QUEUED, enqueued_at__lt=forgotten)
+        )
+        for pk in model.objects.filter(due).order_by("pk").values_list("pk", flat=True):
+            logger.info("Job sweeper: queuing %s %s again", model.__name__, pk)
+            sent += _send(model, pk)
+    return sent
+
+
+def job_models() -> list[type[Job]]:
+    return [model for model in apps.get_models() if issubclass(model, Job)]
+
+
+# --- Running -----------------------------------------------------------------------------------------------
+
+
+def job_run(
+    model: type[J],
+    pk: int,
+    work: Callable[[J], None],
+    *,
+    reset: dict[str, Any] | None = None,
+    unexpected: JobFailed | None = None,
+) -> J | None:
+    """Claim the job, run `work(job)` with a heartbeat, and settle it; None when there was nothing to do.
+
+    `work` reports with `job_progress` and ends with `job_finish` (or raises `JobFailed`). `reset` are
+    the values a claim gives the row besides the common ones (what a run that died may have left);
+    `unexpected` how the job fails on any other exception (the exception itself goes to the log).
+    """
+    unexpected = unexpected or JobFailed("The job failed on the server (the error is logged).")
+    job = job_claim(model, pk, reset=reset or {})
+    if job is None:
+        return None
+    with job_heartbeat(job):
+        try:
+            work(job)
+        except JobLost:
+            logger.warning("%s %s was taken over by another run; this run stops.", model.__name__, pk)
+        except JobFailed as exc:
+            _fail_if_held(job, exc.message, **exc.values)
+        except Exception:
+            logger.exception("%s %s failed", model.__name__, pk)
+            _fail_if_held(job, unexpected.message, **unexpected.values)
+    return job
+
+
+def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
+    """Take the job if it is queued, or running with a stale heartbeat; None otherwise.
+
+    SKIP LOCKED: a row locked right now belongs to a live run settling it (or to a concurrent claim), so
+    there is nothing for this run to do.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        job = model.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
+        if job is None:
+            return None
+        if job.running and not _stale(job, now):
+            logger.info("%s %s is held by %s; nothing to do.", model.__name__, pk, job.claimed_by)
+            return None
+        if job.status != model.QUEUED and not job.running:
+            return None  # done or failed
+        if job.attempts >= settings.JOB_MAX_ATTEMPTS:
+            job.status, job.finished_at, job.claim = model.FAILED, now, None
+            job.message = (
+                f"The worker running this job stopped {job.attempts} times without finishing it (it was "
+                "killed, ran out of memory or time); it is not tried again. Nothing of it was kept."
+            )
+            job.save(update_fields=["status", "finished_at", "claim", "message"])
+            return None
+        job.status, job.progress, job.message = model.running_statuses[0], 0.0, ""
+        job.started_at = job.heartbeat_at = now
+        job.claim, job.claimed_by, job.attempts = uuid.uuid4(), _holder(), job.attempts + 1
+        for name, value in reset.items():
+            setattr(job, name, value)
+        job.save(
+            update_fields=[
+                "status",
+                "progress",
+                "message",
+                "started_at",
+                "heartbeat_at",
+                "claim",
+                "claimed_by",
+                "attempts",
+                *reset,
+            ]
+        )
+    return job
+
+
+def _stale(job: Job, now) -> bool:
+    return job.heartbeat_at is None or now - job.heartbeat_at > timedelta(seconds=settings.JOB_STALE_SECONDS)
+
+
+def _holder() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"[:100]
+
+
+def job_progress(job: Job, **values: Any) -> None:
+    """Record progress (any fields of the row) and refresh the heartbeat; `JobLost` if no longer held.
+
+    Committed at once when called outside a transaction, so a client polling the job sees it.
+    """
+    _update_held(job, heartbeat_at=timezone.now(), **values)
+
+
+def job_finish(job: Job, **values: Any) -> None:
+    """The job is done. Call it inside the transaction of the result: `JobLost` rolls the result back."""
+    now = timezone.now()
+    _update_held(job, status=job.done_status, progress=1.0, finished_at=now, heartbeat_at=now, **values)
+
+
+def job_fail(job: Job, message: str, **values: Any) -> None:
+    """The job failed; `message` tells a person what happened and what to do."""
+    now = timezone.now()
+    _update_held(job, status=job.FAILED, message=message, finished_at=now, heartbeat_at=now, **values)
+
+
+def _update_held(job: Job, **values: Any) -> None:
+    """One conditional UPDATE: it changes the row only while the caller's claim is the row's claim."""
+    if not _held_rows(job).update(**values):
+        raise JobLost
+    for name, value in values.items():
+        setattr(job, name, value)
+
+
+def _held_rows(job: Job) -> models.QuerySet:
+    return type(job).objects.filter(pk=job.pk, claim=job.claim, status__in=job.running_statuses)
+
+
+def _fail_if_held(job: Job, message: str, **values: Any) -> None:
+    try:
+        job_fail(job, message, **values)
+    except JobLost:
+        logger.warning("%s %s failed after it was taken over; the other run settles it.", type(job), job.pk)
+
+
+@contextmanager
+def job_heartbeat(job: Job) -> Iterator[None]:
+    """Refresh `heartbeat_at` every `JOB_HEARTBEAT_SECONDS` from a thread with its own database
+    connection, so a long step (one big write transaction, a fit) keeps the job alive. The thread dies
+    with the process, which is the point: a killed worker's job goes stale.
+
+    Not on SQLite (the embedded default): it has one writer at a time, so the beat would wait behind the
+    job's own write transaction, and without a broker there is no sweeper to take anything over.
+    """
+    interval = settings.JOB_HEARTBEAT_SECONDS
+    if interval <= 0 or connection.vendor == "sqlite":
+        yield
+        return
+    stop = threading.Event()
+    rows = _held_rows(job)
+
+    def beat() -> None:
+        try:
+            while not stop.wait(interval):
+                try:
+                    if not rows.update(heartbeat_at=timezone.now()):
+                        return  # settled or taken over
+                except DatabaseError:
+                    logger.warning("Heartbeat of %s %s failed; trying again", type(job).__name__, job.pk)
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{job._meta.label}-{job.pk}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -1,0 +1,13 @@
+"""Celery tasks of the site itself: the job sweeper, run by the beat embedded in the worker (`-B`)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="vtt_site.jobs_sweep", acks_late=False)
+def jobs_sweep() -> int:
+    """Queue again the jobs that lost their worker or never reached the broker (vtt_site.jobs)."""
+    from vtt_site.jobs import job_sweep  # the models behind it are ready only once Django is set up
+
+    return job_sweep()
