@@ -16,7 +16,17 @@ from annotations.models import Image, Split
 from engine.core.proposer import EngineSettings
 from engine.models import FitStatus, FittedStatistics
 from engine.settings import engine_settings
-from truthing.models import Check, CheckAnswer, Disagreement, Step, Stream, Test, TestImage, TestState
+from truthing.models import (
+    AutomaticTruthing,
+    Check,
+    CheckAnswer,
+    Disagreement,
+    Step,
+    Stream,
+    Test,
+    TestImage,
+    TestState,
+)
 from truthing.selectors import test_export
 from truthing.services import tests as test_services
 from vtt_site.errors import ApplicationError
@@ -216,3 +226,20 @@ class DisagreementAdmin(ReadOnlyAdmin):
     list_filter = ["state"]
     search_fields = ["step__text"]
     list_select_related = ["step", "decided_by"]
+
+
+@admin.register(AutomaticTruthing)
+class AutomaticTruthingAdmin(ReadOnlyAdmin):
+    list_display = [
+        "test",
+        "status",
+        "progress",
+        "streams_done",
+        "streams_total",
+        "attempts",
+        "message",
+        "finished_at",
+    ]
+    list_filter = ["status"]
+    search_fields = ["test__name", "message"]
+    list_select_related = ["test"]

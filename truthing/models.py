@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from vtt_site.jobs import Job
 from vtt_site.leases import Leased
 
 
@@ -98,6 +99,9 @@ class Stream(Leased):
     test_image = models.ForeignKey(TestImage, on_delete=models.CASCADE, related_name="streams")
     number = models.PositiveSmallIntegerField(default=0)
     state = models.CharField(max_length=10, choices=StreamState.choices, default=StreamState.PROPOSING)
+    # Since when the stream waits for the engine: one waiting longer than JOB_STALE_SECONDS lost its
+    # proposal task (a dead worker, a broker that was down), and the sweeper queues it again.
+    proposing_since = models.DateTimeField(null=True, blank=True, default=timezone.now)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -213,3 +217,31 @@ class Disagreement(models.Model):
 
     def __str__(self) -> str:
         return f"disagreement on step {self.step_id} ({self.state})"
+
+
+# --- Automatic truthing ----------------------------------------------------------------------------------
+
+
+class AutomaticTruthing(Job):
+    """The oracle truthing a test's annotated images: one background job per test (vtt_site.jobs)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        TRUTHING = "truthing"
+        DONE = "done"
+        FAILED = "failed"
+
+    running_statuses = (Status.TRUTHING,)
+    done_status = Status.DONE
+    task_name = "truthing.truth_automatically"
+
+    test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="automatic_truthing")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    streams_total = models.PositiveIntegerField(default=0)
+    streams_done = models.PositiveIntegerField(default=0)
+
+    class Meta(Job.Meta):
+        verbose_name = "automatic truthing"
+
+    def __str__(self) -> str:
+        return f"automatic truthing of {self.test_id} ({self.status})"

@@ -13,7 +13,15 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from truthing.models import CheckAnswer, CheckKind, Step, StepAnswer, Stream, Test, TruthingMode
+from truthing.models import (
+    AutomaticTruthing,
+    CheckAnswer,
+    CheckKind,
+    Step,
+    StepAnswer,
+    Stream,
+    Test,
+)
 from vtt_site.stats import proportion
 
 KINDS = ("exist", "unique", "attr", "attr_and", "attr_or", "rel")
@@ -63,6 +71,7 @@ def test_card(*, test: Test) -> dict[str, Any]:
             "min": length_values[0] if length_values else None,
             "max": length_values[-1] if length_values else None,
         },
+        "automatic_truthing": automatic_progress(test),
         "blind_accuracy": proportion(blind_right["all"], blind_total["all"]),
         "blind_accuracy_by_kind": {
             kind: proportion(blind_right[kind], blind_total[kind]) for kind in KINDS if blind_total[kind]
@@ -115,6 +124,15 @@ def operator_statistics() -> list[dict[str, Any]]:
     return rows
 
 
-def automatic_progress(test: Test) -> dict[str, int]:
-    streams = Stream.objects.filter(test_image__test=test, test_image__mode=TruthingMode.AUTOMATIC)
-    return {"total": streams.count(), "ended": streams.filter(state="ended").count()}
+def automatic_progress(test: Test) -> dict[str, Any] | None:
+    """The oracle's job on the test, for the card and the API; None when no image is truthed by it."""
+    job = AutomaticTruthing.objects.filter(test=test).first()
+    if job is None:
+        return None
+    return {
+        "status": job.status,
+        "progress": job.progress,
+        "streams_done": job.streams_done,
+        "streams_total": job.streams_total,
+        "message": job.message,
+    }

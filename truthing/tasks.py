@@ -14,7 +14,16 @@ def stream_propose(stream_id: int) -> None:
 
 
 @shared_task(name="truthing.truth_automatically", acks_late=True)
-def truth_automatically(test_id: int) -> None:
+def truth_automatically(job_id: int) -> None:
+    """No automatic retry: the job mechanism takes over a job whose worker died."""
     from truthing.services.automatic import truth_automatically as run
 
-    run(test_id=test_id)
+    run(job_id=job_id)
+
+
+@shared_task(name="truthing.streams_sweep", acks_late=False)
+def streams_sweep() -> int:
+    """Queue again the proposals of streams that waited for the engine too long (beat, like the jobs')."""
+    from truthing.services.streams import streams_sweep as sweep
+
+    return sweep()

@@ -169,7 +169,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": JOB_SWEEP_SECONDS,
         # A busy worker must not pile sweeps up: one that waited a whole period is dropped.
         "options": {"expires": JOB_SWEEP_SECONDS},
-    }
+    },
+    # Streams waiting for a proposal whose task was lost (truthing.services.streams.streams_sweep).
+    "streams-sweep": {
+        "task": "truthing.streams_sweep",
+        "schedule": JOB_SWEEP_SECONDS,
+        "options": {"expires": JOB_SWEEP_SECONDS},
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

@@ -12,7 +12,7 @@ from engine.bridge import scenes_of
 from engine.core.cli import main as vtt_engine
 from tests.truthing.conftest import SETTINGS
 from truthing.bridge import statistics_of
-from truthing.models import Step, Stream, StreamState, TruthingMode
+from truthing.models import AutomaticTruthing, Step, Stream, StreamState, TruthingMode
 from truthing.services import tests as test_services
 from truthing.services.automatic import truth_automatically
 
@@ -71,7 +71,9 @@ def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
 def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_test_images):
     test = test_services.test_start(test=make_test(annotated_test_images[:2]))
     before = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
-    assert truth_automatically(test_id=test.pk) == 0
+    job = AutomaticTruthing.objects.get(test=test)
+    assert (job.status, job.progress, job.streams_done, job.streams_total) == ("done", 1.0, 2, 2)
+    assert truth_automatically(job_id=job.pk).status == "done"  # a second delivery: nothing to do
     after = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
     assert after == before
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from truthing import bridge, tasks
+from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,
@@ -27,7 +27,6 @@ from truthing.models import (
     DisagreementState,
     Step,
     Stream,
-    StreamState,
     TruthingMode,
 )
 from truthing.services.tests import require_open
@@ -147,6 +146,7 @@ def _cut_after(stream: Stream, step: Step, answer: str) -> None:
     step.save(update_fields=["answer", "label"])
     # The later steps go; their check answers and (obsolete) disagreements go with them.
     stream.steps.filter(index__gt=step.index).delete()
-    stream.state, stream.ended_at = StreamState.PROPOSING, None
-    stream.save(update_fields=["state", "ended_at", *stream.clear_lease()])
-    transaction.on_commit(lambda: tasks.stream_propose.delay(stream.pk))
+    from truthing.services.streams import stream_wait_for_proposal
+
+    stream.ended_at = None
+    stream_wait_for_proposal(stream, "ended_at", *stream.clear_lease())

@@ -9,6 +9,8 @@ step already there, or adds exactly the step the first attempt would have added.
 
 from __future__ import annotations
 
+import logging
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,6 +25,8 @@ from truthing.services.checks import checks_create_for
 from truthing.services.tests import require_open
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
 from vtt_site.leases import lease_release, lease_renew, lease_require
+
+logger = logging.getLogger(__name__)
 
 ANSWERS = tuple(StepAnswer.values)
 
@@ -71,16 +75,16 @@ def stream_propose(*, stream_id: int) -> Stream:
         p=proposed.p,
         population=proposed.population,
     )
-    stream.state = StreamState.PENDING
-    stream.save(update_fields=["state"])
+    stream.state, stream.proposing_since = StreamState.PENDING, None
+    stream.save(update_fields=["state", "proposing_since"])
     return stream
 
 
 def _end(stream: Stream) -> None:
     """The engine found nothing unpredictable: the stream is over. The operator keeps the lease until
     they take new work, so that they may still take their last answer back."""
-    stream.state, stream.ended_at = StreamState.ENDED, timezone.now()
-    stream.save(update_fields=["state", "ended_at"])
+    stream.state, stream.ended_at, stream.proposing_since = StreamState.ENDED, timezone.now(), None
+    stream.save(update_fields=["state", "ended_at", "proposing_since"])
     checks_create_for(stream)
 
 
@@ -124,11 +128,35 @@ def step_answer(
     step.seconds = seconds
     step.label = bridge.label_made(stream.test_image, answered, step, answer)
     step.save(update_fields=["answer", "answered_by", "answered_at", "seconds", "label"])
-    stream.state = StreamState.PROPOSING
-    stream.save(update_fields=["state"])
     lease_renew(stream, minutes=lease_minutes())
-    transaction.on_commit(lambda: tasks.stream_propose.delay(stream.pk))
+    stream_wait_for_proposal(stream)
     return stream
+
+
+def stream_wait_for_proposal(stream: Stream, *extra_fields: str) -> None:
+    """The stream waits for the engine: the proposal task is queued when the transaction commits."""
+    stream.state, stream.proposing_since = StreamState.PROPOSING, timezone.now()
+    stream.save(update_fields=["state", "proposing_since", *extra_fields])
+    transaction.on_commit(lambda: queue_proposal(stream.pk))
+
+
+def queue_proposal(stream_id: int) -> bool:
+    """Hand the proposal task to the broker. Never raises: with the broker down the answer is kept, the
+    stream waits, and the sweeper queues the task again once the broker is back."""
+    try:
+        tasks.stream_propose.delay(stream_id)
+    except Exception as exc:
+        logger.warning("Could not queue the proposal of stream %s (%s); the sweeper will.", stream_id, exc)
+        return False
+    return True
+
+
+def streams_sweep() -> int:
+    """Queue again the proposals of streams that have waited for the engine too long; how many."""
+    stale = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    waiting = Stream.objects.filter(state=StreamState.PROPOSING, proposing_since__lt=stale)
+    waiting = waiting.exclude(test_image__test__state__in=[TestState.PUBLISHED, TestState.ARCHIVED])
+    return sum(queue_proposal(pk) for pk in waiting.values_list("pk", flat=True))
 
 
 @transaction.atomic

@@ -16,7 +16,6 @@ from annotations.models import Image, Split, Stage
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
 from engine.settings import engine_settings
-from truthing import tasks
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,
@@ -184,10 +183,18 @@ def test_start(*, test: Test) -> Test:
     operator_streams = [
         s.pk for s, ti in _with_images(streams, test_images) if ti.mode == TruthingMode.OPERATOR
     ]
-    transaction.on_commit(lambda: [tasks.stream_propose.delay(pk) for pk in operator_streams])
+    transaction.on_commit(lambda: [queue_proposal(pk) for pk in operator_streams])
     if any(ti.mode == TruthingMode.AUTOMATIC for ti in test_images):
-        transaction.on_commit(lambda: tasks.truth_automatically.delay(test.pk))
+        from truthing.services.automatic import automatic_truthing_start
+
+        automatic_truthing_start(test=test)
     return test
+
+
+def queue_proposal(stream_id: int) -> bool:
+    from truthing.services.streams import queue_proposal as queue
+
+    return queue(stream_id)
 
 
 def _with_images(streams: list[Stream], test_images: list[TestImage]):
