@@ -2,9 +2,9 @@
 annotation, exactly as `vtt-engine generate` does (ambiguous answers are recorded as rejections).
 
 It runs as a background job (vtt_site.jobs: claimed under a row lock, a heartbeat while it runs, taken
-over when its worker dies). Each stream is written in its own transaction, all its steps at once, under
-the stream's row lock: a stream is untouched or complete, and a run that takes over skips the streams
-that have ended, so every stream is written exactly once.
+over when its worker dies). Streams are written in batches, each in one transaction and under the
+streams' row locks: a stream is untouched or complete, and a run that takes over skips the streams that
+have ended, so every stream is written exactly once.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from truthing.models import AutomaticTruthing, Step, Stream, StreamState, Test, 
 from truthing.services.checks import checks_create_for
 from truthing.services.streams import lock_stream
 from vtt_site.jobs import job_enqueue, job_finish, job_progress, job_run
+
+WRITE_BATCH = 50  # streams per transaction: few enough that a takeover redoes little
 
 
 def automatic_streams(test: Test):
@@ -52,24 +54,36 @@ def _run(job: AutomaticTruthing) -> None:
     image_ids = sorted({s.test_image.image_id for s in todo})
     scenes = {scene.image: scene for scene in scenes_of(image_ids, stats.vocabulary)}
     job_progress(job, streams_total=len(streams), streams_done=len(streams) - len(todo))
-    for stream in todo:
-        scene = scenes[stream.test_image.image.original_name]
-        steps = run_automatic(stats, scene, settings, bridge.seed_of(stream.test_image, stream.number))
-        _write_stream(stream.pk, stats, steps)
-        done = job.streams_done + 1
+    for start in range(0, len(todo), WRITE_BATCH):
+        batch = todo[start : start + WRITE_BATCH]
+        written = {
+            stream.pk: run_automatic(
+                stats,
+                scenes[stream.test_image.image.original_name],
+                settings,
+                bridge.seed_of(stream.test_image, stream.number),
+            )
+            for stream in batch
+        }
+        _write_streams(written, stats)
+        done = job.streams_done + len(batch)
         job_progress(job, streams_done=done, progress=done / max(len(streams), 1))
     job_finish(job)
 
 
 @transaction.atomic
-def _write_stream(stream_id: int, stats: CoreStatistics, steps: list[StreamStep]) -> None:
-    stream = lock_stream(stream_id)
-    if stream.state == StreamState.ENDED:
-        return  # a run that was presumed dead wrote it meanwhile
+def _write_streams(steps_by_stream: dict[int, list[StreamStep]], stats: CoreStatistics) -> None:
+    """Write a batch of streams in one transaction, each under its row lock; a stream another run
+    (presumed dead) has written meanwhile is left as it is."""
     now = timezone.now()
-    stream.steps.all().delete()
-    Step.objects.bulk_create(
-        [
+    rows: list[Step] = []
+    ended: list[Stream] = []
+    for stream_id, steps in steps_by_stream.items():
+        stream = lock_stream(stream_id)
+        if stream.state == StreamState.ENDED:
+            continue
+        stream.steps.all().delete()
+        rows.extend(
             Step(
                 stream=stream,
                 index=step.index,
@@ -85,8 +99,10 @@ def _write_stream(stream_id: int, stats: CoreStatistics, steps: list[StreamStep]
                 ),
             )
             for step in steps
-        ]
-    )
-    stream.state, stream.ended_at = StreamState.ENDED, now
-    stream.save(update_fields=["state", "ended_at"])
-    checks_create_for(stream)
+        )
+        stream.state, stream.ended_at, stream.proposing_since = StreamState.ENDED, now, None
+        ended.append(stream)
+    Step.objects.bulk_create(rows, batch_size=2000)
+    Stream.objects.bulk_update(ended, ["state", "ended_at", "proposing_since"])
+    for stream in ended:
+        checks_create_for(stream)
