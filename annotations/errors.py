@@ -26,6 +26,7 @@ class AnnotationErrorCode(StrEnum):
     DUPLICATE_IMAGE = "duplicate_image"
     IMAGE_NAME_TAKEN = "image_name_taken"
     FILE_NAME_TOO_LONG = "file_name_too_long"
+    INVALID_FILE_NAME = "invalid_file_name"
     BAD_ZIP = "bad_zip"
     ZIP_TOO_LARGE = "zip_too_large"
     TOO_MANY_FILES = "too_many_files"
