@@ -177,7 +177,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "vtt_site.api.parsers.SafeJSONParser",
         "rest_framework.parsers.MultiPartParser",
         "rest_framework.parsers.FormParser",
     ],
@@ -224,6 +224,8 @@ MEDIA_URL = "/media/"  # never routed: images are served by a view that checks p
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
+# How deeply a JSON body or an imported record may nest (a scene graph needs 4 levels).
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
 # --- Domain settings ----------------------------------------------------------------------------------
 
