@@ -142,7 +142,8 @@ def zip_entries(upload: IO[bytes], limits: FileLimits, budget: int) -> Iterator[
             )
         else:
             for info in entries:
-                yield info.filename, _read_entry(archive, info, limits)
+                # The name as stored: zipfile cuts `filename` at a NUL, which must be refused, not hidden.
+                yield info.orig_filename, _read_entry(archive, info, limits)
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: FileLimits) -> bytes | Refused:

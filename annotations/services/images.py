@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,11 +21,12 @@ from PIL import Image as PILImage
 
 from annotations.errors import AnnotationErrorCode as Code
 from annotations.files import (
-    NAME_MAX_LENGTH,
     CheckedImage,
     FileLimits,
     Refused,
     check_image,
+    clean_name,
+    display_name,
     is_zip,
     too_big,
     zip_entries,
@@ -96,10 +97,14 @@ def image_update(*, image: Image, split: str) -> Image:
 
 
 def _candidates(files: Sequence[File], limits: FileLimits) -> Iterator[tuple[str, bytes | Refused]]:
-    """(name, bytes or the reason it cannot be read) for every file and every zip entry."""
+    """(name, bytes or the reason it cannot be read) for every file and every zip entry.
+
+    Every name, of an upload or of a zip entry, is reduced to a safe base name (`files.clean_name`); a
+    name that cannot be is refused under a printable form of itself, so every entry is accounted for.
+    """
     remaining = limits.files
     for upload in files:
-        name = os.path.basename(upload.name or "") or "unnamed file"
+        name = display_name(os.path.basename(upload.name or ""))
         if remaining <= 0:
             yield (
                 name,
@@ -109,18 +114,29 @@ def _candidates(files: Sequence[File], limits: FileLimits) -> Iterator[tuple[str
             )
             continue
         if is_zip(upload):
-            entries = [(entry or name, payload) for entry, payload in zip_entries(upload, limits, remaining)]
+            # A generator: one entry's bytes in memory at a time.
+            entries: Iterable[tuple[str, bytes | Refused]] = (
+                _named(entry, payload) if entry else (name, payload)
+                for entry, payload in zip_entries(upload, limits, remaining)
+            )
         else:
-            entries = [_read(upload, name, limits)]
+            entries = [_named(upload.name, _read(upload, limits))]
         for entry in entries:
             remaining -= 1
             yield entry
 
 
-def _read(upload: File, name: str, limits: FileLimits) -> tuple[str, bytes | Refused]:
+def _named(raw: str | None, payload: bytes | Refused) -> tuple[str, bytes | Refused]:
+    try:
+        return clean_name(raw), payload
+    except Refused as refused:
+        return display_name(raw), refused
+
+
+def _read(upload: File, limits: FileLimits) -> bytes | Refused:
     if upload.size is not None and upload.size > limits.image_bytes:
-        return name, too_big(upload.size, limits)
-    return name, upload.read()
+        return too_big(upload.size, limits)
+    return upload.read()
 
 
 # --- Storing one image -------------------------------------------------------------------------------------
@@ -130,8 +146,6 @@ def _read(upload: File, name: str, limits: FileLimits) -> tuple[str, bytes | Ref
 def _store(
     *, collection: Collection, name: str, checked: CheckedImage, split: str, uploaded_by: Any
 ) -> Image:
-    if len(name) > NAME_MAX_LENGTH:
-        raise Refused(Code.FILE_NAME_TOO_LONG, f"File names may have at most {NAME_MAX_LENGTH} characters.")
     _refuse_duplicates(collection, name, checked.content_hash)
     image = Image(
         collection=collection,
