@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import unicodedata
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from PIL import ExifTags, ImageOps, UnidentifiedImageError
 from PIL import Image as PILImage
 
 from annotations.errors import AnnotationErrorCode as Code
+from annotations.formats import has_control_characters
 
 # Pillow's format name -> the extension of the stored file. MPO is how Pillow names the multi-picture
 # JPEG files many phone cameras write: a JPEG file.
@@ -79,7 +79,7 @@ def clean_name(raw: str | None) -> str:
     base = (raw or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if base in ("", ".", ".."):
         raise Refused(Code.INVALID_FILE_NAME, "The file has no usable name; rename it.")
-    if any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in base):
+    if has_control_characters(base):
         raise Refused(Code.INVALID_FILE_NAME, "The file name contains control characters; rename the file.")
     if len(base) > NAME_MAX_LENGTH:
         raise Refused(Code.FILE_NAME_TOO_LONG, f"File names may have at most {NAME_MAX_LENGTH} characters.")

@@ -24,7 +24,19 @@ _INNERMOST = re.compile(rb"\[\]|\{\}")
 
 
 class UnsafeJSON(ValueError):
-    """The document is nested too deeply or holds a number out of range."""
+    """The document is nested too deeply or holds a number out of range (`token`: that number)."""
+
+    def __init__(self, message: str, token: str = "") -> None:
+        super().__init__(message)
+        self.token = token
+
+    def where_in(self, text: str) -> str:
+        """`line L column C` of the offending number in `text`, or "" when it cannot be told."""
+        position = text.find(self.token) if self.token else -1
+        if position < 0:
+            return ""
+        line = text.count("\n", 0, position) + 1
+        return f"line {line} column {position - text.rfind(chr(10), 0, position)}"
 
 
 def loads(data: bytes | str, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
@@ -59,19 +71,21 @@ def check_depth(raw: bytes, max_depth: int) -> None:
 
 def _int(text: str) -> int:
     if len(text.lstrip("-")) > 19 or abs(value := int(text)) > MAX_INT:
-        raise UnsafeJSON(f"the number {_short(text)} is too large (at most {MAX_INT:,} in absolute value)")
+        raise UnsafeJSON(
+            f"the number {_short(text)} is too large (at most {MAX_INT:,} in absolute value)", text
+        )
     return value
 
 
 def _float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise UnsafeJSON(f"the number {_short(text)} is too large")
+        raise UnsafeJSON(f"the number {_short(text)} is too large", text)
     return value
 
 
 def _constant(text: str) -> float:
-    raise UnsafeJSON(f"{text} is not a number JSON allows")
+    raise UnsafeJSON(f"{text} is not a number JSON allows", text)
 
 
 def _short(text: str) -> str:

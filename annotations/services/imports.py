@@ -11,7 +11,6 @@ replaces what was there); any other record creates an image without pixels, size
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import uuid
@@ -26,7 +25,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations import tasks
-from annotations.formats import Numbered, RecordError, coco_records, jsonl_records
+from annotations.formats import (
+    Numbered,
+    RecordError,
+    coco_parse,
+    coco_records,
+    has_control_characters,
+    jsonl_records,
+)
 from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
@@ -136,7 +142,10 @@ def _finish(job: ImportJob, status: str, **values: Any) -> ImportJob:
 def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numbered | RecordError]]:
     """The number of records and the records, numbered as the errors will name them."""
     if job.format == SceneFormat.COCO:
-        document = _coco_document(job)
+        with job.file.open("rb") as handle:
+            document, unreadable = coco_parse(handle.read(), settings.JSON_MAX_DEPTH)
+        if unreadable is not None:
+            return 0, [unreadable]
         records, errors = coco_records(document, index.core.type_index)
         return len(records), [*errors, *records]
     with job.file.open("rb") as handle:
@@ -146,15 +155,7 @@ def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numb
 
 def _jsonl_lines(job: ImportJob) -> Iterator[Numbered | RecordError]:
     with job.file.open("rb") as handle:
-        yield from jsonl_records(handle)
-
-
-def _coco_document(job: ImportJob) -> Any:
-    with job.file.open("rb") as handle:
-        try:
-            return json.load(handle)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise _Abort(f"The COCO file is not valid JSON: {exc}") from None
+        yield from jsonl_records(handle, settings.JSON_MAX_DEPTH)
 
 
 # --- Validating --------------------------------------------------------------------------------------------
@@ -191,6 +192,10 @@ def _validate(
 
 
 def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int]) -> None:
+    if has_control_characters(scene.image):
+        raise SceneError(
+            "image names may not contain control characters (a NUL, a line break)", where="image"
+        )
     if len(scene.image) > NAME_MAX_LENGTH:
         raise SceneError(f"image names have at most {NAME_MAX_LENGTH} characters", where="image")
     if scene.image in seen:
