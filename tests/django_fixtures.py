@@ -32,6 +32,13 @@ def _unit_test_defaults(request, settings):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = previous
+    # Rate-limit counters (throttles, failed authentications) must not carry over to the next test.
+    from django.core.cache import cache
+
+    from vtt_site.cache import resilient_cache
+
+    cache.clear()
+    resilient_cache.reset()
 
 
 @pytest.fixture(autouse=True)

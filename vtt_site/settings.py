@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -75,6 +77,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login (web page or admin) into a 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt_site.urls"
@@ -156,12 +160,30 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = [
+    # First: it refuses a login from an address or for an account that failed too often, before any
+    # password is checked (decision 0009).
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "accounts.backends.AdminRoleBackend",
 ]
 LOGIN_URL = "frontend:login"
 LOGIN_REDIRECT_URL = "frontend:home"
 LOGOUT_REDIRECT_URL = "frontend:login"
+
+# Failed password logins (/login/, /admin/login/) through django-axes: after AXES_FAILURE_LIMIT failures
+# from one address, or for one username, further attempts are refused for the cool-off time, even with
+# the right password. Attempts are rows in the database, so the limit holds with Redis down.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+# Failed API token authentications: per address (and per account, for a revoked or expired token) in a
+# window; past the limit every token from there gets a 429 until the window ends.
+AUTH_FAILURE_LIMIT = env_int("API_AUTH_FAILURE_LIMIT", 30)
+AUTH_FAILURE_WINDOW_SECONDS = env_int("API_AUTH_FAILURE_WINDOW_SECONDS", 300)
+# Live (unrevoked, unexpired) API tokens a user may hold at once.
+TOKENS_MAX_PER_USER = env_int("TOKENS_MAX_PER_USER", 20)
 
 # --- API ----------------------------------------------------------------------------------------------
 
@@ -185,7 +207,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttling.TokenRateThrottle",
         "accounts.throttling.SessionUserRateThrottle",
-        "rest_framework.throttling.AnonRateThrottle",
+        "accounts.throttling.AddressRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "token": env_str("API_RATE_TOKEN", "1200/min"),
