@@ -72,6 +72,10 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "statistics.create": allow(),
 }
 
+# Operations that queue a Celery task: with the broker down they answer 503 (Retry-After) instead of
+# creating a job that would never run; everything else keeps working (issue 11, decision 0009).
+QUEUEING_OPERATIONS = frozenset({"import.create", "statistics.create"})
+
 
 def roles_of(user: Any) -> frozenset[Role]:
     if not getattr(user, "is_authenticated", False) or not user.is_active:

@@ -9,7 +9,14 @@ tasks print or store the same message.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
+
+
+class SiteErrorCode(StrEnum):
+    """Codes of failures that belong to no app: the platform itself is short of something."""
+
+    SERVICE_UNAVAILABLE = "service_unavailable"
 
 
 class ApplicationError(Exception):
@@ -43,3 +50,13 @@ class ConflictError(ApplicationError):
 
 class TooLargeError(ApplicationError):
     status = 413
+
+
+class ServiceUnavailableError(ApplicationError):
+    """A service the operation needs (the task broker) is down; the client may retry after a while."""
+
+    status = 503
+
+    def __init__(self, message: str, *, retry_after: int = 30) -> None:
+        super().__init__(SiteErrorCode.SERVICE_UNAVAILABLE, message)
+        self.retry_after = retry_after
