@@ -73,6 +73,18 @@ def coco_parse(data: bytes, max_depth: int = safejson.DEFAULT_MAX_DEPTH) -> tupl
         return None, RecordError(None, f"the COCO file is refused at {where}: {exc}" if where else str(exc))
 
 
+def record_size_error(record: Any, max_objects: int, max_relationships: int) -> tuple[str, str] | None:
+    """(where, message) when a record holds more objects or relationships than an image may: checked
+    before the record is parsed, so an enormous line costs nothing."""
+    if not isinstance(record, dict):
+        return None
+    for key, limit in (("objects", max_objects), ("relationships", max_relationships)):
+        items = record.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            return key, f"an image may have at most {limit:,} {key}; this one has {len(items):,}"
+    return None
+
+
 def has_control_characters(text: str) -> bool:
     """A NUL, a newline, a bidirectional override: nothing a name may hold (nor a database text column)."""
     return any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in text)

@@ -9,8 +9,12 @@ PORT=${PORT:-8000}
 "$BIN/python" manage.py migrate --noinput
 "$BIN/python" manage.py collectstatic --noinput >/dev/null
 
+# gunicorn kills a worker after --timeout; the app stops a request 10 s earlier with a 503 in the error
+# shape (vtt_site.middleware.RequestDeadlineMiddleware), so a client never gets gunicorn's HTML page.
+WEB_TIMEOUT=${WEB_TIMEOUT:-60}
+export REQUEST_TIMEOUT_SECONDS=${REQUEST_TIMEOUT_SECONDS:-$((WEB_TIMEOUT - 10))}
 "$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" \
-  --access-logfile - &
+  --timeout "$WEB_TIMEOUT" --access-logfile - &
 web=$!
 "$BIN/celery" -A vtt_site worker --loglevel "${WORKER_LOGLEVEL:-info}" --concurrency "${WORKER_CONCURRENCY:-1}" \
   --queues "${CELERY_QUEUE:-vtt}" &

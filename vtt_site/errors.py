@@ -17,6 +17,8 @@ class SiteErrorCode(StrEnum):
     """Codes of failures that belong to no app: the platform itself is short of something."""
 
     SERVICE_UNAVAILABLE = "service_unavailable"
+    REQUEST_TOO_LARGE = "request_too_large"
+    REQUEST_TIMEOUT = "request_timeout"
 
 
 class ApplicationError(Exception):
@@ -60,3 +62,14 @@ class ServiceUnavailableError(ApplicationError):
     def __init__(self, message: str, *, retry_after: int = 30) -> None:
         super().__init__(SiteErrorCode.SERVICE_UNAVAILABLE, message)
         self.retry_after = retry_after
+
+
+class RequestTimeoutError(ServiceUnavailableError):
+    """The request ran past REQUEST_TIMEOUT_SECONDS and was stopped; its transaction is rolled back."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The request took too long and was stopped; nothing was changed. Send less at once.",
+            retry_after=5,
+        )
+        self.code = SiteErrorCode.REQUEST_TIMEOUT

@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vtt_site.middleware.RequestSizeLimitMiddleware",
+    "vtt_site.middleware.RequestDeadlineMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -251,7 +253,13 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
+# The largest request body of any kind, file uploads included: refused from its Content-Length before
+# a byte is read (vtt_site.middleware), so nobody fills the disk with one request.
+UPLOAD_MAX_REQUEST_BYTES = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_REQUEST_BYTES
+# A request running longer is stopped with a 503 in the error shape (vtt_site.middleware); `make serve`
+# and docker-compose set it a little under gunicorn's --timeout. 0: no deadline (runserver, tests).
+REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 0.0)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
 # How deeply a JSON body or an imported record may nest (a scene graph needs 4 levels).
@@ -264,6 +272,9 @@ VTT = {
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
     "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
+    # Per image, far above a real street scene; checked before any other work on a save or an import.
+    "ANNOTATION_MAX_OBJECTS": env_int("ANNOTATION_MAX_OBJECTS", 1000),
+    "ANNOTATION_MAX_RELATIONSHIPS": env_int("ANNOTATION_MAX_RELATIONSHIPS", 20_000),
     "ENGINE_DIR": Path(env_str("ENGINE_DIR", str(VAR_DIR / "engine"))),
     # Proposing settings the environment overrides; the defaults are the engine core's own
     # (engine.core.proposer.EngineSettings), read through engine.settings.engine_settings() only.

@@ -32,6 +32,7 @@ from annotations.formats import (
     coco_records,
     has_control_characters,
     jsonl_records,
+    record_size_error,
 )
 from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
@@ -167,6 +168,7 @@ def _validate(
     sizes = {
         name: (w, h) for name, w, h in job.collection.images.values_list("original_name", "width", "height")
     }
+    limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
     seen: dict[str, int] = {}
     scenes: list[Scene] = []
     errors: list[RecordError] = []
@@ -177,6 +179,9 @@ def _validate(
             continue
         number, record = item
         try:
+            too_large = record_size_error(record, *limits)
+            if too_large is not None:
+                raise SceneError(too_large[1], where=too_large[0])
             scene = parse_scene(record, index.core, where=f"line {number}")
             _check_against_collection(scene, sizes, seen)
         except SceneError as exc:
