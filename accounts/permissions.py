@@ -18,6 +18,8 @@ class OperationPermission(BasePermission):
         if request.method == "OPTIONS":
             return True
         operation = operation_of(view, request.method)
+        # The access_* selectors check it against the user's membership role in the collection.
+        request.operation = operation
         if not (request.user and request.user.is_authenticated):
             raise exceptions.NotAuthenticated()
         if not may(request.user, operation):

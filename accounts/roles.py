@@ -3,7 +3,8 @@
 Roles are Django groups (created by migration 0002). An API view names the operation it performs
 (`operation = "..."`, or `operations = {"GET": ..., "POST": ...}`); `accounts.permissions` checks the
 user's roles against `OPERATIONS`. Scope (which collection a user works on) is a separate question,
-answered by collection membership in the apps' `access_*` selectors. Admins (members of the admin group,
+answered by collection membership in the apps' `access_*` selectors; inside a collection a user acts
+only in the role their membership there grants (`may_as`, decision 0006). Admins (members of the admin group,
 who are also staff so they can use the Django admin, and superusers) may do everything.
 """
 
@@ -96,6 +97,19 @@ def may(user: Any, operation: str) -> bool:
     except KeyError:
         raise LookupError(f"Operation {operation!r} is not listed in accounts.roles.OPERATIONS") from None
     return bool(roles_of(user) & allowed)
+
+
+def may_as(user: Any, operation: str, granted: frozenset[Role]) -> bool:
+    """May the user perform `operation` where only the `granted` roles apply (a collection membership
+    grants one)? Both must allow it: the global role and the role held there. Admins may everywhere."""
+    if is_admin(user):
+        return True
+    allowed = OPERATIONS[operation]
+    if granted and allowed >= COLLECTION_WORKERS:
+        # What every worker role may do (read the collection, its images, its export), any membership
+        # grants; the global role still has to allow it.
+        return bool(roles_of(user) & allowed)
+    return bool(roles_of(user) & granted & allowed)
 
 
 def is_admin(user: Any) -> bool:

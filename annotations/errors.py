@@ -14,6 +14,7 @@ class AnnotationErrorCode(StrEnum):
     COLLECTION_NAME_TAKEN = "collection_name_taken"
     USER_NOT_FOUND = "user_not_found"
     MEMBER_NOT_FOUND = "member_not_found"
+    MEMBER_ROLE_FORBIDS = "member_role_forbids"
     # images and uploads
     IMAGE_NOT_FOUND = "image_not_found"
     IMAGE_HAS_NO_FILE = "image_has_no_file"

@@ -58,7 +58,9 @@ class ImageListUploadApi(APIView):
         summary="Images of a collection, filtered by split and stage",
     )
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         return page_response(
@@ -80,7 +82,9 @@ class ImageListUploadApi(APIView):
         summary="Upload images, many images or zip archives",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         data = self.InputSerializer(data=multipart_data(request))
         data.is_valid(raise_exception=True)
         result = image_upload(
@@ -108,13 +112,17 @@ class ImageDetailApi(APIView):
 
     @extend_schema(responses=ImageSerializer, summary="An image and where it is in the workflow")
     def get(self, request, image_id: int):
-        return Response(ImageSerializer(access_image(user=request.user, image_id=image_id)).data)
+        return Response(
+            ImageSerializer(
+                access_image(user=request.user, image_id=image_id, operation=request.operation)
+            ).data
+        )
 
     @extend_schema(
         request=InputSerializer, responses=ImageSerializer, summary="Move an image to train or test"
     )
     def patch(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(ImageSerializer(image_update(image=image, **data.validated_data)).data)
@@ -141,7 +149,7 @@ class ImageFileApi(APIView):
         summary="The image's pixels (upright), for members only",
     )
     def get(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         size = request.query_params.get("size", "original")
         if size not in {"original", "thumbnail"}:
             raise ApplicationError(

@@ -64,7 +64,9 @@ class ImportListCreateApi(APIView):
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return page_response(request, self, import_list(collection=collection), ImportJobSerializer)
 
     @extend_schema(
@@ -73,7 +75,9 @@ class ImportListCreateApi(APIView):
         summary="Import scene graphs into a collection (runs in the background; poll the job)",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         data = self.InputSerializer(data=multipart_data(request))
         data.is_valid(raise_exception=True)
         job = import_create(collection=collection, created_by=request.user, **data.validated_data)
@@ -85,7 +89,11 @@ class ImportDetailApi(APIView):
 
     @extend_schema(responses=ImportJobSerializer, summary="An import's status, progress and errors")
     def get(self, request, job_id: int):
-        return Response(ImportJobSerializer(access_import(user=request.user, job_id=job_id)).data)
+        return Response(
+            ImportJobSerializer(
+                access_import(user=request.user, job_id=job_id, operation=request.operation)
+            ).data
+        )
 
 
 class ExportApi(APIView):
@@ -108,7 +116,9 @@ class ExportApi(APIView):
         summary="Export the annotated images of a collection as JSON Lines or COCO (a streamed file)",
     )
     def get(self, request, collection_id: int, scene_format: str):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         stage = filters.validated_data.get("stage")

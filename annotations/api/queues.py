@@ -39,7 +39,9 @@ class AnnotationQueueApi(APIView):
         "Nobody else gets it until your lease expires.",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return _lease_response(annotation_next(collection=collection, user=request.user))
 
 
@@ -52,7 +54,9 @@ class ReviewQueueApi(APIView):
         summary="Take the next image to review (never one you annotated)",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return _lease_response(review_next(collection=collection, user=request.user))
 
 
@@ -65,7 +69,10 @@ class LeaseReleaseApi(APIView):
         summary="Give an image you hold back to its queue",
     )
     def delete(self, request, image_id: int):
-        lease_release(image=access_image(user=request.user, image_id=image_id), user=request.user)
+        lease_release(
+            image=access_image(user=request.user, image_id=image_id, operation=request.operation),
+            user=request.user,
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -85,7 +92,7 @@ class ReviewDecideApi(APIView):
         summary="Accept a reviewed image, or send it back to its annotator with a comment",
     )
     def post(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         decided = review_decide(image=image, user=request.user, **data.validated_data)

@@ -14,7 +14,7 @@ from django.http import Http404
 
 from accounts.roles import may
 from annotations.models import Collection, Image, ImportJob
-from annotations.selectors.collections import access_collection
+from annotations.selectors.collections import access_collection, member_may
 from annotations.selectors.images import access_image
 from annotations.selectors.imports import access_import
 from vtt_site.errors import NotFoundError
@@ -29,14 +29,21 @@ ACTIONS = {
 }
 
 
-def allowed_actions(user: Any) -> dict[str, bool]:
-    """{"annotate": True, "review": False, ...} for a member of a collection (scope is checked apart)."""
-    return {action: may(user, operation) for action, operation in ACTIONS.items()}
+def allowed_actions(user: Any, collection: Collection | None = None) -> dict[str, bool]:
+    """{"annotate": True, "review": False, ...}: by the user's roles, and inside a collection by the role
+    their membership there grants (decision 0006)."""
+    return {action: allowed(user, operation, collection) for action, operation in ACTIONS.items()}
 
 
-def require(user: Any, operation: str) -> None:
-    if not may(user, operation):
-        raise PermissionDenied(f"Your role does not allow {operation}.")
+def allowed(user: Any, operation: str, collection: Collection | None = None) -> bool:
+    if collection is None:
+        return may(user, operation)
+    return member_may(user=user, collection=collection, operation=operation)
+
+
+def require(user: Any, operation: str, collection: Collection | None = None) -> None:
+    if not allowed(user, operation, collection):
+        raise PermissionDenied(f"Your role does not allow {operation} here.")
 
 
 def collection_or_404(user: Any, collection_id: int) -> Collection:
