@@ -64,3 +64,21 @@ class RequestDeadlineMiddleware:
 
 def _expire(signum, frame):
     raise RequestTimeoutError()
+
+
+class ContentSecurityPolicyMiddleware:
+    """`Content-Security-Policy` on every response that has none: scripts and styles from this site only
+    (no inline script anywhere; inline style attributes only, for the progress bars). The API docs page
+    (Swagger UI) injects style elements, so it gets `DOCS_CONTENT_SECURITY_POLICY`."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        policy = settings.CONTENT_SECURITY_POLICY
+        if request.path.startswith(settings.DOCS_PATH_PREFIX):
+            policy = settings.DOCS_CONTENT_SECURITY_POLICY
+        if policy and "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = policy
+        return response

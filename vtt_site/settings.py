@@ -46,6 +46,23 @@ if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# HSTS is sent on HTTPS responses only, so it is harmless for `make run` on plain HTTP; `make serve` and
+# docker-compose set it (and SECURE_COOKIES) for a deployment behind TLS.
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = False
+# On every page, `make run` included: the pages load scripts and styles from this site only, and the
+# browser tests fail on any violation (a console error).
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+DOCS_PATH_PREFIX = "/api/v1/docs/"
+DOCS_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -72,6 +89,7 @@ MIDDLEWARE = [
     "vtt_site.middleware.RequestSizeLimitMiddleware",
     "vtt_site.middleware.RequestDeadlineMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "vtt_site.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
