@@ -226,11 +226,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "vtt_site.api.pagination.PagePagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "vtt_site.api.parsers.SafeJSONParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON only: the schema must not offer form bodies for operations that take nested JSON. The upload
+    # and import views declare their multipart parsers themselves.
+    "DEFAULT_PARSER_CLASSES": ["vtt_site.api.parsers.SafeJSONParser"],
     "EXCEPTION_HANDLER": "vtt_site.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttling.TokenRateThrottle",

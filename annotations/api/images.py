@@ -19,6 +19,7 @@ from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image, image_list
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
+from vtt_site.api.fields import QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, NotFoundError
@@ -40,8 +41,8 @@ class ImageListUploadApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     class FilterSerializer(serializers.Serializer):
-        split = serializers.ChoiceField(choices=Split.choices, required=False)
-        stage = serializers.ChoiceField(choices=Stage.choices, required=False)
+        split = QueryChoiceField(choices=Split.choices, required=False)
+        stage = QueryChoiceField(choices=Stage.choices, required=False)
 
     @extend_schema_serializer(component_name="ImageUpload")
     class InputSerializer(serializers.Serializer):
@@ -123,9 +124,12 @@ class ImageDetailApi(APIView):
     )
     def patch(self, request, image_id: int):
         image = access_image(user=request.user, image_id=image_id, operation=request.operation)
-        data = self.InputSerializer(data=request.data)
+        # Partial, as PATCH says (and the schema): without `split` nothing changes.
+        data = self.InputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        return Response(ImageSerializer(image_update(image=image, **data.validated_data)).data)
+        if "split" in data.validated_data:
+            image = image_update(image=image, **data.validated_data)
+        return Response(ImageSerializer(image).data)
 
 
 class ImageFileApi(APIView):

@@ -20,6 +20,7 @@ from annotations.selectors.collections import access_collection
 from annotations.selectors.exports import coco_export, jsonl_export
 from annotations.selectors.imports import access_import, import_list
 from annotations.services.imports import import_create
+from vtt_site.api.fields import NonEmptyFileField, QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
@@ -53,7 +54,7 @@ class ImportListCreateApi(APIView):
 
     @extend_schema_serializer(component_name="ImportCreate")
     class InputSerializer(serializers.Serializer):
-        file = serializers.FileField(help_text="JSON Lines scene graphs, or one COCO JSON document.")
+        file = NonEmptyFileField(help_text="JSON Lines scene graphs, or one COCO JSON document; not empty.")
         format = serializers.ChoiceField(choices=SceneFormat.choices)
         split = serializers.ChoiceField(
             choices=Split.choices, default=Split.TRAIN, help_text="Split of the images the import creates."
@@ -100,7 +101,7 @@ class ExportApi(APIView):
     operation = "export.read"
 
     class FilterSerializer(serializers.Serializer):
-        stage = serializers.ChoiceField(choices=Stage.choices, required=False)
+        stage = QueryChoiceField(choices=Stage.choices, required=False)
 
     @extend_schema(
         parameters=[

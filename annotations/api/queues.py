@@ -10,7 +10,15 @@ from rest_framework.views import APIView
 from annotations.api.common import ImageSerializer
 from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image
-from annotations.services.queues import DECISIONS, annotation_next, lease_release, review_decide, review_next
+from annotations.services.queues import (
+    ACCEPT,
+    DECISIONS,
+    SEND_BACK,
+    annotation_next,
+    lease_release,
+    review_decide,
+    review_next,
+)
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -87,7 +95,29 @@ class ReviewDecideApi(APIView):
         )
 
     @extend_schema(
-        request=InputSerializer,
+        # The rule the serializer alone cannot show: sending back needs a comment.
+        request={
+            "application/json": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "decision": {"type": "string", "enum": [ACCEPT]},
+                            "comment": {"type": "string"},
+                        },
+                        "required": ["decision"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "decision": {"type": "string", "enum": [SEND_BACK]},
+                            "comment": {"type": "string", "pattern": "\\S", "description": "Required."},
+                        },
+                        "required": ["decision", "comment"],
+                    },
+                ]
+            }
+        },
         responses={200: ImageSerializer, 409: ErrorSerializer},
         summary="Accept a reviewed image, or send it back to its annotator with a comment",
     )
