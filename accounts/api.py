@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from accounts import selectors, services
 from accounts.roles import roles_of
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.schema import ErrorSerializer
 
 
 class MeApi(APIView):
@@ -46,6 +47,11 @@ class TokenListCreateApi(APIView):
             min_value=1, max_value=3650, required=False, allow_null=True
         )
 
+        def validate_name(self, value: str) -> str:
+            if any(not char.isprintable() for char in value):
+                raise serializers.ValidationError("A token name may not contain control characters.")
+            return value
+
     class CreatedSerializer(TokenOutputSerializer):
         token = serializers.CharField(help_text="The secret. It is shown only in this response.")
 
@@ -53,7 +59,17 @@ class TokenListCreateApi(APIView):
     def get(self, request):
         return page_response(request, self, selectors.tokens_of(user=request.user), TokenOutputSerializer)
 
-    @extend_schema(request=InputSerializer, responses={201: CreatedSerializer}, summary="Create an API token")
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: CreatedSerializer,
+            409: OpenApiResponse(
+                ErrorSerializer,
+                "`token_name_taken`: a live token has this name; `token_limit_reached`: too many live tokens.",
+            ),
+        },
+        summary="Create an API token",
+    )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -9,10 +9,12 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from accounts.models import ApiToken
+from accounts.throttling import auth_failure_record, auth_failures_check
 from accounts.tokens import digest_of
 
 # Writing last_used_at on every request would turn reads into writes; once a minute is enough to audit.
 LAST_USED_GRANULARITY = timedelta(minutes=1)
+UNKNOWN_TOKEN = "The token is unknown, revoked or expired."
 
 
 class HashedTokenAuthentication(authentication.BaseAuthentication):
@@ -22,18 +24,21 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         parts = authentication.get_authorization_header(request).split()
         if not parts or parts[0].lower().decode(errors="replace") not in self.keywords:
             return None
+        auth_failures_check(request)
         if len(parts) != 2:
+            auth_failure_record(request)
             raise exceptions.AuthenticationFailed("Authorization header must be 'Token <secret>'.")
         try:
             secret = parts[1].decode()
         except UnicodeDecodeError:
+            auth_failure_record(request)
             raise exceptions.AuthenticationFailed("The token contains invalid characters.") from None
         token = ApiToken.objects.select_related("user").filter(digest=digest_of(secret)).first()
         now = timezone.now()
-        if token is None or not token.is_live(now):
-            raise exceptions.AuthenticationFailed("The token is unknown, revoked or expired.")
-        if not token.user.is_active:
-            raise exceptions.AuthenticationFailed("The token's user is inactive.")
+        # An inactive user's token gets the same answer as an unknown one: nothing tells them apart.
+        if token is None or not token.is_live(now) or not token.user.is_active:
+            auth_failure_record(request, token.user_id if token is not None else None)
+            raise exceptions.AuthenticationFailed(UNKNOWN_TOKEN)
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token

@@ -3,7 +3,8 @@
 Roles are Django groups (created by migration 0002). An API view names the operation it performs
 (`operation = "..."`, or `operations = {"GET": ..., "POST": ...}`); `accounts.permissions` checks the
 user's roles against `OPERATIONS`. Scope (which collection a user works on) is a separate question,
-answered by collection membership in the apps' `access_*` selectors. Admins (members of the admin group,
+answered by collection membership in the apps' `access_*` selectors; inside a collection a user acts
+only in the role their membership there grants (`may_as`, decision 0006). Admins (members of the admin group,
 who are also staff so they can use the Django admin, and superusers) may do everything.
 """
 
@@ -92,6 +93,10 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.operators.statistics": allow(),
 }
 
+# Operations that queue a Celery task: with the broker down they answer 503 (Retry-After) instead of
+# creating a job that would never run; everything else keeps working (issue 11, decision 0009).
+QUEUEING_OPERATIONS = frozenset({"import.create", "statistics.create"})
+
 
 def roles_of(user: Any) -> frozenset[Role]:
     if not getattr(user, "is_authenticated", False) or not user.is_active:
@@ -112,6 +117,19 @@ def may(user: Any, operation: str) -> bool:
     except KeyError:
         raise LookupError(f"Operation {operation!r} is not listed in accounts.roles.OPERATIONS") from None
     return bool(roles_of(user) & allowed)
+
+
+def may_as(user: Any, operation: str, granted: frozenset[Role]) -> bool:
+    """May the user perform `operation` where only the `granted` roles apply (a collection membership
+    grants one)? Both must allow it: the global role and the role held there. Admins may everywhere."""
+    if is_admin(user):
+        return True
+    allowed = OPERATIONS[operation]
+    if granted and allowed >= COLLECTION_WORKERS:
+        # What every worker role may do (read the collection, its images, its export), any membership
+        # grants; the global role still has to allow it.
+        return bool(roles_of(user) & allowed)
+    return bool(roles_of(user) & granted & allowed)
 
 
 def is_admin(user: Any) -> bool:

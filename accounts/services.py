@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import IntegrityError, transaction
@@ -18,9 +19,22 @@ from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, No
 
 @transaction.atomic
 def token_create(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """Create a token and return it with its secret, which is never available again."""
+    """Create a token and return it with its secret, which is never available again.
+
+    A user holds at most `TOKENS_MAX_PER_USER` live tokens: a stolen session cannot mint tokens without
+    end, and a forgotten script that creates one per run is noticed.
+    """
+    now = timezone.now()
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # one creation at a time
+    live = ApiToken.objects.filter(user=user, revoked_at__isnull=True).exclude(expires_at__lte=now)
+    if live.count() >= settings.TOKENS_MAX_PER_USER:
+        raise ConflictError(
+            AccountErrorCode.TOKEN_LIMIT_REACHED,
+            f"You already have {settings.TOKENS_MAX_PER_USER} live tokens, the most allowed; "
+            "revoke one you no longer use.",
+        )
     secret = new_secret()
-    expires_at = timezone.now() + timedelta(days=expires_in_days) if expires_in_days else None
+    expires_at = now + timedelta(days=expires_in_days) if expires_in_days else None
     try:
         with transaction.atomic():
             token = ApiToken.objects.create(

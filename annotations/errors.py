@@ -14,6 +14,7 @@ class AnnotationErrorCode(StrEnum):
     COLLECTION_NAME_TAKEN = "collection_name_taken"
     USER_NOT_FOUND = "user_not_found"
     MEMBER_NOT_FOUND = "member_not_found"
+    MEMBER_ROLE_FORBIDS = "member_role_forbids"
     # images and uploads
     IMAGE_NOT_FOUND = "image_not_found"
     IMAGE_HAS_NO_FILE = "image_has_no_file"
@@ -26,6 +27,7 @@ class AnnotationErrorCode(StrEnum):
     DUPLICATE_IMAGE = "duplicate_image"
     IMAGE_NAME_TAKEN = "image_name_taken"
     FILE_NAME_TOO_LONG = "file_name_too_long"
+    INVALID_FILE_NAME = "invalid_file_name"
     BAD_ZIP = "bad_zip"
     ZIP_TOO_LARGE = "zip_too_large"
     TOO_MANY_FILES = "too_many_files"

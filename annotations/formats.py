@@ -9,9 +9,12 @@ so its objects come in with `attributes_known: false` and no relationships.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from vtt_site import safejson
 
 
 @dataclass(frozen=True)
@@ -33,15 +36,61 @@ def jsonl_line(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def jsonl_records(lines: Iterable[str]) -> Iterator[Numbered | RecordError]:
-    """(line number, parsed record) per non-blank line, or a RecordError for a line that is not JSON."""
+def jsonl_records(
+    lines: Iterable[bytes | str], max_depth: int = safejson.DEFAULT_MAX_DEPTH
+) -> Iterator[Numbered | RecordError]:
+    """(line number, parsed record) per non-blank line, or a RecordError that says what is wrong with
+    the line: not UTF-8 text, not JSON, nested too deeply, a number too large for any field."""
     for number, line in enumerate(lines, start=1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield RecordError(number, f"not UTF-8 text (byte {exc.start + 1} of the line cannot be read)")
+                continue
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, safejson.loads(line, max_depth=max_depth)
         except json.JSONDecodeError as exc:
             yield RecordError(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
+        except safejson.UnsafeJSON as exc:
+            yield RecordError(number, str(exc))
+
+
+def coco_parse(data: bytes, max_depth: int = safejson.DEFAULT_MAX_DEPTH) -> tuple[Any, RecordError | None]:
+    """A COCO file parsed, or the RecordError that says where it cannot be read."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, RecordError(
+            None, f"the COCO file is not UTF-8 text (byte {exc.start + 1} cannot be read)"
+        )
+    try:
+        return safejson.loads(text, max_depth=max_depth), None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        return None, RecordError(None, f"the COCO file is not valid JSON ({exc.msg} at {where})")
+    except safejson.UnsafeJSON as exc:
+        where = exc.where_in(text)
+        return None, RecordError(None, f"the COCO file is refused at {where}: {exc}" if where else str(exc))
+
+
+def record_size_error(record: Any, max_objects: int, max_relationships: int) -> tuple[str, str] | None:
+    """(where, message) when a record holds more objects or relationships than an image may: checked
+    before the record is parsed, so an enormous line costs nothing."""
+    if not isinstance(record, dict):
+        return None
+    for key, limit in (("objects", max_objects), ("relationships", max_relationships)):
+        items = record.get(key)
+        if isinstance(items, list) and len(items) > limit:
+            return key, f"an image may have at most {limit:,} {key}; this one has {len(items):,}"
+    return None
+
+
+def has_control_characters(text: str) -> bool:
+    """A NUL, a newline, a bidirectional override: nothing a name may hold (nor a database text column)."""
+    return any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in text)
 
 
 def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbered], list[RecordError]]:

@@ -6,6 +6,7 @@ integration tests (tests/integration) switch to the real broker and a real worke
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -35,6 +36,14 @@ def _unit_test_defaults(request, settings):
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = previous
+    # Rate-limit counters (throttles, failed authentications) must not carry over to the next test.
+    from django.core.cache import cache
+
+    from vtt_site.cache import resilient_cache
+
+    with contextlib.suppress(Exception):  # a test may have pointed the cache at a Redis that is down
+        cache.clear()
+    resilient_cache.reset()
 
 
 @pytest.fixture(autouse=True)

@@ -360,3 +360,36 @@ def world_factory(db):
         return World(actor=actor, users=users, collection=collection, other=other)
 
     return build
+
+
+# --- Membership roles (issue 11, item 4; decision 0006) ------------------------------------------------
+
+# Operations performed inside one collection: the role the actor's membership there grants must allow
+# them too, not only the actor's global roles.
+SCOPED = sorted(
+    operation
+    for operation in OPERATIONS
+    if operation.split(".")[0] in {"image", "annotation", "queue", "review", "import", "export"}
+    or operation in {"collection.read", "collection.members.list"}
+)
+
+
+@pytest.mark.parametrize("member_role", list(MemberRole), ids=str)
+@pytest.mark.parametrize("operation", SCOPED)
+def test_membership_role_matrix(operation, member_role, api, users, world_factory):
+    """A user with every worker role globally acts in a collection only as its membership there says."""
+    from django.contrib.auth.models import Group
+
+    from accounts.roles import COLLECTION_WORKERS
+
+    actor = UserFactory(role=Role.ANNOTATOR, username="every-role")
+    actor.groups.add(*(Group.objects.get_or_create(name=r.value)[0] for r in (Role.REVIEWER, Role.OPERATOR)))
+    world = world_factory(actor=actor, users=users)
+    MembershipFactory(collection=world.collection, user=actor, role=member_role)
+    response = perform(api.as_user(actor), CALLS[operation](world))
+    allowed = OPERATIONS[operation]
+    if Role(member_role) in allowed or allowed >= COLLECTION_WORKERS:
+        assert 200 <= response.status_code < 300, (operation, member_role, response.content[:300])
+    else:
+        assert response.status_code == 403, (operation, member_role, response.status_code)
+        assert response.json()["code"] == "member_role_forbids"

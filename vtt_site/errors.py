@@ -31,6 +31,14 @@ class CommonErrorCode(StrEnum):
     SERVER_ERROR = "server_error"
 
 
+class SiteErrorCode(StrEnum):
+    """Codes of failures that belong to no app: the platform itself is short of something."""
+
+    SERVICE_UNAVAILABLE = "service_unavailable"
+    REQUEST_TOO_LARGE = "request_too_large"
+    REQUEST_TIMEOUT = "request_timeout"
+
+
 class ApplicationError(Exception):
     """Bad input or a forbidden state change. Nothing was written when this is raised."""
 
@@ -62,3 +70,24 @@ class ConflictError(ApplicationError):
 
 class TooLargeError(ApplicationError):
     status = 413
+
+
+class ServiceUnavailableError(ApplicationError):
+    """A service the operation needs (the task broker) is down; the client may retry after a while."""
+
+    status = 503
+
+    def __init__(self, message: str, *, retry_after: int = 30) -> None:
+        super().__init__(SiteErrorCode.SERVICE_UNAVAILABLE, message)
+        self.retry_after = retry_after
+
+
+class RequestTimeoutError(ServiceUnavailableError):
+    """The request ran past REQUEST_TIMEOUT_SECONDS and was stopped; its transaction is rolled back."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The request took too long and was stopped; nothing was changed. Send less at once.",
+            retry_after=5,
+        )
+        self.code = SiteErrorCode.REQUEST_TIMEOUT

@@ -1,13 +1,15 @@
-"""`/healthz` says the process is up; `/readyz` says it can do work (database, and broker when used)."""
+"""`/healthz` says the process is up; `/readyz` says it can do work and names what is down (database;
+broker and cache when Redis is used). Broker down: reads work, queueing operations answer 503."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.cache import caches
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
-from vtt_site.celery import app as celery_app
+from vtt_site.broker import broker_error
 
 
 @require_GET
@@ -20,6 +22,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
     checks = {"database": _check_database()}
     if settings.REDIS_URL:
         checks["broker"] = _check_broker()
+        checks["cache"] = _check_cache()
     ready = all(check["ok"] for check in checks.values())
     return JsonResponse(
         {"status": "ready" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
@@ -37,9 +40,14 @@ def _check_database() -> dict[str, object]:
 
 
 def _check_broker() -> dict[str, object]:
+    error = broker_error(fresh=True)
+    return {"ok": False, "error": error} if error else {"ok": True}
+
+
+def _check_cache() -> dict[str, object]:
+    """The cache holds rate-limit counters; without it they fall back to each process (degraded)."""
     try:
-        with celery_app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=2)
-    except Exception as exc:  # an unreachable broker raises one of several kombu/redis errors
-        return {"ok": False, "error": exc.__class__.__name__}
+        caches["default"].get("readyz-probe")
+    except Exception as exc:  # redis-py raises several types
+        return {"ok": False, "error": exc.__class__.__name__, "effect": "rate limits are per process"}
     return {"ok": True}

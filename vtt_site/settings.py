@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,6 +47,23 @@ if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# HSTS is sent on HTTPS responses only, so it is harmless for `make run` on plain HTTP; `make serve` and
+# docker-compose set it (and SECURE_COOKIES) for a deployment behind TLS.
+SECURE_HSTS_SECONDS = env_int("HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = False
+# On every page, `make run` included: the pages load scripts and styles from this site only, and the
+# browser tests fail on any violation (a console error).
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+DOCS_PATH_PREFIX = "/api/v1/docs/"
+DOCS_CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -56,6 +74,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -68,7 +87,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "vtt_site.middleware.RequestSizeLimitMiddleware",
+    "vtt_site.middleware.RequestDeadlineMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "vtt_site.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -77,6 +99,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "frontend.middleware.MethodNotAllowedPage",
+    # Last, as django-axes asks: it turns a locked-out login (web page or admin) into a 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "vtt_site.urls"
@@ -127,7 +151,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # Short timeouts: with Redis away a request falls back to local counters (vtt_site.cache)
+            # at once instead of hanging on a connection.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -188,12 +220,30 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 AUTHENTICATION_BACKENDS = [
+    # First: it refuses a login from an address or for an account that failed too often, before any
+    # password is checked (decision 0009).
+    "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
     "accounts.backends.AdminRoleBackend",
 ]
 LOGIN_URL = "frontend:login"
 LOGIN_REDIRECT_URL = "frontend:home"
 LOGOUT_REDIRECT_URL = "frontend:login"
+
+# Failed password logins (/login/, /admin/login/) through django-axes: after AXES_FAILURE_LIMIT failures
+# from one address, or for one username, further attempts are refused for the cool-off time, even with
+# the right password. Attempts are rows in the database, so the limit holds with Redis down.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+# Failed API token authentications: per address (and per account, for a revoked or expired token) in a
+# window; past the limit every token from there gets a 429 until the window ends.
+AUTH_FAILURE_LIMIT = env_int("API_AUTH_FAILURE_LIMIT", 30)
+AUTH_FAILURE_WINDOW_SECONDS = env_int("API_AUTH_FAILURE_WINDOW_SECONDS", 300)
+# Live (unrevoked, unexpired) API tokens a user may hold at once.
+TOKENS_MAX_PER_USER = env_int("TOKENS_MAX_PER_USER", 20)
 
 # --- API ----------------------------------------------------------------------------------------------
 
@@ -208,16 +258,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "vtt_site.api.pagination.PagePagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 50),
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    # JSON only: the schema must not offer form bodies for operations that take nested JSON. The upload
+    # and import views declare their multipart parsers themselves.
+    "DEFAULT_PARSER_CLASSES": ["vtt_site.api.parsers.SafeJSONParser"],
     "EXCEPTION_HANDLER": "vtt_site.api.errors.api_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "accounts.throttling.TokenRateThrottle",
         "accounts.throttling.SessionUserRateThrottle",
-        "rest_framework.throttling.AnonRateThrottle",
+        "accounts.throttling.AddressRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "token": env_str("API_RATE_TOKEN", "1200/min"),
@@ -253,9 +301,17 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
+# The largest request body of any kind, file uploads included: refused from its Content-Length before
+# a byte is read (vtt_site.middleware), so nobody fills the disk with one request.
+UPLOAD_MAX_REQUEST_BYTES = env_int("UPLOAD_MAX_REQUEST_BYTES", 50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_REQUEST_BYTES
+# A request running longer is stopped with a 503 in the error shape (vtt_site.middleware); `make serve`
+# and docker-compose set it a little under gunicorn's --timeout. 0: no deadline (runserver, tests).
+REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 0.0)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
+# How deeply a JSON body or an imported record may nest (a scene graph needs 4 levels).
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
 # --- Domain settings ----------------------------------------------------------------------------------
 
@@ -264,6 +320,9 @@ VTT = {
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
     "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
+    # Per image, far above a real street scene; checked before any other work on a save or an import.
+    "ANNOTATION_MAX_OBJECTS": env_int("ANNOTATION_MAX_OBJECTS", 1000),
+    "ANNOTATION_MAX_RELATIONSHIPS": env_int("ANNOTATION_MAX_RELATIONSHIPS", 20_000),
     "ENGINE_DIR": Path(env_str("ENGINE_DIR", str(VAR_DIR / "engine"))),
     # Proposing settings the environment overrides; the defaults are the engine core's own
     # (engine.core.proposer.EngineSettings), read through engine.settings.engine_settings() only.

@@ -33,7 +33,7 @@ class AnnotationApi(APIView):
 
     @extend_schema(responses=SceneRecordSerializer, summary="The image's annotation as a scene graph")
     def get(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         return Response(SceneRecordSerializer(image_annotation(image=image)).data)
 
     @extend_schema(
@@ -46,7 +46,7 @@ class AnnotationApi(APIView):
         "A symmetric relationship is stored once. On any error nothing is changed.",
     )
     def put(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         record = annotation_save(image=image, user=request.user, document=data.validated_data)
@@ -63,5 +63,5 @@ class AnnotationSubmitApi(APIView):
         summary="Submit the annotation for review (you must hold the image's lease)",
     )
     def post(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         return Response(ImageSerializer(annotation_submit(image=image, user=request.user)).data)

@@ -83,7 +83,9 @@ class CollectionDetailApi(APIView):
 
     @extend_schema(responses=CollectionDetailSerializer, summary="A collection with its progress")
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         body = CollectionSerializer(collection).data | {
             "progress": collection_progress(collection=collection)
         }
@@ -106,7 +108,9 @@ class MemberListAddApi(APIView):
 
     @extend_schema(responses=paginated(MembershipSerializer), summary="Members of a collection")
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return page_response(request, self, member_list(collection=collection), MembershipSerializer)
 
     @extend_schema(
@@ -115,7 +119,9 @@ class MemberListAddApi(APIView):
         summary="Add a member, or change a member's role (200)",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         membership, created = membership_set(
@@ -132,6 +138,8 @@ class MemberRemoveApi(APIView):
 
     @extend_schema(request=None, responses={204: None}, summary="Remove a member (their leases are released)")
     def delete(self, request, collection_id: int, user_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         membership_remove(collection=collection, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -70,6 +70,30 @@ class ImageSerializer(serializers.Serializer):
         return reverse("api:image-file", kwargs={"image_id": image.pk}) if image.file else None
 
 
+class _PerImageList(serializers.ListSerializer):
+    """A list whose length is checked against a setting before any item is: 300,000 objects are refused
+    at once instead of being validated one by one until the worker times out."""
+
+    limit_setting = ""
+    noun = ""
+
+    def to_internal_value(self, data):
+        limit = settings.VTT[self.limit_setting]
+        if isinstance(data, list) and len(data) > limit:
+            raise serializers.ValidationError(
+                [f"An image may have at most {limit:,} {self.noun}; this one has {len(data):,}."]
+            )
+        return super().to_internal_value(data)
+
+
+class ObjectList(_PerImageList):
+    limit_setting, noun = "ANNOTATION_MAX_OBJECTS", "objects"
+
+
+class RelationshipList(_PerImageList):
+    limit_setting, noun = "ANNOTATION_MAX_RELATIONSHIPS", "relationships"
+
+
 class RecordObjectSerializer(serializers.Serializer):
     id = serializers.CharField(help_text='Client ids in a request; "o1".."oN" in stored order in a response.')
     type = serializers.CharField()
@@ -82,11 +106,17 @@ class RecordObjectSerializer(serializers.Serializer):
     attributes = serializers.ListField(child=serializers.CharField(), default=list)
     attributes_known = serializers.BooleanField(default=True)
 
+    class Meta:
+        list_serializer_class = ObjectList
+
 
 class RecordRelationshipSerializer(serializers.Serializer):
     subject = serializers.CharField()
     predicate = serializers.CharField()
     object = serializers.CharField()
+
+    class Meta:
+        list_serializer_class = RelationshipList
 
 
 class SceneRecordSerializer(serializers.Serializer):

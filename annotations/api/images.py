@@ -19,6 +19,7 @@ from annotations.selectors.collections import NEW, access_collection
 from annotations.selectors.images import access_image, image_list
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
+from vtt_site.api.fields import QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
@@ -40,8 +41,8 @@ class ImageListUploadApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     class FilterSerializer(serializers.Serializer):
-        split = serializers.ChoiceField(choices=Split.choices, required=False)
-        stage = serializers.ChoiceField(
+        split = QueryChoiceField(choices=Split.choices, required=False)
+        stage = QueryChoiceField(
             choices=[(NEW, "new"), *Stage.choices],
             required=False,
             help_text="A stage, or new: in annotation, never annotated, not sent back, nobody on it.",
@@ -65,7 +66,9 @@ class ImageListUploadApi(APIView):
         summary="Images of a collection, filtered by split, stage and file name",
     )
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         return page_response(
@@ -87,7 +90,9 @@ class ImageListUploadApi(APIView):
         summary="Upload images, many images or zip archives",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         data = self.InputSerializer(data=multipart_data(request))
         data.is_valid(raise_exception=True)
         result = image_upload(
@@ -115,16 +120,23 @@ class ImageDetailApi(APIView):
 
     @extend_schema(responses=ImageSerializer, summary="An image and where it is in the workflow")
     def get(self, request, image_id: int):
-        return Response(ImageSerializer(access_image(user=request.user, image_id=image_id)).data)
+        return Response(
+            ImageSerializer(
+                access_image(user=request.user, image_id=image_id, operation=request.operation)
+            ).data
+        )
 
     @extend_schema(
         request=InputSerializer, responses=ImageSerializer, summary="Move an image to train or test"
     )
     def patch(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
-        data = self.InputSerializer(data=request.data)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
+        # Partial, as PATCH says (and the schema): without `split` nothing changes.
+        data = self.InputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        return Response(ImageSerializer(image_update(image=image, **data.validated_data)).data)
+        if "split" in data.validated_data:
+            image = image_update(image=image, **data.validated_data)
+        return Response(ImageSerializer(image).data)
 
 
 class ImageFileApi(APIView):
@@ -148,7 +160,7 @@ class ImageFileApi(APIView):
         summary="The image's pixels (upright), for members only",
     )
     def get(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         size = request.query_params.get("size", "original")
         if size not in {"original", "thumbnail"}:
             raise ApplicationError(

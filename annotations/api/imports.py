@@ -20,6 +20,7 @@ from annotations.selectors.collections import access_collection
 from annotations.selectors.exports import coco_export, jsonl_export
 from annotations.selectors.imports import access_import, import_list
 from annotations.services.imports import import_create
+from vtt_site.api.fields import NonEmptyFileField, QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
@@ -58,7 +59,7 @@ class ImportListCreateApi(APIView):
 
     @extend_schema_serializer(component_name="ImportCreate")
     class InputSerializer(serializers.Serializer):
-        file = serializers.FileField(help_text="JSON Lines scene graphs, or one COCO JSON document.")
+        file = NonEmptyFileField(help_text="JSON Lines scene graphs, or one COCO JSON document; not empty.")
         format = serializers.ChoiceField(choices=SceneFormat.choices)
         split = serializers.ChoiceField(
             choices=Split.choices, default=Split.TRAIN, help_text="Split of the images the import creates."
@@ -69,7 +70,9 @@ class ImportListCreateApi(APIView):
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
     def get(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return page_response(request, self, import_list(collection=collection), ImportJobSerializer)
 
     @extend_schema(
@@ -78,7 +81,9 @@ class ImportListCreateApi(APIView):
         summary="Import scene graphs into a collection (runs in the background; poll the job)",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         data = self.InputSerializer(data=multipart_data(request))
         data.is_valid(raise_exception=True)
         job = import_create(collection=collection, created_by=request.user, **data.validated_data)
@@ -90,14 +95,18 @@ class ImportDetailApi(APIView):
 
     @extend_schema(responses=ImportJobSerializer, summary="An import's status, progress and errors")
     def get(self, request, job_id: int):
-        return Response(ImportJobSerializer(access_import(user=request.user, job_id=job_id)).data)
+        return Response(
+            ImportJobSerializer(
+                access_import(user=request.user, job_id=job_id, operation=request.operation)
+            ).data
+        )
 
 
 class ExportApi(APIView):
     operation = "export.read"
 
     class FilterSerializer(serializers.Serializer):
-        stage = serializers.ChoiceField(choices=Stage.choices, required=False)
+        stage = QueryChoiceField(choices=Stage.choices, required=False)
 
     @extend_schema(
         parameters=[
@@ -113,7 +122,9 @@ class ExportApi(APIView):
         summary="Export the annotated images of a collection as JSON Lines or COCO (a streamed file)",
     )
     def get(self, request, collection_id: int, scene_format: str):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         stage = filters.validated_data.get("stage")

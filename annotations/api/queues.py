@@ -10,7 +10,15 @@ from rest_framework.views import APIView
 from annotations.api.common import ImageSerializer
 from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image
-from annotations.services.queues import DECISIONS, annotation_next, lease_release, review_decide, review_next
+from annotations.services.queues import (
+    ACCEPT,
+    DECISIONS,
+    SEND_BACK,
+    annotation_next,
+    lease_release,
+    review_decide,
+    review_next,
+)
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -39,7 +47,9 @@ class AnnotationQueueApi(APIView):
         "Nobody else gets it until your lease expires.",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return _lease_response(annotation_next(collection=collection, user=request.user))
 
 
@@ -52,7 +62,9 @@ class ReviewQueueApi(APIView):
         summary="Take the next image to review (never one you annotated)",
     )
     def post(self, request, collection_id: int):
-        collection = access_collection(user=request.user, collection_id=collection_id)
+        collection = access_collection(
+            user=request.user, collection_id=collection_id, operation=request.operation
+        )
         return _lease_response(review_next(collection=collection, user=request.user))
 
 
@@ -65,7 +77,10 @@ class LeaseReleaseApi(APIView):
         summary="Give an image you hold back to its queue",
     )
     def delete(self, request, image_id: int):
-        lease_release(image=access_image(user=request.user, image_id=image_id), user=request.user)
+        lease_release(
+            image=access_image(user=request.user, image_id=image_id, operation=request.operation),
+            user=request.user,
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -80,12 +95,34 @@ class ReviewDecideApi(APIView):
         )
 
     @extend_schema(
-        request=InputSerializer,
+        # The rule the serializer alone cannot show: sending back needs a comment.
+        request={
+            "application/json": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "decision": {"type": "string", "enum": [ACCEPT]},
+                            "comment": {"type": "string"},
+                        },
+                        "required": ["decision"],
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "decision": {"type": "string", "enum": [SEND_BACK]},
+                            "comment": {"type": "string", "pattern": "\\S", "description": "Required."},
+                        },
+                        "required": ["decision", "comment"],
+                    },
+                ]
+            }
+        },
         responses={200: ImageSerializer, 409: ErrorSerializer},
         summary="Accept a reviewed image, or send it back to its annotator with a comment",
     )
     def post(self, request, image_id: int):
-        image = access_image(user=request.user, image_id=image_id)
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         decided = review_decide(image=image, user=request.user, **data.validated_data)

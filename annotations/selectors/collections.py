@@ -8,10 +8,10 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from accounts.roles import is_admin
+from accounts.roles import COLLECTION_WORKERS, OPERATIONS, Role, is_admin, may, may_as
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, CollectionMembership, Image, Split, Stage
-from vtt_site.errors import NotFoundError
+from vtt_site.errors import NotFoundError, PermissionDeniedError
 from vtt_site.leases import lease_free
 
 
@@ -26,16 +26,50 @@ def collection_list(*, user: Any) -> QuerySet[Collection]:
     return collections_visible_to(user).order_by("name")
 
 
-def access_collection(*, user: Any, collection_id: int) -> Collection:
+def access_collection(*, user: Any, collection_id: int, operation: str | None = None) -> Collection:
     """The collection, if the user is an admin or one of its members. Otherwise a 404, which does not
-    tell an outsider whether the collection exists."""
+    tell an outsider whether the collection exists. With `operation`, the member must also hold a role
+    there that allows it (`require_member_role`)."""
     collection = collections_visible_to(user).filter(pk=collection_id).first()
     if collection is None:
         raise NotFoundError(
             AnnotationErrorCode.COLLECTION_NOT_FOUND,
             f"There is no collection {collection_id}, or you are not one of its members.",
         )
+    require_member_role(user=user, collection=collection, operation=operation)
     return collection
+
+
+def member_role(*, user: Any, collection: Collection) -> str | None:
+    """The role the user's membership of the collection grants (annotator, reviewer, operator)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    found = CollectionMembership.objects.filter(collection=collection, user=user)
+    return found.values_list("role", flat=True).first()
+
+
+def member_may(*, user: Any, collection: Collection, operation: str) -> bool:
+    """Decision 0006: inside a collection a user acts only in the role their membership grants there,
+    and only as far as their global role allows too. Admins may everything everywhere."""
+    if is_admin(user):
+        return True
+    if OPERATIONS[operation] >= COLLECTION_WORKERS:
+        # Any member may: and the collection was reached through `collections_visible_to`, so the user
+        # is one. No query.
+        return may(user, operation)
+    role = member_role(user=user, collection=collection)
+    return may_as(user, operation, frozenset({Role(role)}) if role else frozenset())
+
+
+def require_member_role(*, user: Any, collection: Collection, operation: str | None) -> None:
+    if operation is None or member_may(user=user, collection=collection, operation=operation):
+        return
+    role = member_role(user=user, collection=collection)
+    raise PermissionDeniedError(
+        AnnotationErrorCode.MEMBER_ROLE_FORBIDS,
+        f"You are a member of this collection as {role}, and that role does not allow this here; "
+        "an admin can change your membership.",
+    )
 
 
 def member_list(*, collection: Collection) -> QuerySet[CollectionMembership]:

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image
-from annotations.selectors.collections import NEW, collections_visible_to, new_images
+from annotations.selectors.collections import NEW, collections_visible_to, new_images, require_member_role
 from vtt_site.errors import NotFoundError
 
 _USERS = ("annotator", "lease_holder", "reviewed_by")
@@ -34,8 +34,9 @@ def image_list(
     return images.order_by("id")
 
 
-def access_image(*, user: Any, image_id: int) -> Image:
-    """The image, if its collection is visible to the user (see `access_collection`); a 404 otherwise."""
+def access_image(*, user: Any, image_id: int, operation: str | None = None) -> Image:
+    """The image, if its collection is visible to the user (see `access_collection`); a 404 otherwise.
+    With `operation`, the user's membership role there must allow it (a 403 otherwise)."""
     image = (
         Image.objects.select_related("collection__vocabulary", *_USERS)
         .filter(pk=image_id, collection__in=collections_visible_to(user).values("pk"))
@@ -46,4 +47,5 @@ def access_image(*, user: Any, image_id: int) -> Image:
             AnnotationErrorCode.IMAGE_NOT_FOUND,
             f"There is no image {image_id}, or you are not a member of its collection.",
         )
+    require_member_role(user=user, collection=image.collection, operation=operation)
     return image

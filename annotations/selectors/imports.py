@@ -8,11 +8,11 @@ from django.db.models import QuerySet
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, ImportJob
-from annotations.selectors.collections import collections_visible_to
+from annotations.selectors.collections import collections_visible_to, require_member_role
 from vtt_site.errors import NotFoundError
 
 
-def access_import(*, user: Any, job_id: int) -> ImportJob:
+def access_import(*, user: Any, job_id: int, operation: str | None = None) -> ImportJob:
     job = (
         ImportJob.objects.select_related("collection", "created_by")
         .filter(pk=job_id, collection__in=collections_visible_to(user).values("pk"))
@@ -23,6 +23,7 @@ def access_import(*, user: Any, job_id: int) -> ImportJob:
             AnnotationErrorCode.IMPORT_NOT_FOUND,
             f"There is no import {job_id}, or you are not a member of its collection.",
         )
+    require_member_role(user=user, collection=job.collection, operation=operation)
     return job
 
 

@@ -1,37 +1,38 @@
 """Image uploads (one file, many files, zip archives) and image edits.
 
-Each file is checked with Pillow (its real format, not its extension; byte and pixel limits before any
-decoding; `verify()` and a full decode; EXIF orientation applied so the stored image is upright) and then
-stored in its own transaction: a bad file is refused with a message naming it while the good files of
-the same batch go in. A zip archive is checked as a whole first (number of entries, total uncompressed
-size as declared, and every entry is read with a cap, since a declared size can lie).
+The checks of the files themselves (Pillow, zip, names) live in `annotations.files`, free of the ORM;
+this service reads the limits from the settings, calls those checks and stores each file that passes in
+its own transaction: a bad file is refused with a message naming it while the good files of the same
+batch go in.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
-import zipfile
-import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
-from PIL import ExifTags, ImageOps, UnidentifiedImageError
 from PIL import Image as PILImage
 
 from annotations.errors import AnnotationErrorCode as Code
+from annotations.files import (
+    CheckedImage,
+    FileLimits,
+    Refused,
+    check_image,
+    clean_name,
+    display_name,
+    is_zip,
+    too_big,
+    zip_entries,
+)
 from annotations.models import Collection, Image, Split
 from vtt_site.errors import ApplicationError
-
-# Pillow's format name -> the extension of the stored file. MPO is how Pillow names the multi-picture
-# JPEG files many phone cameras write: a JPEG file.
-ALLOWED_FORMATS = {"JPEG": "jpg", "MPO": "jpg", "PNG": "png", "WEBP": "webp"}
-NAME_MAX_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -47,38 +48,14 @@ class UploadResult:
     rejected: list[Rejection] = field(default_factory=list)
 
 
-class _Refused(Exception):
-    def __init__(self, code: Code, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class _Limits:
-    image_bytes: int
-    pixels: int
-    zip_bytes: int
-    files: int
-
-    @classmethod
-    def from_settings(cls) -> _Limits:
-        vtt = settings.VTT
-        return cls(
-            image_bytes=vtt["IMAGE_MAX_BYTES"],
-            pixels=vtt["IMAGE_MAX_PIXELS"],
-            zip_bytes=vtt["ZIP_MAX_BYTES"],
-            files=settings.DATA_UPLOAD_MAX_NUMBER_FILES,
-        )
-
-
-@dataclass(frozen=True)
-class _Checked:
-    data: bytes  # what is stored: the upload itself, or its upright re-encoding
-    content_hash: str
-    format: str
-    width: int
-    height: int
+def limits_from_settings() -> FileLimits:
+    vtt = settings.VTT
+    return FileLimits(
+        image_bytes=vtt["IMAGE_MAX_BYTES"],
+        pixels=vtt["IMAGE_MAX_PIXELS"],
+        zip_bytes=vtt["ZIP_MAX_BYTES"],
+        files=settings.DATA_UPLOAD_MAX_NUMBER_FILES,
+    )
 
 
 def image_upload(
@@ -92,19 +69,19 @@ def image_upload(
         raise ApplicationError(
             Code.NO_FILES, "Choose at least one image or zip file to upload.", fields={"files": ["Required."]}
         )
-    limits = _Limits.from_settings()
+    limits = limits_from_settings()
     result = UploadResult()
     for name, payload in _candidates(files, limits):
         try:
-            if isinstance(payload, _Refused):
+            if isinstance(payload, Refused):
                 raise payload
-            checked = _inspect(payload, limits)
+            checked = check_image(payload, limits)
             result.created.append(
                 _store(
                     collection=collection, name=name, checked=checked, split=split, uploaded_by=uploaded_by
                 )
             )
-        except _Refused as refused:
+        except Refused as refused:
             result.rejected.append(Rejection(name, str(refused.code), refused.message))
     return result
 
@@ -119,179 +96,56 @@ def image_update(*, image: Image, split: str) -> Image:
 # --- Reading the batch -----------------------------------------------------------------------------------
 
 
-def _candidates(files: Sequence[File], limits: _Limits) -> Iterator[tuple[str, bytes | _Refused]]:
-    """(name, bytes or the reason it cannot be read) for every file and every zip entry."""
+def _candidates(files: Sequence[File], limits: FileLimits) -> Iterator[tuple[str, bytes | Refused]]:
+    """(name, bytes or the reason it cannot be read) for every file and every zip entry.
+
+    Every name, of an upload or of a zip entry, is reduced to a safe base name (`files.clean_name`); a
+    name that cannot be is refused under a printable form of itself, so every entry is accounted for.
+    """
     remaining = limits.files
     for upload in files:
-        name = os.path.basename(upload.name or "") or "unnamed file"
+        name = display_name(os.path.basename(upload.name or ""))
         if remaining <= 0:
             yield (
                 name,
-                _Refused(
+                Refused(
                     Code.TOO_MANY_FILES, f"At most {limits.files} files per upload; send this one in another."
                 ),
             )
             continue
-        entries = (
-            _zip_entries(upload, name, limits, remaining)
-            if _is_zip(upload)
-            else [_read(upload, name, limits)]
-        )
+        if is_zip(upload):
+            # A generator: one entry's bytes in memory at a time.
+            entries: Iterable[tuple[str, bytes | Refused]] = (
+                _named(entry, payload) if entry else (name, payload)
+                for entry, payload in zip_entries(upload, limits, remaining)
+            )
+        else:
+            entries = [_named(upload.name, _read(upload, limits))]
         for entry in entries:
             remaining -= 1
             yield entry
 
 
-def _is_zip(upload: File) -> bool:
-    upload.seek(0)
-    found = zipfile.is_zipfile(upload)
-    upload.seek(0)
-    return found
+def _named(raw: str | None, payload: bytes | Refused) -> tuple[str, bytes | Refused]:
+    try:
+        return clean_name(raw), payload
+    except Refused as refused:
+        return display_name(raw), refused
 
 
-def _read(upload: File, name: str, limits: _Limits) -> tuple[str, bytes | _Refused]:
+def _read(upload: File, limits: FileLimits) -> bytes | Refused:
     if upload.size is not None and upload.size > limits.image_bytes:
-        return name, _too_big(upload.size, limits)
-    return name, upload.read()
-
-
-def _too_big(size: int, limits: _Limits) -> _Refused:
-    return _Refused(
-        Code.IMAGE_TOO_LARGE,
-        f"The file has {size:,} bytes; the limit is {limits.image_bytes:,} bytes per image.",
-    )
-
-
-def _is_junk(path: str) -> bool:
-    """Folders and what archivers add beside the files (macOS resource forks, hidden files)."""
-    parts = path.split("/")
-    return parts[0] == "__MACOSX" or parts[-1].startswith(".") or path.endswith("/")
-
-
-def _zip_entries(
-    upload: File, zip_name: str, limits: _Limits, budget: int
-) -> Iterator[tuple[str, bytes | _Refused]]:
-    try:
-        archive = zipfile.ZipFile(upload)
-    except (zipfile.BadZipFile, OSError, EOFError):
-        yield zip_name, _Refused(Code.BAD_ZIP, "The zip archive is damaged and cannot be opened.")
-        return
-    with archive:
-        entries = [info for info in archive.infolist() if not info.is_dir() and not _is_junk(info.filename)]
-        declared = sum(info.file_size for info in entries)
-        if len(entries) > budget:
-            yield (
-                zip_name,
-                _Refused(
-                    Code.TOO_MANY_FILES,
-                    f"The archive holds {len(entries)} files; at most {budget} more are accepted in this upload.",
-                ),
-            )
-        elif declared > limits.zip_bytes:
-            yield (
-                zip_name,
-                _Refused(
-                    Code.ZIP_TOO_LARGE,
-                    f"The archive unpacks to {declared:,} bytes; the limit is {limits.zip_bytes:,} bytes.",
-                ),
-            )
-        else:
-            for info in entries:
-                yield info.filename, _read_entry(archive, info, limits)
-
-
-def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: _Limits) -> bytes | _Refused:
-    if info.file_size > limits.image_bytes:
-        return _too_big(info.file_size, limits)
-    try:
-        with archive.open(info) as entry:
-            data = entry.read(limits.image_bytes + 1)  # the declared size may lie: never read past the cap
-    except (zipfile.BadZipFile, RuntimeError, NotImplementedError, zlib.error, OSError, EOFError):
-        return _Refused(
-            Code.BAD_ZIP, "This entry cannot be unpacked (damaged, encrypted or an unknown method)."
-        )
-    if len(data) > limits.image_bytes:
-        return _too_big(len(data), limits)
-    return data
-
-
-# --- Checking one image ----------------------------------------------------------------------------------
-
-
-def _inspect(data: bytes, limits: _Limits) -> _Checked:
-    if not data:
-        raise _Refused(Code.NOT_AN_IMAGE, "The file is empty.")
-    try:
-        with PILImage.open(io.BytesIO(data)) as probe:
-            fmt, (width, height) = probe.format, probe.size
-            _check_header(fmt, width, height, limits)  # before anything is decoded
-            probe.verify()
-        with PILImage.open(io.BytesIO(data)) as image:
-            image.load()
-            return _upright(image, data, "JPEG" if fmt == "MPO" else fmt)
-    except _Refused:
-        raise
-    except PILImage.DecompressionBombError:
-        raise _Refused(Code.TOO_MANY_PIXELS, _pixels_message(limits)) from None
-    except UnidentifiedImageError:
-        raise _Refused(
-            Code.NOT_AN_IMAGE, "This is not an image file Pillow can read; upload JPEG, PNG or WebP."
-        ) from None
-    except Exception:
-        # Damaged image data makes Pillow raise many different types (OSError, SyntaxError, ValueError,
-        # struct.error, ...). Whatever the type, it is bad input, never a server error.
-        raise _Refused(Code.NOT_AN_IMAGE, "The image data is damaged or truncated.") from None
-
-
-def _check_header(fmt: str | None, width: int, height: int, limits: _Limits) -> None:
-    if fmt not in ALLOWED_FORMATS:
-        raise _Refused(
-            Code.FORMAT_NOT_ALLOWED, f"{fmt or 'This'} files are not accepted; upload JPEG, PNG or WebP."
-        )
-    if width * height > limits.pixels:
-        raise _Refused(Code.TOO_MANY_PIXELS, f"The image is {width}x{height}; " + _pixels_message(limits))
-
-
-def _pixels_message(limits: _Limits) -> str:
-    return f"images may have at most {limits.pixels:,} pixels."
-
-
-def _upright(image: PILImage.Image, data: bytes, fmt: str) -> _Checked:
-    """Apply the EXIF orientation, so that boxes drawn on the stored image mean what the camera saw."""
-    orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
-    stored = data
-    if orientation in range(2, 9):
-        image = ImageOps.exif_transpose(image)
-        stored = _encode(image, fmt)
-    return _Checked(
-        data=stored,
-        content_hash=hashlib.sha256(data).hexdigest(),
-        format=fmt,
-        width=image.width,
-        height=image.height,
-    )
-
-
-def _encode(image: PILImage.Image, fmt: str) -> bytes:
-    options: dict[str, Any] = {"exif": image.getexif()}  # without the orientation tag now
-    if image.info.get("icc_profile"):
-        options["icc_profile"] = image.info["icc_profile"]
-    if fmt in ("JPEG", "WEBP"):
-        options["quality"] = 95
-    if fmt == "JPEG" and image.mode not in ("RGB", "L", "CMYK"):
-        image = image.convert("RGB")
-    buffer = io.BytesIO()
-    image.save(buffer, format=fmt, **options)
-    return buffer.getvalue()
+        return too_big(upload.size, limits)
+    return upload.read()
 
 
 # --- Storing one image -------------------------------------------------------------------------------------
 
 
 @transaction.atomic
-def _store(*, collection: Collection, name: str, checked: _Checked, split: str, uploaded_by: Any) -> Image:
-    if len(name) > NAME_MAX_LENGTH:
-        raise _Refused(Code.FILE_NAME_TOO_LONG, f"File names may have at most {NAME_MAX_LENGTH} characters.")
+def _store(
+    *, collection: Collection, name: str, checked: CheckedImage, split: str, uploaded_by: Any
+) -> Image:
     _refuse_duplicates(collection, name, checked.content_hash)
     image = Image(
         collection=collection,
@@ -304,7 +158,7 @@ def _store(*, collection: Collection, name: str, checked: _Checked, split: str, 
         uploaded_by=uploaded_by,
     )
     image.file.save(
-        f"{checked.content_hash[:32]}.{ALLOWED_FORMATS[checked.format]}",
+        f"{checked.content_hash[:32]}.{checked.extension}",
         ContentFile(checked.data),
         save=False,
     )
@@ -321,13 +175,13 @@ def _store(*, collection: Collection, name: str, checked: _Checked, split: str, 
 def _refuse_duplicates(collection: Collection, name: str, content_hash: str) -> None:
     same = Image.objects.filter(collection=collection, content_hash=content_hash).first()
     if same is not None:
-        raise _Refused(
+        raise Refused(
             Code.DUPLICATE_IMAGE,
             f"The same image is already in this collection as {same.original_name!r}.",
         )
     named = Image.objects.filter(collection=collection, original_name=name).first()
     if named is not None:
-        raise _Refused(
+        raise Refused(
             Code.IMAGE_NAME_TAKEN,
             f"Another image named {name!r} is already in this collection; rename the file.",
         )

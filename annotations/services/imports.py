@@ -11,17 +11,26 @@ replaces what was there); any other record creates an image without pixels, size
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from django.conf import settings
 from django.core.files.base import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotations.formats import Numbered, RecordError, coco_place, coco_records, jsonl_records
+from annotations.formats import (
+    Numbered,
+    RecordError,
+    coco_parse,
+    coco_place,
+    coco_records,
+    has_control_characters,
+    jsonl_records,
+    record_size_error,
+)
 from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
@@ -105,7 +114,10 @@ def _failed(message: str) -> JobFailed:
 def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numbered | RecordError]]:
     """The number of records (bad ones included) and the records, numbered as the errors name them."""
     if job.format == SceneFormat.COCO:
-        document = _coco_document(job)
+        with job.file.open("rb") as handle:
+            document, unreadable = coco_parse(handle.read(), settings.JSON_MAX_DEPTH)
+        if unreadable is not None:
+            return 0, [unreadable]
         records, errors = coco_records(document, index.core.type_index)
         images = document.get("images") if isinstance(document, dict) else None
         return len(images) if isinstance(images, list) else 0, [*errors, *records]
@@ -116,15 +128,7 @@ def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numb
 
 def _jsonl_lines(job: ImportJob) -> Iterator[Numbered | RecordError]:
     with job.file.open("rb") as handle:
-        yield from jsonl_records(handle)
-
-
-def _coco_document(job: ImportJob) -> Any:
-    with job.file.open("rb") as handle:
-        try:
-            return json.load(handle)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise _failed(f"The COCO file is not valid JSON: {exc}") from None
+        yield from jsonl_records(handle, settings.JSON_MAX_DEPTH)
 
 
 # --- Validating --------------------------------------------------------------------------------------------
@@ -138,6 +142,7 @@ def _validate(
     sizes = {
         name: (w, h) for name, w, h in job.collection.images.values_list("original_name", "width", "height")
     }
+    limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
     seen: dict[str, int] = {}
     scenes: list[Scene] = []
     errors: list[RecordError] = []
@@ -150,6 +155,9 @@ def _validate(
         else:
             number, record = item
             try:
+                too_large = record_size_error(record, *limits)
+                if too_large is not None:
+                    raise SceneError(too_large[1], where=f"{place(number)}.{too_large[0]}")
                 scene = parse_scene(record, index.core, where=place(number))
                 _check_against_collection(scene, sizes, seen, place)
             except SceneError as exc:
@@ -171,6 +179,10 @@ def _validate(
 def _check_against_collection(
     scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int], place: Callable[[int], str]
 ) -> None:
+    if has_control_characters(scene.image):
+        raise SceneError(
+            "image names may not contain control characters (a NUL, a line break)", where="image"
+        )
     if len(scene.image) > NAME_MAX_LENGTH:
         raise SceneError(f"image names have at most {NAME_MAX_LENGTH} characters", where="image")
     if scene.image in seen:

@@ -47,7 +47,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     # The filters without the page number, for the pagination links.
     query = request.GET.copy()
     query.pop("page", None)
-    actions = allowed_actions(request.user)
+    actions = allowed_actions(request.user, collection)
     context = {
         **collection_summary(collection),
         "actions": actions,
@@ -73,7 +73,7 @@ def upload(request: HttpRequest, collection_id: int) -> HttpResponse:
     """Store the good files, refuse the bad ones by name; the result is shown once on the collection page
     (post/redirect/get, so a reload does not upload again)."""
     collection = collection_or_404(request.user, collection_id)
-    require(request.user, "image.upload")
+    require(request.user, "image.upload", collection)
     back = reverse("frontend:collection", args=[collection.pk]) + "#upload"
     # More files than DATA_UPLOAD_MAX_NUMBER_FILES never reach this view: Django's CSRF check parses the
     # body first and answers 400. The page's script (upload_form.js) counts the files before sending.
@@ -104,7 +104,7 @@ def _upload_summary(result: Any) -> dict[str, Any]:
 @require_POST
 def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = collection_or_404(request.user, collection_id)
-    require(request.user, "import.create")
+    require(request.user, "import.create", collection)
     form = ImportForm(request.POST, request.FILES)
     if not form.is_valid():
         for field, errors in form.errors.items():
@@ -127,7 +127,7 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 def import_detail(request: HttpRequest, job_id: int) -> HttpResponse:
     """The job as it is now; the page's script polls the API until it is done or failed."""
     job = import_or_404(request.user, job_id)
-    require(request.user, "import.read")
+    require(request.user, "import.read", job.collection)
     return render(
         request,
         "frontend/import.html",

@@ -14,7 +14,7 @@ from django.http import Http404
 
 from accounts.roles import OPERATIONS, Role, may, roles_of
 from annotations.models import Collection, Image, ImportJob
-from annotations.selectors.collections import access_collection
+from annotations.selectors.collections import access_collection, member_may
 from annotations.selectors.images import access_image
 from annotations.selectors.imports import access_import
 from vtt_site.errors import NotFoundError
@@ -29,9 +29,10 @@ ACTIONS = {
 }
 
 
-def allowed_actions(user: Any) -> dict[str, bool]:
-    """{"annotate": True, "review": False, ...} for a member of a collection (scope is checked apart)."""
-    return {action: may(user, operation) for action, operation in ACTIONS.items()}
+def allowed_actions(user: Any, collection: Collection | None = None) -> dict[str, bool]:
+    """{"annotate": True, "review": False, ...}: by the user's roles, and inside a collection by the role
+    their membership there grants (decision 0006)."""
+    return {action: allowed(user, operation, collection) for action, operation in ACTIONS.items()}
 
 
 # How a 403 page names what was refused (the operation's code otherwise).
@@ -46,8 +47,14 @@ DOINGS = {
 }
 
 
-def require(user: Any, operation: str) -> None:
-    if not may(user, operation):
+def allowed(user: Any, operation: str, collection: Collection | None = None) -> bool:
+    if collection is None:
+        return may(user, operation)
+    return member_may(user=user, collection=collection, operation=operation)
+
+
+def require(user: Any, operation: str, collection: Collection | None = None) -> None:
+    if not allowed(user, operation, collection):
         roles = ", ".join(sorted(roles_of(user))) or "none"
         needed = " or ".join(sorted(role for role in OPERATIONS[operation] if role != Role.ADMIN)) or "admin"
         doing = DOINGS.get(operation, operation)

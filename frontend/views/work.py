@@ -16,19 +16,18 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.roles import may
 from annotations.models import Image, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import vocabulary_document
 from annotations.services.annotation import holds_image
 from annotations.services.queues import annotation_next, review_next
-from frontend.views.common import collection_or_404, image_or_404, require
+from frontend.views.common import allowed, collection_or_404, image_or_404, require
 
 
 def _take_next(request: HttpRequest, collection_id: int, operation: str, take, page: str, waiting: str):
     """Lease the next image of a queue and open its working page, or say that nothing is waiting."""
     collection = collection_or_404(request.user, collection_id)
-    require(request.user, operation)
+    require(request.user, operation, collection)
     image = take(collection=collection, user=request.user)
     if image is None:
         messages.info(request, f"No image of {collection.name} is waiting {waiting}.")
@@ -60,7 +59,7 @@ def review_next_view(request: HttpRequest, collection_id: int) -> HttpResponse:
 def _held_page(request: HttpRequest, image_id: int, stage: Stage, operation: str, mode: str, queue: str):
     """The working page of an image the user holds in `stage`; otherwise its read-only view."""
     image = image_or_404(request.user, image_id)
-    require(request.user, operation)
+    require(request.user, operation, image.collection)
     if not holds_image(image, request.user, stage):
         messages.warning(request, f"You do not hold {image.original_name}: take it with “{queue}”.")
         return redirect("frontend:image", image_id=image.pk)
@@ -84,9 +83,13 @@ def review(request: HttpRequest, image_id: int) -> HttpResponse:
 def image_view(request: HttpRequest, image_id: int) -> HttpResponse:
     """Any member may look at an image; whoever holds its lease is sent to the page to work on it."""
     image = image_or_404(request.user, image_id)
-    if holds_image(image, request.user, Stage.ANNOTATE) and may(request.user, "annotation.save"):
+    if holds_image(image, request.user, Stage.ANNOTATE) and allowed(
+        request.user, "annotation.save", image.collection
+    ):
         return redirect("frontend:annotate", image_id=image.pk)
-    if holds_image(image, request.user, Stage.REVIEW) and may(request.user, "review.decide"):
+    if holds_image(image, request.user, Stage.REVIEW) and allowed(
+        request.user, "review.decide", image.collection
+    ):
         return redirect("frontend:review", image_id=image.pk)
     return _work_page(request, image, "view")
 

@@ -357,3 +357,59 @@ def test_a_failure_while_writing_leaves_nothing_behind(collection, monkeypatch):
     job = run_import(collection, scenes_text(3))
     assert (job.status, job.errors[0]["line"]) == ("failed", None)
     assert not Image.objects.exists()
+
+
+# --- Hostile and careless files (issue 11, item 6) ---------------------------------------------------------
+
+
+def run_import_bytes(collection, data: bytes, fmt="jsonl") -> ImportJob:
+    job = import_create(
+        collection=collection, format=fmt, file=ContentFile(data, name=f"scenes.{fmt}"), start=False
+    )
+    return import_run(job_id=job.pk)
+
+
+def test_every_kind_of_bad_line_says_what_and_where_and_nothing_is_written(collection):
+    good = jsonl_line(record("good.jpg")).encode()
+    lines = [
+        good,
+        b'{"image": "caf\xe9.jpg"}\n',  # Latin-1, not UTF-8
+        jsonl_line(record("nul\x00name.jpg")).encode(),
+        jsonl_line(record("big.jpg", objects=[{"id": "x", "type": "person", "bbox": [1, 1, 5, 5]}]))
+        .replace("[1, 1, 5, 5]", "[" + "9" * 400 + ", 1, 5, 5]")
+        .encode(),
+        b"[" * 1000 + b"]" * 1000 + b"\n",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\n",  # a binary file's bytes
+    ]
+    job = run_import_bytes(collection, b"".join(lines))
+    assert job.status == "failed"
+    by_line = {error["line"]: error["message"] for error in job.errors}
+    assert "on the server" not in " ".join(by_line.values())
+    assert by_line[2].startswith("not UTF-8 text (byte 15")
+    assert by_line[3].startswith("image: image names may not contain control characters")
+    assert "is too large" in by_line[4]
+    assert "nested at most 64 levels" in by_line[5]
+    assert by_line[6].startswith("not UTF-8 text")
+    assert by_line[7].startswith("not valid JSON")
+    assert 1 not in by_line and {2, 3, 4, 5, 6, 7} <= set(by_line)
+    assert not Image.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (
+            b'{"images": [{"id": 1, "width": ' + b"9" * 400 + b"}]}",
+            "the COCO file is refused at line 1 column 32",
+        ),
+        (b"[" * 1000 + b"]" * 1000, "nested at most 64 levels"),
+        (b"\xff\xfe{}", "the COCO file is not UTF-8 text (byte 1"),
+        (b'{"images":\n [1,, 2]}', "not valid JSON (Expecting value at line 2 column 5)"),
+    ],
+)
+def test_a_bad_coco_file_says_where(collection, data, expected):
+    job = run_import_bytes(collection, data, fmt="coco")
+    assert job.status == "failed"
+    [error] = job.errors
+    assert error["line"] is None and expected in error["message"], error
+    assert not Image.objects.exists()

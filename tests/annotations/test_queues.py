@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import Role
-from annotations.models import Image, Stage
+from annotations.models import Image, MemberRole, Stage
 from annotations.selectors.collections import training_images
 from tests.annotations.conftest import SCENE
 from tests.factories import ImageFactory, MembershipFactory, UserFactory
@@ -118,9 +118,12 @@ def test_the_returned_image_comes_before_a_free_one(api, annotator, reviewer, co
 def test_an_annotator_cannot_review_their_own_work(api, users, collection):
     both = UserFactory(role=Role.ANNOTATOR, username="both")
     both.groups.add(users[Role.REVIEWER].groups.get())
-    MembershipFactory(collection=collection, user=both)
+    membership = MembershipFactory(collection=collection, user=both, role=MemberRole.ANNOTATOR)
     image = ImageFactory(collection=collection)
     annotate_and_submit(api, both, taken_id(take(api, both, collection)))
+    # A membership grants one role (decision 0006): made a reviewer here after annotating.
+    membership.role = MemberRole.REVIEWER
+    membership.save()
     assert take(api, both, collection, "review").status_code == 204
     Image.objects.filter(pk=image.pk).update(
         lease_holder=both, lease_expires_at=timezone.now() + timedelta(hours=1)

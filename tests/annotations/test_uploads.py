@@ -157,12 +157,32 @@ def test_a_zip_is_unpacked_skipping_folders_and_mac_metadata_and_naming_bad_entr
         api, annotator, collection, upload("batch.zip", archive), upload("loose.png", image_bytes())
     )
     assert response.status_code == 201
-    assert [c["original_name"] for c in response.json()["created"]] == [
-        "street/one.png",
-        "street/two.webp",
-        "loose.png",
-    ]
-    assert rejected(response) == {"street/readme.txt": "not_an_image"}
+    assert [c["original_name"] for c in response.json()["created"]] == ["one.png", "two.webp", "loose.png"]
+    assert rejected(response) == {"readme.txt": "not_an_image"}
+
+
+def test_zip_entry_names_are_reduced_to_a_safe_base_name_and_every_refusal_is_listed(
+    api, annotator, collection
+):
+    """Issue 11, item 7: no path survives in a name (so neither does the export), and no entry vanishes."""
+    archive = zip_bytes(
+        {
+            "../../up.png": image_bytes(color=(1, 1, 1)),
+            "/tmp/absolute.png": image_bytes(color=(2, 2, 2)),
+            "ok/../../inside.png": image_bytes(color=(3, 3, 3)),
+            "..\\..\\windows.png": image_bytes(color=(4, 4, 4)),
+            "new\nline.png": image_bytes(color=(5, 5, 5)),
+            "dir/..": image_bytes(color=(6, 6, 6)),
+        }
+    )
+    response = post(api, annotator, collection, upload("paths.zip", archive))
+    assert response.status_code == 201, response.content
+    created = sorted(c["original_name"] for c in response.json()["created"])
+    assert created == ["absolute.png", "inside.png", "up.png", "windows.png"]
+    refusals = rejected(response)
+    assert refusals == {"new?line.png": "invalid_file_name", "dir/..": "invalid_file_name"}
+    names = set(Image.objects.values_list("original_name", flat=True))
+    assert not any("/" in name or "\\" in name or ".." in name for name in names)
 
 
 def test_a_zip_bomb_is_refused_before_unpacking(api, annotator, collection, settings):

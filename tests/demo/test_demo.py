@@ -9,6 +9,7 @@ import stat
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.test import RequestFactory
 
 from annotations.models import Collection, Image, ObjectAnnotation, Split, Stage
 from demo import services as demo
@@ -40,7 +41,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert "http://demo.example/" in first
     for username, password in credentials.items():
         assert f"{username}" in first and password in first
-        assert authenticate(username=username, password=password) is not None
+        assert authenticate(RequestFactory().post("/login/"), username=username, password=password)
 
     collection = Collection.objects.get(name=demo.COLLECTION_NAME)
     images = collection.images

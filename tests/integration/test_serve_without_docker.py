@@ -55,7 +55,11 @@ def test_make_serve_runs_web_and_worker(served):
     base, log, process = served
     wait_for(lambda: call(base, "/readyz")[0] == 200, 120, "/readyz to answer 200", log)
     ready = json.loads(call(base, "/readyz")[1])
-    assert ready["checks"] == {"database": {"ok": True, "vendor": "postgresql"}, "broker": {"ok": True}}
+    assert ready["checks"] == {
+        "database": {"ok": True, "vendor": "postgresql"},
+        "broker": {"ok": True},
+        "cache": {"ok": True},
+    }
     status, css = call(base, "/static/frontend/site.css")
     assert status == 200 and b"--accent" in css
 

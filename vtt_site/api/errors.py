@@ -19,12 +19,14 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from engine.core.errors import EngineError
-from vtt_site.errors import ApplicationError, CommonErrorCode
+from vtt_site.broker import BROKER_DOWN
+from vtt_site.errors import ApplicationError, CommonErrorCode, ServiceUnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +43,12 @@ def error_body(code: StrEnum | str, message: str, fields: dict[str, Any] | None 
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    if isinstance(exc, KombuOperationalError):
+        # The broker went away between the readiness check and the queueing of the task.
+        logger.error("The task broker is unavailable: %s", exc.__class__.__name__)
+        exc = ServiceUnavailableError(BROKER_DOWN)
+    if isinstance(exc, ServiceUnavailableError):
+        return Response(exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ApplicationError):
         return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, EngineError):

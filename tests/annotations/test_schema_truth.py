@@ -1,0 +1,72 @@
+"""Issue 11, item 8: the disagreements schema fuzzing found between docs/openapi.yaml and the API, each
+pinned: the empty `?stage=`, PATCH of an image without `split`, the documented 409s of token creation,
+no form bodies for JSON operations, send back needs a comment, an import file must not be empty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from annotations.models import Image
+from tests.annotations.images import upload
+from tests.factories import ImageFactory
+
+SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text())
+PATHS = SCHEMA["paths"]
+
+
+def test_only_upload_and_import_take_form_bodies():
+    form_bodies = {
+        (path, method)
+        for path, operations in PATHS.items()
+        for method, operation in operations.items()
+        if isinstance(operation, dict)
+        and set(operation.get("requestBody", {}).get("content", {})) - {"application/json"}
+    }
+    assert form_bodies == {
+        ("/api/v1/collections/{collection_id}/images/", "post"),
+        ("/api/v1/collections/{collection_id}/imports/", "post"),
+    }
+
+
+def test_the_schema_states_the_rules():
+    assert "409" in PATHS["/api/v1/tokens/"]["post"]["responses"]
+    decision = PATHS["/api/v1/images/{image_id}/review/"]["post"]["requestBody"]["content"][
+        "application/json"
+    ]
+    send_back = [
+        v for v in decision["schema"]["oneOf"] if v["properties"]["decision"]["enum"] == ["send_back"]
+    ]
+    assert send_back[0]["required"] == ["decision", "comment"]
+    import_form = SCHEMA["components"]["schemas"]["ImportCreateRequest"]["properties"]["file"]
+    assert import_form["minLength"] == 1
+
+
+@pytest.mark.django_db
+def test_an_empty_enum_filter_is_refused(api, annotator, collection):
+    client = api.as_user(annotator)
+    assert client.get(f"/api/v1/collections/{collection.pk}/images/?stage=").status_code == 400
+    assert client.get(f"/api/v1/collections/{collection.pk}/images/?split=").status_code == 400
+    assert client.get(f"/api/v1/collections/{collection.pk}/images/").status_code == 200
+    assert client.get(f"/api/v1/collections/{collection.pk}/export/jsonl/?stage=").status_code == 400
+
+
+@pytest.mark.django_db
+def test_patch_of_an_image_without_split_changes_nothing(api, reviewer, collection):
+    image = ImageFactory(collection=collection)
+    response = api.as_user(reviewer).patch(f"/api/v1/images/{image.pk}/", {}, format="json")
+    assert response.status_code == 200
+    assert Image.objects.get(pk=image.pk).split == image.split
+
+
+@pytest.mark.django_db
+def test_an_empty_import_file_is_refused(api, reviewer, collection):
+    response = api.as_user(reviewer).post(
+        f"/api/v1/collections/{collection.pk}/imports/",
+        {"file": upload("empty.jsonl", b""), "format": "jsonl"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "file" in response.json()["fields"]
