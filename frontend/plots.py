@@ -101,7 +101,7 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
         h = span_y * n / tallest
         x = left + b * bar
         start = low + b * width
-        name = str(start) if width == 1 else f"{start}–{start + width - 1}"
+        name = str(start) if width == 1 else f"{start}\u2013{start + width - 1}"
         parts.append(
             _html(
                 '<rect class="plot-bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{}: {}</title></rect>',

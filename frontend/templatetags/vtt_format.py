@@ -9,7 +9,7 @@ register = template.Library()
 
 @register.filter
 def percent(value, digits: int = 0) -> str:
-    """0.4567 -> "46%" ("–" when there is no value)."""
+    """0.4567 -> "46%" (a dash when there is no value)."""
     if value is None or value == "":
-        return "–"
+        return "\u2013"
     return f"{float(value):.{int(digits)}%}"

@@ -9,14 +9,6 @@ import re
 import pytest
 
 from accounts.roles import Role
-from tests.truthing.conftest import (  # noqa: F401 (fixtures)
-    annotated_test_images,
-    make_test,
-    no_checks_unless_asked,
-    operators,
-    statistics,
-    unannotated_test_images,
-)
 from truthing.models import Disagreement, DisagreementState, Stream, StreamState, TestState
 from truthing.selectors import work_view
 from truthing.services import tests as test_services
@@ -110,7 +102,7 @@ def test_a_check_opens_on_the_same_page_without_undo(
 def test_a_reviewer_adjudicates_on_the_queue_page_and_the_stream_goes_back(
     client, settings, make_test, unannotated_test_images, operators, users
 ):
-    test, stream, _ = _disagreement(settings, make_test, unannotated_test_images, operators)
+    _, stream, _ = _disagreement(settings, make_test, unannotated_test_images, operators)
     disagreement = Disagreement.objects.get()
     client.force_login(users[Role.REVIEWER])
     page = client.get("/truthing/disagreements/")
