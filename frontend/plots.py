@@ -71,7 +71,7 @@ def count_bars(rows: Sequence[tuple[str, int]], *, label: str) -> SafeString:
 
 def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> SafeString:
     """How many values fall on each integer (in at most 20 equal bins), as vertical bars."""
-    height, bottom, left = 190, 30, 36
+    height, bottom, left = 196, 38, 36
     if not values:
         return _svg(60, label, _html('<text class="plot-label" x="10" y="34">no {} yet</text>', unit))
     low, high = min(values), max(values)
@@ -80,13 +80,13 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
     count = (high - low) // width + 1
     tallest = max(bins.values())
     span_x, span_y = WIDTH - left - 10, height - bottom - TOP
-    bar = span_x / count
+    bar = min(span_x / count, 48.0)  # one or two bins stay bars, not walls
     parts = [
         _html(
             '<line class="plot-axis" x1="{}" y1="{}" x2="{}" y2="{}"></line>',
             left,
             height - bottom,
-            WIDTH - 10,
+            left + max(bar * count, 120.0),
             height - bottom,
         ),
         _html(
@@ -125,8 +125,8 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
     parts.append(
         _html(
             '<text class="plot-label" x="{}" y="{}" text-anchor="middle">{}</text>',
-            left + span_x / 2,
-            height - 2,
+            left + bar * count / 2,
+            height - 4,
             unit,
         )
     )

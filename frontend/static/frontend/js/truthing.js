@@ -31,6 +31,10 @@ const background = fileUrl
   : make("rect", { ...size, class: "no-picture" });
 if (fileUrl) {
   background.addEventListener("load", () => (document.body.dataset.imageLoaded = "true"), { once: true });
+  background.addEventListener("error", () => {
+    svg.classList.add("broken");
+    showError("The picture did not load: you may not be a member of its collection (ask an admin), or the server is unreachable. Answer nothing you cannot see: leave the work.");
+  }, { once: true });
 }
 const regionLayer = make("g", { class: "regions" });
 const hoverLayer = make("g", { class: "regions hover" });
