@@ -104,6 +104,8 @@ def _or_404(selector, **kwargs):
 
 # --- adjudication (reviewers) ----------------------------------------------------------------------
 
+ADJUDICATION_PAGE = 50  # the oldest first; deciding them brings the next
+
 
 @login_required
 @require_GET
@@ -111,7 +113,7 @@ def disagreements(request: HttpRequest) -> HttpResponse:
     """Every open disagreement with its image, the question's region and both answers."""
     require(request.user, "truthing.disagreement.list")
     rows = []
-    for disagreement in selectors.disagreement_list()[:50]:
+    for disagreement in selectors.disagreement_list().select_related("step__answered_by")[:ADJUDICATION_PAGE]:
         step = disagreement.step
         image = step.stream.test_image.image
         region = (step.question.get("region") or {}).get("box")

@@ -188,6 +188,9 @@ def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     assert card.get_by_test_id("checker").inner_text() == "no"
     assert card.locator("svg rect.region.pending").count() == 1
     shot(review, "adjudication")
+    review.set_viewport_size({"width": 390, "height": 844})
+    assert review.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(review, "adjudication-phone")
     card.get_by_test_id("decide-no").click()
     assert "cut after it and proposed again" in review.inner_text(".messages")
     assert review.get_by_test_id("empty").is_visible()
