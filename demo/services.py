@@ -3,7 +3,8 @@
 Passwords are random, generated the first time and kept in VAR_DIR/demo-credentials.json (never in the
 repository) so that every later run can print them again without touching the users. The collection's
 images are rendered by `demo.synthetic` and stored exactly as uploads are; their scene graphs
-come in through the import, as an already reviewed dataset. A second run only finds what exists.
+come in through the import, as an already reviewed dataset. Two tests show truthing: one published,
+truthed by the oracle, and one waiting for the demo operator. A second run only finds what exists.
 """
 
 from __future__ import annotations
@@ -15,10 +16,13 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
 
 from accounts.roles import Role
 from accounts.services import user_create_with_role
@@ -28,6 +32,9 @@ from annotations.services.collections import collection_create, membership_set
 from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
+from truthing.models import Test, TestState
+from truthing.services.automatic import truth_automatically
+from truthing.services.tests import publish_blockers, test_create, test_publish, test_start
 from vtt_site.errors import ApplicationError
 
 COLLECTION_NAME = "Demo street scenes"
@@ -145,3 +152,89 @@ def _import_reviewed(collection: Collection, scenes: list[dict]) -> None:
         raise ApplicationError(
             "demo_import_failed", f"The demo scene graphs did not import: {job.errors[:3]}"
         )
+
+
+# --- tests: one published (truthed by the oracle), one waiting for the demo operator ------------------
+
+AUTOMATIC_TEST = "Demo test, truthed by the oracle"
+OPERATOR_TEST = "Demo test for the operator"
+AUTOMATIC_IMAGES = 6  # the first test images of the collection (all have a reviewed scene graph)
+BLIND_IMAGES = 3  # rendered test images whose scene graphs are never imported: operators truth them
+
+
+@dataclass(frozen=True)
+class DemoTests:
+    published: Test
+    truthing: Test
+    note: str = ""
+
+
+def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username: str = "admin") -> DemoTests:
+    """A published test truthed by the oracle and a test being truthed by operators, so that a newcomer
+    sees the whole flow (docs/guides/operator.md). Made once; a later run only finds them (and finishes
+    what a stopped run left undone)."""
+    admin = get_user_model().objects.filter(username=admin_username).first()
+    note = ""
+    published = Test.objects.filter(name=AUTOMATIC_TEST).first()
+    if published is None:
+        images = list(
+            collection.images.filter(
+                split=Split.TEST, annotated_at__isnull=False, original_name__startswith="demo-"
+            )
+            .order_by("original_name")
+            .values_list("pk", flat=True)[:AUTOMATIC_IMAGES]
+        )
+        published = test_create(
+            name=AUTOMATIC_TEST,
+            description="Every image has a reviewed scene graph, so the oracle answered every question.",
+            statistics=statistics,
+            image_ids=images,
+            seed=SEED,
+            created_by=admin,
+        )
+    if published.state != TestState.PUBLISHED:
+        # No gold checks on the demo's own published test: it is published at once, without anyone
+        # answering them (the operator test below gets its checks as configured).
+        vtt = {**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}
+        with override_settings(VTT=vtt):
+            if published.state == TestState.DRAFT:
+                published = test_start(test=published)
+            truth_automatically(test_id=published.pk)
+        published.refresh_from_db()
+        blockers = publish_blockers(published)
+        if blockers:
+            note = f"{AUTOMATIC_TEST} is not published yet: {'; '.join(blockers)}."
+        else:
+            published = test_publish(test=published)
+
+    truthing = Test.objects.filter(name=OPERATOR_TEST).first()
+    if truthing is None:
+        truthing = test_create(
+            name=OPERATOR_TEST,
+            description="Test images without a scene graph: the demo operator truths them (Truthing, "
+            "Take next).",
+            statistics=statistics,
+            image_ids=[image.pk for image in _blind_images(collection)],
+            seed=SEED,
+            created_by=admin,
+        )
+    if truthing.state == TestState.DRAFT:
+        truthing = test_start(test=truthing)
+    return DemoTests(published=published, truthing=truthing, note=note)
+
+
+def _blind_images(collection: Collection) -> list[Any]:
+    """Rendered test images uploaded without their scene graphs (nobody has annotated them)."""
+    from demo.synthetic import generate_scenes
+    from demo.synthetic.render import render_scene
+
+    scenes = list(generate_scenes(BLIND_IMAGES, SEED + 2, prefix="demo-blind"))
+    names = [scene["image"] for scene in scenes]
+    present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))
+    missing = [_png(scene, render_scene) for scene in scenes if scene["image"] not in present]
+    if missing:
+        result = image_upload(collection=collection, files=missing, split=Split.TEST)
+        if result.rejected:
+            first = result.rejected[0]
+            raise ApplicationError(first.code, f"Demo image {first.file} was refused: {first.message}")
+    return list(collection.images.filter(original_name__in=names).order_by("original_name"))

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, collections, home, work
+from frontend.views import account, collections, home, truthing, work
 
 app_name = "frontend"
 
@@ -34,4 +34,19 @@ urlpatterns = [
     path("images/<int:image_id>/", work.image_view, name="image"),
     path("images/<int:image_id>/annotate/", work.annotate, name="annotate"),
     path("images/<int:image_id>/review/", work.review, name="review"),
+    # Truthing: the operator's work, adjudication, tests and their cards, operators' statistics
+    path("truthing/", truthing.work_home, name="truthing"),
+    path("truthing/next/", truthing.work_next, name="truthing-next"),
+    path("truthing/streams/<int:stream_id>/", truthing.stream_work, name="truthing-stream"),
+    path("truthing/checks/<int:check_id>/", truthing.check_work, name="truthing-check"),
+    path("truthing/disagreements/", truthing.disagreements, name="disagreements"),
+    path(
+        "truthing/disagreements/<int:disagreement_id>/decide/",
+        truthing.disagreement_decide,
+        name="disagreement-decide",
+    ),
+    path("truthing/operators/", truthing.operator_statistics, name="operators"),
+    path("tests/", truthing.test_list, name="tests"),
+    path("tests/<int:test_id>/", truthing.test_detail, name="test"),
+    path("tests/<int:test_id>/<slug:action>/", truthing.test_transition, name="test-transition"),
 ]

@@ -44,6 +44,17 @@ DOINGS = {
     "image.upload": "uploading images",
     "import.create": "importing scene graphs",
     "import.read": "following imports",
+    "truthing.queue.next": "truthing tests",
+    "truthing.stream.read": "truthing tests",
+    "truthing.check.read": "checking streams",
+    "truthing.disagreement.list": "adjudicating disagreements",
+    "truthing.disagreement.decide": "adjudicating disagreements",
+    "truthing.test.list": "reading tests",
+    "truthing.test.read": "reading tests",
+    "truthing.test.start": "starting tests",
+    "truthing.test.publish": "publishing tests",
+    "truthing.test.archive": "archiving tests",
+    "truthing.operators.statistics": "reading operators' statistics",
 }
 
 

@@ -14,6 +14,7 @@ from django.test import RequestFactory
 from annotations.models import Collection, Image, ObjectAnnotation, Split, Stage
 from demo import services as demo
 from engine.models import FitStatus, FittedStatistics
+from truthing.models import Test, TestState, TruthingMode
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +48,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     images = collection.images
     assert images.filter(stage=Stage.ACCEPTED, split=Split.TRAIN).count() == 6 + 5
     assert images.filter(stage=Stage.ACCEPTED, split=Split.TEST).count() == 2
-    waiting = images.filter(stage=Stage.ANNOTATE)
+    waiting = images.filter(stage=Stage.ANNOTATE, split=Split.TRAIN)
     assert waiting.count() == 3
     assert not ObjectAnnotation.objects.filter(image__in=waiting).exists()
     rendered = images.exclude(original_name__startswith="demo-graph")
@@ -63,11 +64,31 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
         "admin",
     }
 
+    # Here the fit ran when the first command's transaction committed, after the command: the tests
+    # come with the next run (with `make run` the fit is done before the command goes on).
+    assert "once the statistics are fitted" in first
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("demo_setup")
+    second = capsys.readouterr().out
+    # The two demo tests: one published by the oracle, one waiting for the operator on test images
+    # that nobody annotated (rendered, with pixels).
+    published = Test.objects.get(name=demo.AUTOMATIC_TEST)
+    assert published.state == TestState.PUBLISHED
+    assert {ti.mode for ti in published.test_images.all()} == {TruthingMode.AUTOMATIC}
+    assert published.test_images.count() == 2  # every reviewed test image, up to AUTOMATIC_IMAGES
+    truthing = Test.objects.get(name=demo.OPERATOR_TEST)
+    assert truthing.state == TestState.TRUTHING
+    blind = [ti.image for ti in truthing.test_images.select_related("image")]
+    assert len(blind) == demo.BLIND_IMAGES and all(i.file and i.split == Split.TEST for i in blind)
+    assert {ti.mode for ti in truthing.test_images.all()} == {TruthingMode.OPERATOR}
+    assert f"/tests/{published.pk}/" in second
+
     ids = set(Image.objects.values_list("pk", flat=True))
     call_command("demo_setup")
-    second = capsys.readouterr().out
+    third = capsys.readouterr().out
     assert json.loads(small_demo.read_text()) == credentials
     assert set(Image.objects.values_list("pk", flat=True)) == ids
     assert FittedStatistics.objects.count() == 1  # the training set did not change: no new fit
+    assert Test.objects.count() == 2
     for password in credentials.values():
-        assert password in second
+        assert password in third

@@ -23,6 +23,14 @@ from annotations.services.queues import annotation_next
 from demo.synthetic.render import render_scene
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.factories import PASSWORD, CollectionFactory, MembershipFactory, UserFactory
+from tests.truthing.conftest import (  # noqa: F401 (the truthing pages' tests use these fixtures)
+    annotated_test_images,
+    make_test,
+    no_checks_unless_asked,
+    operators,
+    statistics,
+    unannotated_test_images,
+)
 
 # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a thread with a
 # running loop unless told that this is deliberate.
@@ -172,3 +180,11 @@ def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | N
         "attributes": list(attributes),
         "attributes_known": True,
     }
+
+
+def shot(page: Page, name: str) -> None:
+    """A screenshot for a person to look at, when VTT_SCREENSHOTS names a folder (never in CI's way)."""
+    folder = os.environ.get("VTT_SCREENSHOTS")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        page.screenshot(path=os.path.join(folder, f"{name}.png"), full_page=True)

@@ -1,4 +1,5 @@
-"""A collection with one member per working role, for the server-rendered pages' tests."""
+"""A collection with one member per working role, for the server-rendered pages' tests; the truthing
+fixtures (a fitted collection, tests on it, operators) for the truthing pages'."""
 
 from __future__ import annotations
 
@@ -7,6 +8,14 @@ import pytest
 from accounts.roles import Role
 from annotations.models import MemberRole
 from tests.factories import CollectionFactory, MembershipFactory
+from tests.truthing.conftest import (  # noqa: F401 (the truthing pages' tests use these fixtures)
+    annotated_test_images,
+    make_test,
+    no_checks_unless_asked,
+    operators,
+    statistics,
+    unannotated_test_images,
+)
 
 
 @pytest.fixture

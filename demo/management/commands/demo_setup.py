@@ -5,7 +5,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from demo.services import demo_collection_ensure, demo_users_ensure
+from demo.services import demo_collection_ensure, demo_tests_ensure, demo_users_ensure
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
 from vtt_site.errors import ApplicationError
@@ -15,7 +15,8 @@ class Command(BaseCommand):
     help = (
         "Load the demo: the default vocabulary, one user per role (passwords kept in "
         "VAR_DIR/demo-credentials.json), a collection of synthetic street scenes, and engine statistics "
-        "fitted on its reviewed training images. Safe to run again."
+        "fitted on its reviewed training images, and two tests: one published (truthed by the oracle), one "
+        "waiting for the demo operator. Safe to run again."
     )
 
     def add_arguments(self, parser):
@@ -33,11 +34,27 @@ class Command(BaseCommand):
         statistics.refresh_from_db()
         if statistics.status == FitStatus.FAILED:
             raise CommandError(f"Fitting the demo statistics failed: {statistics.message}")
+        tests = None
+        if statistics.status == FitStatus.READY:
+            try:
+                tests = demo_tests_ensure(collection=collection, statistics=statistics)
+            except ApplicationError as exc:
+                raise CommandError(exc.message) from None
         self.stdout.write(
             f"Demo ready in {time.monotonic() - started:.1f} s: collection {collection.name!r} "
             f"(id {collection.pk}) with {collection.images.count()} images; engine statistics "
             f"{statistics.pk} {statistics.status} on {statistics.training_images.count()} training images."
         )
+        if tests is None:
+            self.stdout.write("The demo tests are made once the statistics are fitted: run this again then.")
+        else:
+            self.stdout.write(
+                f"Tests: {tests.published.name!r} ({tests.published.state}: its card is at "
+                f"{url}tests/{tests.published.pk}/) and {tests.truthing.name!r} ({tests.truthing.state}: "
+                f"log in as operator, Truthing, Take next)."
+            )
+            if tests.note:
+                self.stdout.write(tests.note)
         self.stdout.write(f"Open {url} and log in as one of (passwords are also in {credentials}):")
         for user in users:
             self.stdout.write(f"  {user.username:<14} {user.role.value:<20} {user.password}")

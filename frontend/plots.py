@@ -1,0 +1,234 @@
+"""Small server-side SVG plots for the test card (docs/decisions/0020-card-plots-hand-written-svg.md).
+
+Three shapes cover the card: horizontal bars of counts (question kinds), a histogram (stream lengths)
+and proportions with their 95% interval against a reference line (yes rate, rejected share, blind
+accuracy, where 0.5 is the point of the test). Each plot is one <svg> whose viewBox scales with the page,
+coloured by CSS classes (no style attributes: the Content-Security-Policy), with a <title> and an
+aria-label that say what it shows; the same figures are printed next to it for who would rather read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+WIDTH = 480
+ROW = 26
+LEFT = 150  # room for the row labels
+RIGHT = 70  # room for the value written after each bar
+TOP = 8
+
+
+def _html(template: str, *args: Any) -> SafeString:
+    """format_html with numbers rounded first (format_html escapes its arguments into strings, so a
+    format spec cannot apply); coordinates to a tenth of a unit are plenty for the eye."""
+    rounded = [f"{a:.1f}" if isinstance(a, float) else a for a in args]
+    return format_html(template.replace("{:.1f}", "{}"), *rounded)
+
+
+def _svg(height: int, label: str, body: SafeString) -> SafeString:
+    return _html(
+        '<svg class="plot" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}</svg>',
+        WIDTH,
+        height,
+        label,
+        label,
+        body,
+    )
+
+
+def count_bars(rows: Sequence[tuple[str, int]], *, label: str) -> SafeString:
+    """One horizontal bar per row, its length the count; the count written after it."""
+    top = max((count for _, count in rows), default=0) or 1
+    span = WIDTH - LEFT - RIGHT
+    parts = []
+    for i, (name, count) in enumerate(rows):
+        y = TOP + i * ROW
+        length = span * count / top
+        parts.append(
+            _html(
+                '<text class="plot-label" x="{}" y="{}" text-anchor="end">{}</text>'
+                '<rect class="plot-bar" x="{}" y="{}" width="{:.1f}" height="{}"></rect>'
+                '<text class="plot-value" x="{:.1f}" y="{}">{}</text>',
+                LEFT - 8,
+                y + 17,
+                name,
+                LEFT,
+                y + 4,
+                length,
+                ROW - 8,
+                LEFT + length + 6,
+                y + 17,
+                count,
+            )
+        )
+    return _svg(TOP * 2 + ROW * len(rows), label, SafeString("".join(parts)))
+
+
+def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> SafeString:
+    """How many values fall on each integer (in at most 20 equal bins), as vertical bars."""
+    height, bottom, left = 196, 38, 36
+    if not values:
+        return _svg(60, label, _html('<text class="plot-label" x="10" y="34">no {} yet</text>', unit))
+    low, high = min(values), max(values)
+    width = max(1, -(-(high - low + 1) // 20))  # ceil: at most 20 bins
+    bins = Counter((v - low) // width for v in values)
+    count = (high - low) // width + 1
+    tallest = max(bins.values())
+    span_x, span_y = WIDTH - left - 10, height - bottom - TOP
+    bar = min(span_x / count, 48.0)  # one or two bins stay bars, not walls
+    parts = [
+        _html(
+            '<line class="plot-axis" x1="{}" y1="{}" x2="{}" y2="{}"></line>',
+            left,
+            height - bottom,
+            left + max(bar * count, 120.0),
+            height - bottom,
+        ),
+        _html(
+            '<text class="plot-label" x="{}" y="{}" text-anchor="end">{}</text>',
+            left - 4,
+            TOP + 10,
+            tallest,
+        ),
+    ]
+    for b in range(count):
+        n = bins.get(b, 0)
+        h = span_y * n / tallest
+        x = left + b * bar
+        start = low + b * width
+        name = str(start) if width == 1 else f"{start}\u2013{start + width - 1}"
+        parts.append(
+            _html(
+                '<rect class="plot-bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{}: {}</title></rect>',
+                x + 1,
+                height - bottom - h,
+                max(bar - 2, 1),
+                h,
+                name,
+                n,
+            )
+        )
+        if count <= 12 or b % max(1, count // 6) == 0 or b == count - 1:
+            parts.append(
+                _html(
+                    '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                    x + bar / 2,
+                    height - bottom + 16,
+                    start,
+                )
+            )
+    parts.append(
+        _html(
+            '<text class="plot-label" x="{}" y="{}" text-anchor="middle">{}</text>',
+            left + bar * count / 2,
+            height - 4,
+            unit,
+        )
+    )
+    return _svg(height, label, SafeString("".join(parts)))
+
+
+def proportion_dots(
+    rows: Sequence[tuple[str, dict[str, Any]]], *, label: str, reference: float | None = 0.5
+) -> SafeString:
+    """Each proportion as a dot with its 95% interval on a 0 to 1 axis, and a dashed reference line."""
+    span = WIDTH - LEFT - RIGHT
+    height = TOP + ROW * len(rows) + 22
+    parts = [
+        _html(
+            '<line class="plot-axis" x1="{}" y1="{}" x2="{}" y2="{}"></line>',
+            LEFT,
+            height - 20,
+            LEFT + span,
+            height - 20,
+        )
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(
+            _html(
+                '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                LEFT + span * tick,
+                height - 5,
+                f"{tick:g}",
+            )
+        )
+    if reference is not None:
+        parts.append(
+            _html(
+                '<line class="plot-reference" x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}"></line>',
+                LEFT + span * reference,
+                TOP,
+                LEFT + span * reference,
+                height - 20,
+            )
+        )
+    for i, (name, p) in enumerate(rows):
+        y = TOP + i * ROW + ROW / 2
+        parts.append(
+            _html(
+                '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
+                LEFT - 8,
+                y + 5,
+                name,
+            )
+        )
+        if p.get("value") is None:
+            parts.append(_html('<text class="plot-value" x="{}" y="{:.1f}">no data</text>', LEFT + 4, y + 5))
+            continue
+        if p.get("low") is not None:
+            parts.append(
+                _html(
+                    '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
+                    LEFT + span * p["low"],
+                    y,
+                    LEFT + span * p["high"],
+                    y,
+                )
+            )
+        parts.append(
+            _html(
+                '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>'
+                '<text class="plot-value" x="{}" y="{:.1f}">{}</text>',
+                LEFT + span * p["value"],
+                y,
+                LEFT + span + 8,
+                y + 5,
+                f"{p['value']:.0%}",
+            )
+        )
+    return _svg(height, label, SafeString("".join(parts)))
+
+
+def card_plots(card: dict[str, Any]) -> dict[str, SafeString]:
+    """The card's plots, by figure."""
+    from truthing.reports import KINDS
+    from vtt_site.stats import proportion
+
+    blind = [("all questions", card["blind_accuracy"])]
+    blind += [(kind, p) for kind, p in card["blind_accuracy_by_kind"].items()]
+    asked = card["answered"] + card["rejected"]
+    return {
+        "kinds": count_bars(
+            [(kind, card["kinds"][kind]) for kind in KINDS], label="Answered questions by kind"
+        ),
+        "lengths": histogram(
+            card["stream_lengths"]["values"], label="Stream lengths (answered questions per stream)"
+        ),
+        "rates": proportion_dots(
+            [
+                ("yes rate", card["yes_rate"]),
+                ("rejected share", proportion(card["rejected"], asked)),
+            ],
+            label="Yes rate and rejected share, with 95% intervals; the dashed line is one half",
+        ),
+        "blind": proportion_dots(
+            blind,
+            label="Accuracy of a blind guesser (yes when the engine's p > 0.5), with 95% intervals; "
+            "the dashed line is one half, the point of the test",
+        ),
+    }

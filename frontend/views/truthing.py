@@ -1,0 +1,234 @@
+"""Pages of truthing: the operator's work (a stream or a check), the reviewers' adjudication queue, the
+tests with their cards, and the operators' statistics (admins).
+
+The work page is a shell like the annotator's: the view checks role and lease and embeds the work in
+the API's own shape (truthing.api.serializers.WorkSerializer), and the script then answers, undoes and
+polls through the REST API. Adjudication and the test transitions are plain forms posted here (CSRF
+token, post/redirect/get), each calling the one service the API calls, so the refusals read the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.roles import is_admin, may
+from frontend import plots
+from frontend.views.common import require
+from truthing import reports, selectors
+from truthing.api.serializers import WorkSerializer
+from truthing.models import Check, Disagreement, Stream, StreamState, TestState
+from truthing.services import checks as check_services
+from truthing.services import tests as test_services
+from truthing.services.queue import operator_next
+from vtt_site.errors import ApplicationError, NotFoundError
+from vtt_site.leases import holds_lease
+from vtt_site.stats import proportion
+
+# --- the operator's work ---------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def work_home(request: HttpRequest) -> HttpResponse:
+    """What an operator starts from: the button that takes the next stream or check."""
+    require(request.user, "truthing.queue.next")
+    held = Stream.objects.filter(lease_holder=request.user).exclude(state=StreamState.ENDED).first()
+    held_check = None if held else Check.objects.filter(lease_holder=request.user, finished_at=None).first()
+    tests = selectors.test_list().filter(state=TestState.TRUTHING)
+    rows = [{"test": test, "left": selectors.streams_left(test)} for test in tests]
+    return render(
+        request, "frontend/truthing_home.html", {"held": held, "held_check": held_check, "tests": rows}
+    )
+
+
+@login_required
+@require_POST
+def work_next(request: HttpRequest) -> HttpResponse:
+    require(request.user, "truthing.queue.next")
+    work = operator_next(user=request.user)
+    if work is None:
+        messages.info(request, "Nothing is waiting for an operator: every stream is taken or has ended.")
+        return redirect("frontend:truthing")
+    if isinstance(work, Check):
+        return redirect("frontend:truthing-check", check_id=work.pk)
+    return redirect("frontend:truthing-stream", stream_id=work.pk)
+
+
+def _work_page(request: HttpRequest, work: Stream | Check) -> HttpResponse:
+    if not (holds_lease(work, request.user) or is_admin(request.user)):
+        messages.warning(request, "That work is not yours (any more): take the next with “Take next”.")
+        return redirect("frontend:truthing")
+    view = WorkSerializer(selectors.work_view(work)).data
+    kind = view["kind"]
+    base = "api:truthing-stream" if kind == "stream" else "api:truthing-check"
+    data = {
+        "work": view,
+        "urls": {
+            "read": reverse(base, args=[work.pk]),
+            "answer": reverse(f"{base}-answer", args=[work.pk]),
+            "undo": reverse("api:truthing-stream-undo", args=[work.pk]) if kind == "stream" else None,
+            "leave": reverse(f"{base}-leave", args=[work.pk]),
+            "home": reverse("frontend:truthing"),
+        },
+    }
+    return render(request, "frontend/truthing_work.html", {"work": view, "data": data})
+
+
+@login_required
+@require_GET
+def stream_work(request: HttpRequest, stream_id: int) -> HttpResponse:
+    require(request.user, "truthing.stream.read")
+    return _work_page(request, _or_404(selectors.stream_get, stream_id=stream_id))
+
+
+@login_required
+@require_GET
+def check_work(request: HttpRequest, check_id: int) -> HttpResponse:
+    require(request.user, "truthing.check.read")
+    return _work_page(request, _or_404(selectors.check_get, check_id=check_id))
+
+
+def _or_404(selector, **kwargs):
+    try:
+        return selector(**kwargs)
+    except NotFoundError as exc:
+        raise Http404(exc.message) from None
+
+
+# --- adjudication (reviewers) ----------------------------------------------------------------------
+
+ADJUDICATION_PAGE = 50  # the oldest first; deciding them brings the next
+
+
+@login_required
+@require_GET
+def disagreements(request: HttpRequest) -> HttpResponse:
+    """Every open disagreement with its image, the question's region and both answers."""
+    require(request.user, "truthing.disagreement.list")
+    rows = []
+    for disagreement in selectors.disagreement_list().select_related("step__answered_by")[:ADJUDICATION_PAGE]:
+        step = disagreement.step
+        image = step.stream.test_image.image
+        region = (step.question.get("region") or {}).get("box")
+        rows.append(
+            {
+                "disagreement": disagreement,
+                "step": step,
+                "image": image,
+                "region": region,
+                "labels": _labels_before(step),
+                "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
+            }
+        )
+    total = selectors.disagreement_list().count()
+    return render(request, "frontend/disagreements.html", {"rows": rows, "total": total})
+
+
+def _labels_before(step) -> list[dict[str, Any]]:
+    """The labels the question may name, with their defining regions (to draw them next to it)."""
+    earlier = step.stream.steps.filter(index__lt=step.index).exclude(label="").order_by("index")
+    return [
+        {"label": s.label, "text": s.text, "box": (s.question.get("region") or {}).get("box")}
+        for s in earlier
+    ]
+
+
+@login_required
+@require_POST
+def disagreement_decide(request: HttpRequest, disagreement_id: int) -> HttpResponse:
+    require(request.user, "truthing.disagreement.decide")
+    answer = request.POST.get("answer", "")
+    stored = Disagreement.objects.filter(pk=disagreement_id).values_list("step__answer", flat=True).first()
+    try:
+        decided = check_services.disagreement_decide(
+            disagreement_id=disagreement_id, user=request.user, answer=answer
+        )
+    except ApplicationError as exc:
+        messages.error(request, f"Not decided: {exc.message}")
+    else:
+        kept = stored == answer
+        messages.success(
+            request,
+            f"Decided “{answer}” for question {decided.step.index + 1} of "
+            f"{decided.step.stream.test_image.image.original_name}: "
+            + (
+                "the stored answer stands."
+                if kept
+                else "the stream is cut after it and proposed again from there."
+            ),
+        )
+    return redirect("frontend:disagreements")
+
+
+# --- tests and their cards -------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def test_list(request: HttpRequest) -> HttpResponse:
+    require(request.user, "truthing.test.list")
+    rows = []
+    for test in selectors.test_list():
+        counts = selectors.open_work_counts(test)
+        rows.append({"test": test, "streams": counts["total"], "ended": counts["ended"]})
+    return render(request, "frontend/tests.html", {"rows": rows})
+
+
+@login_required
+@require_GET
+def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
+    require(request.user, "truthing.test.read")
+    test = _or_404(selectors.test_get, test_id=test_id)
+    card = reports.test_card(test=test)
+    asked = card["answered"] + card["rejected"]
+    context = {
+        "test": test,
+        "card": card,
+        "rejected": proportion(card["rejected"], asked),
+        "plots": plots.card_plots(card),
+        "automatic": reports.automatic_progress(test),
+        "blockers": test_services.publish_blockers(test) if test.state == TestState.TRUTHING else [],
+        "admin": may(request.user, "truthing.test.publish"),
+    }
+    return render(request, "frontend/test_card.html", context)
+
+
+TRANSITIONS = {
+    "start": (test_services.test_start, "truthing.test.start", "Truthing started"),
+    "publish": (test_services.test_publish, "truthing.test.publish", "Published: vision systems may take it"),
+    "archive": (test_services.test_archive, "truthing.test.archive", "Archived"),
+}
+
+
+@login_required
+@require_POST
+def test_transition(request: HttpRequest, test_id: int, action: str) -> HttpResponse:
+    if action not in TRANSITIONS:
+        raise Http404(f"A test cannot be {action}ed.")
+    service, operation, done = TRANSITIONS[action]
+    require(request.user, operation)
+    test = _or_404(selectors.test_get, test_id=test_id)
+    try:
+        service(test=test)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"{done}.")
+    return redirect("frontend:test", test_id=test.pk)
+
+
+# --- operators' statistics (admins) ----------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def operator_statistics(request: HttpRequest) -> HttpResponse:
+    require(request.user, "truthing.operators.statistics")
+    return render(request, "frontend/operators.html", {"rows": reports.operator_statistics()})
