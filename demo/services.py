@@ -32,7 +32,7 @@ from annotations.services.collections import collection_create, membership_set
 from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
-from truthing.models import Test, TestState
+from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services.automatic import truth_automatically
 from truthing.services.tests import publish_blockers, test_create, test_publish, test_start
 from vtt_site.errors import ApplicationError
@@ -199,7 +199,9 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         with override_settings(VTT=vtt):
             if published.state == TestState.DRAFT:
                 published = test_start(test=published)
-            truth_automatically(test_id=published.pk)
+            # Eager (make run): the job ran when the start committed; this finds it done. With a worker
+            # this process truths it unless the worker holds it already.
+            truth_automatically(job_id=AutomaticTruthing.objects.get(test=published).pk)
         published.refresh_from_db()
         blockers = publish_blockers(published)
         if blockers:

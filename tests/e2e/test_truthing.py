@@ -9,9 +9,8 @@ import threading
 import pytest
 
 from accounts.roles import Role
-from annotations.models import MemberRole, Split
+from annotations.models import CollectionMembership, MemberRole, Split
 from tests.e2e.conftest import login, shot, upload_street
-from tests.factories import MembershipFactory
 from truthing import tasks
 from truthing.models import Disagreement, DisagreementState, Stream, StreamState, TestState
 from truthing.services import tests as test_services
@@ -23,8 +22,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def members(collection, *people, role=MemberRole.OPERATOR):
+    """Make them members (the `operators` fixture already made its users operators there)."""
     for user in people:
-        MembershipFactory(collection=collection, user=user, role=role)
+        CollectionMembership.objects.get_or_create(collection=collection, user=user, defaults={"role": role})
 
 
 def pictured_test_images(collection, count: int):

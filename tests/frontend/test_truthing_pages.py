@@ -137,7 +137,7 @@ def test_an_admin_is_told_what_keeps_a_test_from_publishing_then_publishes_and_s
     assert "Truthing started." in started.content.decode()
     text = started.content.decode()
     # The oracle truthed its two streams at once (eager tasks); the operator's stream is open.
-    assert "Automatic truthing: 2 of 2 oracle-truthed streams ended" in text
+    assert "Automatic truthing (done): 2 of 2 oracle-truthed streams ended" in text
     assert "1 stream(s) have not ended" in text
     refused = client.post(f"/tests/{test.pk}/publish/", follow=True)
     assert "cannot be published yet: 1 stream(s) have not ended" in refused.content.decode()

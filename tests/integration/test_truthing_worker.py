@@ -18,6 +18,7 @@ from demo.synthetic.scenes import generate_scenes
 from engine import services as engine_services
 from tests.django_fixtures import import_scenes
 from tests.factories import CollectionFactory, UserFactory
+from tests.truthing.conftest import operator_of
 from truthing import bridge
 from truthing import tasks as truthing_tasks
 from truthing.models import StreamState
@@ -70,7 +71,7 @@ def test_killing_the_worker_around_a_proposal_loses_nothing_and_doubles_nothing(
     test = an_operator_test(log)
     with transaction.atomic():
         test_services.test_start(test=test)
-    operator = UserFactory(role=Role.OPERATOR)
+    operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
     stream = wait_until_proposed(operator_next(user=operator), 60, log)
     kills = 0
     while stream.state == StreamState.PENDING and kills < 6:

@@ -62,6 +62,15 @@ def make_test(statistics, users):
     return make
 
 
+def operator_of(collection, user):
+    """A user who operates in the collection (decision 0006: the membership role is what counts)."""
+    from annotations.models import MemberRole
+    from tests.factories import MembershipFactory
+
+    MembershipFactory(collection=collection, user=user, role=MemberRole.OPERATOR)
+    return user
+
+
 @pytest.fixture
-def operators(make_user):
-    return [make_user(Role.OPERATOR, username=f"op{i}") for i in range(3)]
+def operators(make_user, trained_collection):
+    return [operator_of(trained_collection, make_user(Role.OPERATOR, username=f"op{i}")) for i in range(3)]

@@ -13,6 +13,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from engine.core.story import Story
+from tests.truthing.conftest import operator_of
 from truthing import bridge
 from truthing.models import Step, Stream, StreamState
 from truthing.services import tests as test_services
@@ -61,12 +62,17 @@ def operate(user, barrier, record, failures, test):
         connection.close()
 
 
-def test_sixteen_operators_truth_a_test_together(make_test, unannotated_test_images, make_user, settings):
+def test_sixteen_operators_truth_a_test_together(
+    make_test, unannotated_test_images, make_user, settings, trained_collection
+):
     from accounts.roles import Role
 
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0}
     test = test_services.test_start(test=make_test(unannotated_test_images, streams_per_image=7))
-    operators = [make_user(Role.OPERATOR, username=f"operator-{i}") for i in range(OPERATORS)]
+    operators = [
+        operator_of(trained_collection, make_user(Role.OPERATOR, username=f"operator-{i}"))
+        for i in range(OPERATORS)
+    ]
     record = {"held": defaultdict(set), "answers": []}
     failures: list = []
     # Rounds: every operator asks for work and answers at the same moment, until every stream has ended.
