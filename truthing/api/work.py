@@ -32,6 +32,14 @@ def _visible(work, user, not_found: TruthingErrorCode, what: str):
     raise NotFoundError(not_found, f"There is no {what} {work.pk} of yours.")
 
 
+def _answer_of(request) -> dict:
+    """The answer a request carries, as the answering services take it (400 when malformed)."""
+    data = AnswerInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    values = data.validated_data
+    return {"index": values["step"], "answer": values["answer"], "seconds": values.get("seconds")}
+
+
 class QueueNextApi(APIView):
     operation = "truthing.queue.next"
 
@@ -64,15 +72,7 @@ class StreamAnswerApi(APIView):
         "it is there (read the stream again).",
     )
     def post(self, request, stream_id: int):
-        data = AnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        stream_services.step_answer(
-            stream_id=stream_id,
-            user=request.user,
-            index=data.validated_data["step"],
-            answer=data.validated_data["answer"],
-            seconds=data.validated_data.get("seconds"),
-        )
+        stream_services.step_answer(stream_id=stream_id, user=request.user, **_answer_of(request))
         return _work_response(selectors.stream_get(stream_id=stream_id))
 
 
@@ -112,15 +112,7 @@ class CheckAnswerApi(APIView):
         request=AnswerInputSerializer, responses=WorkSerializer, summary="Answer the check's next question"
     )
     def post(self, request, check_id: int):
-        data = AnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        check_services.check_answer(
-            check_id=check_id,
-            user=request.user,
-            index=data.validated_data["step"],
-            answer=data.validated_data["answer"],
-            seconds=data.validated_data.get("seconds"),
-        )
+        check_services.check_answer(check_id=check_id, user=request.user, **_answer_of(request))
         return _work_response(selectors.check_get(check_id=check_id))
 
 
