@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.roles import Role
-from annotations.models import Image, Stage
+from annotations.models import Image, MemberRole, Stage
 from annotations.services.queues import annotation_next
 from tests.factories import CollectionFactory, ImageFactory, MembershipFactory, UserFactory
 
@@ -76,8 +76,8 @@ def test_concurrent_workers_never_get_the_same_image(queue):
     role, stage, _ = QUEUES[queue]
     collection = CollectionFactory()
     workers = [UserFactory(role=role) for _ in range(THREADS)]
-    for user in workers:
-        MembershipFactory(collection=collection, user=user)
+    for user in workers:  # decision 0006: the membership role is the role one acts in there
+        MembershipFactory(collection=collection, user=user, role=MemberRole(role.value))
     for _ in range(IMAGES):
         ImageFactory(collection=collection, stage=stage)
     barrier = threading.Barrier(THREADS)
