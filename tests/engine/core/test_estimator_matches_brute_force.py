@@ -10,7 +10,12 @@ from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.questions import Answer, InstantiationQuestion, Kind, make_instantiation, make_relationship
 from engine.core.statistics import fit
-from tests.engine.core.brute_force import brute_force
+from tests.engine.core.brute_force import (
+    brute_force,
+    count_on_consistent,
+    instantiation_history,
+    reduced_history,
+)
 from tests.engine.core.random_scenes import (
     default_vocabulary,
     random_history,
@@ -23,6 +28,8 @@ VOCABULARIES = {"small": small_vocabulary(), "default": default_vocabulary()}
 
 
 def build(seed: int, vocabulary_name: str, min_overlap: float):
+    """A random training set, history and stream. The full-history threshold is drawn too, so both
+    branches of the back-off (full history, pooled history) are taken on these small training sets."""
     rng = np.random.default_rng(seed)
     vocabulary = VOCABULARIES[vocabulary_name]
     scenes = [random_scene(rng, vocabulary, f"s{i}") for i in range(int(rng.integers(1, 40)))]
@@ -35,7 +42,8 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
         else PreparedScene.build(random_scene(rng, vocabulary, "driver"), vocabulary, min_overlap)
     )
     history, story = random_history(rng, vocabulary, driver, int(rng.integers(0, 14)))
-    stream = Stream.resume(stats, EngineSettings(), (seed,), history)
+    full_min = int(rng.choice([1, 3, 8, 40]))
+    stream = Stream.resume(stats, EngineSettings(full_history_min_population=full_min), (seed,), history)
     return rng, vocabulary, training, history, story, stream
 
 
@@ -50,9 +58,9 @@ def test_single_estimates_equal_brute_force(seed, vocabulary_name, min_overlap):
     for _ in range(12):
         question = random_question(rng, vocabulary, story)
         estimate = stream.estimate(question)
-        assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
-            question
-        )
+        full_min = stream.settings.full_history_min_population
+        expected = brute_force(vocabulary, training, history, question, full_min)
+        assert (estimate.yes, estimate.population) == expected, question
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,10 +74,10 @@ def test_batched_instantiation_estimates_equal_brute_force(seed, vocabulary_name
         if isinstance(question, InstantiationQuestion):
             batch.append(question)
     estimates = stream._instantiation_estimates(batch)
+    full_min = stream.settings.full_history_min_population
     for question, estimate in zip(batch, estimates, strict=True):
-        assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
-            question
-        )
+        expected = brute_force(vocabulary, training, history, question, full_min)
+        assert (estimate.yes, estimate.population) == expected, question
         if estimate.population:
             assert estimate.p == estimate.yes / estimate.population
 
@@ -108,3 +116,29 @@ def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_na
         assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
             question
         )
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
+def test_the_back_off_threshold_is_exact(seed, vocabulary_name):
+    """At a threshold equal to the full population the full history is used; one above, the pooled one.
+
+    The threshold is set from the brute force's own count of the full population, so the boundary is
+    hit on every question, not only when a random threshold happens to land on it."""
+    rng, vocabulary, training, history, story, _ = build(seed, vocabulary_name, 0.0)
+    stats = fit(vocabulary, [p.scene for p in training])
+    for _ in range(8):
+        question = random_question(rng, vocabulary, story)
+        if not isinstance(question, InstantiationQuestion):
+            continue
+        full = count_on_consistent(training, instantiation_history(history), question)
+        pooled = count_on_consistent(training, reduced_history(vocabulary, history, question), question)
+        for full_min, expected, used_full in ((max(full[1], 1), full, True), (full[1] + 1, pooled, False)):
+            if full[1] == 0 and used_full:
+                expected, used_full = pooled, False  # a threshold of 1 with an empty full population
+            stream = Stream.resume(
+                stats, EngineSettings(full_history_min_population=full_min), (seed,), history
+            )
+            for estimate in (stream.estimate(question), stream._instantiation_estimates([question])[0]):
+                assert (estimate.yes, estimate.population) == expected, (question, full_min)
+                assert estimate.full_history is used_full
