@@ -49,6 +49,8 @@ class StreamStep:
             "population": self.estimate.population,
             "answer": str(self.answer),
         }
+        if self.estimate.full_history is not None:
+            line["full_history"] = self.estimate.full_history
         if self.label is not None:
             line["label"] = str(self.label)
         return line
