@@ -27,7 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from engine.core.errors import EngineError
-from engine.core.pooled import attribute_counts, relationship_counts
+from engine.core.pooled import attribute_counts, attribute_counts_full, relationship_counts
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
@@ -88,8 +88,8 @@ class EngineSettings:
 class Estimate:
     yes: int
     population: int
-    # For instantiation questions: True when the full history was used, False when it backed off to
-    # the pooled history; None for attribute and relationship questions.
+    # For instantiation and attribute questions: True when the full history was used, False when it
+    # backed off to the pooled history; None for relationship questions.
     full_history: bool | None = None
 
     @property
@@ -143,11 +143,22 @@ class Stream:
         """P_H(X_q = 1) and its population, for any question after the current history."""
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
-            return Estimate(*attribute_counts(self.stats, self.story, question))
+            return self._attribute_estimate(question)
         if isinstance(question, RelationshipQuestion):
             return Estimate(*relationship_counts(self.stats, self.story, question))
         estimates = self._instantiation_estimates([question])
         return estimates[0]
+
+    def _attribute_estimate(self, question: AttributeQuestion) -> Estimate:
+        """On the objects bound to the label in the images of F when at least
+        `full_history_min_population` of them have known attributes agreeing with every fact about the
+        label; otherwise pooled over all objects of the type (docs/engine.md)."""
+        position = [record.label for record in self.story.labels].index(question.label)
+        objects = self.training.objects_in_full(position)
+        yes, population = attribute_counts_full(self.stats, self.story, question, objects)
+        if population >= self.settings.full_history_min_population:
+            return Estimate(yes, population, True)
+        return Estimate(*attribute_counts(self.stats, self.story, question), False)
 
     def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
         """Estimates for many instantiation questions, batched by (type, attribute count)."""

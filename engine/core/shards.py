@@ -185,4 +185,7 @@ def fit_parallel(
     if not shards:
         raise StatisticsError("the training set is empty: fitting needs at least one annotated scene")
     merged = merge(shards)
-    return merged, {"worker_peak_mb": [round(peak, 1) for _, peak in results]}
+    return merged, {
+        "worker_peak_mb": [round(peak, 1) for _, peak in results],
+        "coordinator_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }

@@ -73,6 +73,9 @@ class TrainingState:
         # population[w]: images consistent with H'_q for a question localised in region w.
         self.population = np.ones((n_regions, n_images), dtype=bool)
         self.bound = np.zeros(stats.n_objects, dtype=bool)
+        # label_objects[i][image]: the object bound to the i-th instantiated label in that image (-1 where
+        # the label's uniqueness question was not answered yes).
+        self.label_objects: list[IntArray] = []
         self.bound_visible = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self.bound_unknown = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
@@ -87,7 +90,11 @@ class TrainingState:
             agree = codes == YES
             self.consistent &= agree
             self.population &= agree[None, :]
-            self._bind(singled_out[agree[self.stats.obj_image[singled_out]]])
+            bound = singled_out[agree[self.stats.obj_image[singled_out]]]
+            self._bind(bound)
+            per_image = np.full(self.stats.n_images, -1, dtype=np.int64)
+            per_image[self.stats.obj_image[bound]] = bound
+            self.label_objects.append(per_image)
         else:
             agree = codes == CODE[answer]
             self.population[self.intersects[region]] &= agree[None, :]
@@ -101,6 +108,11 @@ class TrainingState:
         self.bound_visible[images, types] += visible
         unknown = ~stats.obj_known[objects]
         self.bound_unknown[images[unknown], types[unknown]] += visible[unknown]
+
+    def objects_in_full(self, label_position: int) -> IntArray:
+        """The objects bound to the label instantiated `label_position`-th, in the images of F."""
+        objects = self.label_objects[label_position][self.full]
+        return objects[objects >= 0]
 
     # --- Answering one question on every image --------------------------------------------------------
 

@@ -37,7 +37,7 @@ def brute_force(
             return full
         return count_on_consistent(training, reduced_history(vocabulary, history, question), question)
     if isinstance(question, AttributeQuestion):
-        return _attribute(vocabulary, training, history, question)
+        return _attribute(vocabulary, training, history, question, full_min)
     return _relationship(vocabulary, training, history, question)
 
 
@@ -85,7 +85,7 @@ def _has(attributes: frozenset[str], kind: Kind, named: tuple[str, ...]) -> bool
     return all(a in attributes for a in named)
 
 
-def _attribute(vocabulary, training, history, question: AttributeQuestion) -> tuple[int, int]:
+def _attribute(vocabulary, training, history, question: AttributeQuestion, full_min: int) -> tuple[int, int]:
     object_type = vocabulary.object_type(question.label.type)
     facts: list[tuple[Kind, tuple[str, ...], bool]] = []
     counters: dict[str, int] = {}
@@ -101,7 +101,21 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion) -> tu
                 facts.append((Kind.ATTR_AND, asked.attributes, True))
         elif isinstance(asked, AttributeQuestion) and asked.label == question.label:
             facts.append((asked.kind, asked.attributes, given == Answer.YES))
-    # Groups linked to the question's groups, through facts that span several groups.
+    # The full history: the object the label is bound to in each scene that gives H_I, when its
+    # attributes are known and agree with every fact about the label.
+    yes = population = 0
+    for scene in training:
+        consistent, binding = replay(scene, instantiation_history(history))
+        if not consistent:
+            continue
+        obj = scene.scene.objects[binding.object_of(question.label)]
+        if obj.attributes_known and all(_has(obj.attributes, k, named) == said for k, named, said in facts):
+            population += 1
+            yes += _has(obj.attributes, question.kind, question.attributes)
+    if population >= full_min:
+        return yes, population
+    # Backed off: pooled over all objects of the type, with the facts of the groups linked to the
+    # question's groups, through facts that span several groups.
     groups = {object_type.group_of[a] for a in question.attributes}
     grew = True
     while grew:

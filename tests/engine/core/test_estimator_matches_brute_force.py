@@ -8,13 +8,17 @@ from hypothesis import strategies as st
 
 from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import Answer, InstantiationQuestion, Kind, make_instantiation, make_relationship
+from engine.core.questions import (
+    Answer,
+    InstantiationQuestion,
+    Kind,
+    RelationshipQuestion,
+    make_instantiation,
+    make_relationship,
+)
 from engine.core.statistics import fit
 from tests.engine.core.brute_force import (
     brute_force,
-    count_on_consistent,
-    instantiation_history,
-    reduced_history,
 )
 from tests.engine.core.random_scenes import (
     default_vocabulary,
@@ -118,27 +122,35 @@ def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_na
         )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
 def test_the_back_off_threshold_is_exact(seed, vocabulary_name):
     """At a threshold equal to the full population the full history is used; one above, the pooled one.
 
-    The threshold is set from the brute force's own count of the full population, so the boundary is
-    hit on every question, not only when a random threshold happens to land on it."""
+    The threshold is set from the brute force's own count of the full population (its answer with a
+    threshold of 0), so the boundary is hit on every instantiation and attribute question, not only when
+    a random threshold happens to land on it."""
     rng, vocabulary, training, history, story, _ = build(seed, vocabulary_name, 0.0)
     stats = fit(vocabulary, [p.scene for p in training])
-    for _ in range(8):
+    checked = 0
+    for _ in range(10):
         question = random_question(rng, vocabulary, story)
-        if not isinstance(question, InstantiationQuestion):
+        if isinstance(question, RelationshipQuestion):
             continue
-        full = count_on_consistent(training, instantiation_history(history), question)
-        pooled = count_on_consistent(training, reduced_history(vocabulary, history, question), question)
-        for full_min, expected, used_full in ((max(full[1], 1), full, True), (full[1] + 1, pooled, False)):
-            if full[1] == 0 and used_full:
-                expected, used_full = pooled, False  # a threshold of 1 with an empty full population
+        full = brute_force(vocabulary, training, history, question, full_min=0)
+        pooled = brute_force(vocabulary, training, history, question, full_min=10**9)
+        cases = [(full[1] + 1, pooled, False)]
+        if full[1] >= 1:
+            cases.append((full[1], full, True))
+        for full_min, expected, used_full in cases:
             stream = Stream.resume(
                 stats, EngineSettings(full_history_min_population=full_min), (seed,), history
             )
-            for estimate in (stream.estimate(question), stream._instantiation_estimates([question])[0]):
+            estimates = [stream.estimate(question)]
+            if isinstance(question, InstantiationQuestion):
+                estimates.append(stream._instantiation_estimates([question])[0])
+            for estimate in estimates:
                 assert (estimate.yes, estimate.population) == expected, (question, full_min)
                 assert estimate.full_history is used_full
+            checked += 1
+    assert checked
