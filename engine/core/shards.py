@@ -20,6 +20,7 @@ import resource
 import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -116,15 +117,15 @@ def _lines(path: Path, start: int, end: int) -> Iterator[str]:
             yield line.decode("utf-8")
 
 
-def _chunks(scenes: Iterator[Scene], size: int) -> Iterator[list[Scene]]:
-    chunk: list[Scene] = []
-    for scene in scenes:
-        chunk.append(scene)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+def _chunks(scenes: Iterator[Scene], size: int) -> Iterator[Iterator[Scene]]:
+    """Consecutive runs of at most `size` scenes, each streamed (never held as a list): a chunk of
+    parsed scenes costs several times its arrays."""
+    while True:
+        try:
+            first = next(scenes)
+        except StopIteration:
+            return
+        yield chain([first], islice(scenes, size - 1))
 
 
 def fit_range(
@@ -142,15 +143,15 @@ def fit_range(
     return merge(fitted) if fitted else None
 
 
-def _worker(task: tuple[str, str, int, int, float, int, str]) -> tuple[str | None, float]:
+def _worker(task: tuple[str, str, int, int, float, int, str]) -> tuple[str | None, float, float]:
     vocabulary_path, scenes_path, start, end, min_overlap, chunk, out = task
     stats = fit_range(
         load_vocabulary(Path(vocabulary_path)), Path(scenes_path), start, end, min_overlap, chunk
     )
     if stats is not None:
         save(stats, out)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return (out if stats is not None else None), peak_mb
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return (out if stats is not None else None), usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def fit_parallel(
@@ -181,11 +182,12 @@ def fit_parallel(
         ]
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(_worker, tasks))
-        shards = [load(out) for out, _ in results if out is not None]
+        shards = [load(out) for out, _, _ in results if out is not None]
     if not shards:
         raise StatisticsError("the training set is empty: fitting needs at least one annotated scene")
     merged = merge(shards)
     return merged, {
-        "worker_peak_mb": [round(peak, 1) for _, peak in results],
+        "worker_peak_mb": [round(peak, 1) for _, peak, _ in results],
+        "worker_cpu_seconds": [round(cpu, 1) for _, _, cpu in results],
         "coordinator_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
