@@ -1,5 +1,5 @@
 """`python -m engine`: the same command line as `vtt-engine`."""
 
-from engine.core.cli import main
+from engine.console import main
 
 raise SystemExit(main())

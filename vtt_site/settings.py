@@ -333,6 +333,8 @@ VTT = {
             "ENGINE_MAX_ATTRIBUTES": int,
             "ENGINE_MAX_QUESTIONS": int,
             "ENGINE_REJECTION_LIMIT": int,
+            "ENGINE_FULL_HISTORY_MIN_POPULATION": int,
+            "ENGINE_SHARP_EPSILON": float,
         }
     ),
     "ENGINE_REGION_MIN_OVERLAP": env_float("ENGINE_REGION_MIN_OVERLAP", 0.0),

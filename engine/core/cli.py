@@ -1,8 +1,9 @@
 """`vtt-engine`: fit, generate and estimate from the command line, without Django or a database.
 
-    vtt-engine fit --vocabulary VOCAB.json --scenes TRAIN.jsonl --out STATS
+    vtt-engine fit --vocabulary VOCAB.json --scenes TRAIN.jsonl --out STATS [--workers N]
     vtt-engine generate --stats STATS --scenes TEST.jsonl --seed N [--epsilon E] [--min-population M]
-                        [--max-questions K] [--max-attributes A]
+                        [--max-questions K] [--max-attributes A] [--full-history-min-population F]
+                        [--sharp-epsilon S|none]
     vtt-engine estimate --stats STATS --history HISTORY.json --question QUESTION.json --width W --height H
 
 Bad input ends with a one-line message naming the file and the place, and exit status 2; never a
@@ -23,6 +24,7 @@ from engine.core.drivers import estimate_after, run_automatic, stream_seed
 from engine.core.errors import EngineError
 from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene, iter_scene_lines
+from engine.core.shards import fit_parallel
 from engine.core.statistics import fit, load, save
 from engine.core.vocabulary import load_vocabulary
 
@@ -40,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     fit_cmd = commands.add_parser("fit", help="fit statistics from annotated training scenes")
-    fit_cmd.add_argument("--vocabulary", required=True, type=Path, help="vocabulary JSON (VTT.md section 9)")
+    fit_cmd.add_argument(
+        "--vocabulary", required=True, type=Path, help="vocabulary JSON (docs/method.md section 9)"
+    )
     fit_cmd.add_argument("--scenes", required=True, type=Path, help="training scene graphs, JSON Lines")
     fit_cmd.add_argument("--out", required=True, type=Path, help="statistics file to write")
     fit_cmd.add_argument(
@@ -48,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=0.0,
         help="fraction of a box that must lie in a region for it to count as visible there",
+    )
+    fit_cmd.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="fit byte ranges of the scene file in this many processes and merge them (same result)",
     )
 
     generate = commands.add_parser("generate", help="generate question streams on annotated test scenes")
@@ -71,6 +81,36 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-population", type=int, default=defaults.min_population)
     parser.add_argument("--max-questions", type=int, default=defaults.max_questions)
     parser.add_argument("--max-attributes", type=int, default=defaults.max_attributes)
+    parser.add_argument(
+        "--full-history-min-population", type=int, default=defaults.full_history_min_population
+    )
+    parser.add_argument(
+        "--sharp-epsilon",
+        type=_optional_float,
+        default=defaults.sharp_epsilon,
+        help="prefer candidates with abs(p - 0.5) at most this; 'none' turns it off",
+    )
+
+
+def _optional_float(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'none': {text!r}") from None
+
+
+def settings_from(args: argparse.Namespace) -> EngineSettings:
+    """The engine settings given on the command line (the defaults for those not given)."""
+    return EngineSettings(
+        epsilon=args.epsilon,
+        min_population=args.min_population,
+        max_questions=args.max_questions,
+        max_attributes=args.max_attributes,
+        full_history_min_population=args.full_history_min_population,
+        sharp_epsilon=args.sharp_epsilon,
+    )
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
@@ -92,8 +132,14 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
 def _fit(args: argparse.Namespace, out: TextIO) -> int:
     vocabulary = load_vocabulary(args.vocabulary)
     started = time.perf_counter()
-    with _open(args.scenes) as lines:
-        stats = fit(vocabulary, iter_scene_lines(lines, vocabulary, str(args.scenes)), args.min_overlap)
+    extra: dict[str, Any] = {}
+    if args.workers > 1:
+        with _open(args.scenes):
+            pass  # a missing file is reported here, before any worker starts
+        stats, extra = fit_parallel(args.vocabulary, args.scenes, args.workers, args.min_overlap)
+    else:
+        with _open(args.scenes) as lines:
+            stats = fit(vocabulary, iter_scene_lines(lines, vocabulary, str(args.scenes)), args.min_overlap)
     save(stats, args.out)
     summary = {
         "out": str(args.out),
@@ -101,18 +147,15 @@ def _fit(args: argparse.Namespace, out: TextIO) -> int:
         "objects": stats.n_objects,
         "pairs": stats.meta["pairs"],
         "seconds": round(time.perf_counter() - started, 3),
+        "workers": args.workers,
+        **extra,
     }
     print(json.dumps(summary), file=out)
     return 0
 
 
 def _generate(args: argparse.Namespace, out: TextIO) -> int:
-    settings = EngineSettings(
-        epsilon=args.epsilon,
-        min_population=args.min_population,
-        max_questions=args.max_questions,
-        max_attributes=args.max_attributes,
-    )
+    settings = settings_from(args)
     stats = load(args.stats)
     with _open(args.scenes) as lines:
         # Validate every scene before printing anything, so a bad line cannot leave half an output.

@@ -1,4 +1,4 @@
-"""The two ways a stream is driven (VTT.md section 1).
+"""The two ways a stream is driven (docs/method.md section 1).
 
 - `run_automatic`: the answers come from the oracle, for a test image that is completely annotated.
 - just-in-time truthing: the answers come from outside (an operator). The caller keeps the history
@@ -50,6 +50,8 @@ class StreamStep:
             "population": self.estimate.population,
             "answer": str(self.answer),
         }
+        if self.estimate.full_history is not None:
+            line["full_history"] = self.estimate.full_history
         if self.label is not None:
             line["label"] = str(self.label)
         return line

@@ -1,4 +1,4 @@
-"""The oracle (VTT.md section 5): answers a question on a completely annotated scene, given the history.
+"""The oracle (docs/method.md section 5): answers a question on a completely annotated scene, given the history.
 
 Replaying the history binds each label to the annotated object its uniqueness question singled out;
 existence and uniqueness questions then exclude the bound objects ("not previously instantiated").

@@ -1,4 +1,4 @@
-"""Attribute and relationship questions, pooled over objects and pairs (VTT.md section 7).
+"""Attribute and relationship questions, pooled over objects and pairs (docs/method.md section 7).
 
 Attribute question about object k of type t: the population is the annotated objects of type t with
 known attributes that agree with what the history says about k within the attribute groups the
@@ -69,8 +69,24 @@ def relevant_facts(
     return chosen
 
 
+def attribute_counts_full(
+    stats: FittedStatistics, story: Story, question: AttributeQuestion, objects: npt.NDArray[np.int64]
+) -> tuple[int, int]:
+    """(yes, population) over `objects` (the objects bound to the question's label in the images
+    consistent with the full instantiation history) with known attributes that satisfy every fact the
+    history gives about the label, whatever its group."""
+    object_type = stats.vocabulary.object_type(question.label.type)
+    objects = objects[stats.obj_known[objects]]
+    masks = stats.obj_attrs[objects]
+    selection = np.ones(len(objects), dtype=bool)
+    for kind, attributes, said in attribute_facts(story, question):
+        selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
+    target = _satisfies(masks, question.kind, object_type.mask_of(question.attributes))
+    return int((selection & target).sum()), int(selection.sum())
+
+
 def attribute_counts(stats: FittedStatistics, story: Story, question: AttributeQuestion) -> tuple[int, int]:
-    """(yes, population) for an attribute question."""
+    """(yes, population) for an attribute question, pooled over all objects of the type."""
     object_type = stats.vocabulary.object_type(question.label.type)
     histogram = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
     selection = np.ones(len(histogram.masks), dtype=bool)

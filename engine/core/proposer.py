@@ -1,4 +1,4 @@
-"""Choosing the next question (VTT.md section 6).
+"""Choosing the next question (docs/method.md section 6).
 
 A `Stream` holds the history of one test image (as a `Story`) and its effect on the training set (as a
 `TrainingState`). `propose()` walks the story line:
@@ -11,7 +11,8 @@ A `Stream` holds the history of one test image (as a `Story`) and its effect on 
 Within a phase candidates are examined by increasing number of attributes and the first level holding
 an unpredictable candidate (|p - 0.5| <= epsilon with a population of at least `min_population`) wins:
 that is the simplicity preference, and it also spares the engine the costly levels most of the time.
-One of the winners is drawn uniformly. The draw of step k uses a generator made from (stream seed, k)
+Within that level the sharpest candidates are preferred: if some have |p - 0.5| <= `sharp_epsilon`,
+only those remain. One of the remaining winners is drawn uniformly. The draw of step k uses a generator made from (stream seed, k)
 alone, and the focus region is a function of the history alone, so a stream rebuilt from its stored
 answers (`Stream.resume`) proposes exactly what the uninterrupted stream would have: a stream can live
 in a database and be advanced by any worker.
@@ -26,7 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from engine.core.errors import SettingError
-from engine.core.pooled import attribute_counts, relationship_counts
+from engine.core.pooled import attribute_counts, attribute_counts_full, relationship_counts
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
@@ -56,6 +57,13 @@ class EngineSettings:
     # are asked there. The oracle rejects all of them when the annotation marks an object's attributes
     # unknown, and an operator who cannot tell three is unlikely to tell the rest (docs/decisions).
     rejection_limit: int = 3
+    # An instantiation question is estimated on the images consistent with every instantiation answer
+    # of the history when it is decidable on at least this many of them; otherwise on the pooled
+    # population of docs/method.md section 7 (docs/decisions/0010).
+    full_history_min_population: int = 40
+    # Sharper questions: within the winning simplicity level, when some unpredictable candidate has
+    # abs(p - 0.5) <= sharp_epsilon, the draw is among those only. None turns it off (docs/decisions/0011).
+    sharp_epsilon: float | None = 0.05
 
     def __post_init__(self) -> None:
         if not 0 <= self.epsilon <= 0.5:
@@ -68,12 +76,21 @@ class EngineSettings:
             raise SettingError("max_questions must be at least 1", where="max_questions")
         if self.rejection_limit < 1:
             raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
+        if self.full_history_min_population < 1:
+            raise SettingError(
+                "full_history_min_population must be at least 1", where="full_history_min_population"
+            )
+        if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
+            raise SettingError("sharp_epsilon must be between 0 and epsilon", where="sharp_epsilon")
 
 
 @dataclass(frozen=True)
 class Estimate:
     yes: int
     population: int
+    # For instantiation and attribute questions: True when the full history was used, False when it
+    # backed off to the pooled history; None for relationship questions.
+    full_history: bool | None = None
 
     @property
     def p(self) -> float | None:
@@ -126,15 +143,27 @@ class Stream:
         """P_H(X_q = 1) and its population, for any question after the current history."""
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
-            return Estimate(*attribute_counts(self.stats, self.story, question))
+            return self._attribute_estimate(question)
         if isinstance(question, RelationshipQuestion):
             return Estimate(*relationship_counts(self.stats, self.story, question))
         estimates = self._instantiation_estimates([question])
         return estimates[0]
 
+    def _attribute_estimate(self, question: AttributeQuestion) -> Estimate:
+        """On the objects bound to the label in the images of F when at least
+        `full_history_min_population` of them have known attributes agreeing with every fact about the
+        label; otherwise pooled over all objects of the type (docs/engine.md)."""
+        position = [record.label for record in self.story.labels].index(question.label)
+        objects = self.training.objects_in_full(position)
+        yes, population = attribute_counts_full(self.stats, self.story, question, objects)
+        if population >= self.settings.full_history_min_population:
+            return Estimate(yes, population, True)
+        return Estimate(*attribute_counts(self.stats, self.story, question), False)
+
     def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
         """Estimates for many instantiation questions, batched by (type, attribute count)."""
         vocabulary = self.vocabulary
+        full_min = self.settings.full_history_min_population
         results: dict[InstantiationQuestion, Estimate] = {}
         groups: dict[tuple[str, bool], list[InstantiationQuestion]] = {}
         for question in questions:
@@ -144,21 +173,21 @@ class Stream:
             regions = sorted({vocabulary.region_index[q.region] for q in batch})
             column = {w: i for i, w in enumerate(regions)}
             if not with_attributes:
-                counts = self.training.counts_without_attributes(t, regions)
+                counts = self.training.counts_without_attributes(t, regions, full_min)
                 for q in batch:
                     c, i = counts[q.kind], column[vocabulary.region_index[q.region]]
-                    results[q] = Estimate(int(c.yes[i]), int(c.population[i]))
+                    results[q] = Estimate(int(c.yes[i]), int(c.population[i]), bool(c.full[i]))
                 continue
             object_type = vocabulary.object_type(type_name)
             sets = sorted({q.attributes for q in batch})
             row = {attributes: i for i, attributes in enumerate(sets)}
             per_region = self.training.counts_with_attributes(
-                t, regions, [object_type.mask_of(s) for s in sets]
+                t, regions, [object_type.mask_of(s) for s in sets], full_min
             )
             for q in batch:
                 c = per_region[q.kind][column[vocabulary.region_index[q.region]]]
                 j = row[q.attributes]
-                results[q] = Estimate(int(c.yes[j]), int(c.population[j]))
+                results[q] = Estimate(int(c.yes[j]), int(c.population[j]), bool(c.full[j]))
         return [results[q] for q in questions]
 
     # --- Proposing -------------------------------------------------------------------------------------
@@ -196,6 +225,10 @@ class Stream:
         ]
         if not winners:
             return None
+        if settings.sharp_epsilon is not None:
+            # Prefer the candidates closest to a coin flip when there are any (docs/engine.md).
+            sharp = [w for w in winners if _rho(w.estimate) <= settings.sharp_epsilon + 1e-12]
+            winners = sharp or winners
         return winners[int(self.step_rng().integers(len(winners)))]
 
     def step_rng(self) -> np.random.Generator:
@@ -274,6 +307,11 @@ class Stream:
                     if question not in asked and question not in candidates:
                         candidates.append(question)
         return candidates
+
+
+def _rho(estimate: Estimate) -> float:
+    """abs(p - 0.5), for an estimate with a population."""
+    return abs(estimate.yes / estimate.population - 0.5)
 
 
 def check_seed(seed: Sequence[int]) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""The four question kinds (VTT.md section 4): structured form, JSON form and English rendering.
+"""The four question kinds (docs/method.md section 4): structured form, JSON form and English rendering.
 
 Questions are small frozen dataclasses, so they hash and compare by content: the proposer uses that to
 never propose a rejected question again. Attribute lists are kept in vocabulary order and symmetric
@@ -135,7 +135,7 @@ def make_relationship(
 def question_to_json(
     question: Question, vocabulary: Vocabulary, width: float, height: float
 ) -> dict[str, Any]:
-    """The structured form of VTT.md section 9; regions as pixel boxes of this image, unrounded."""
+    """The structured form of docs/method.md section 9; regions as pixel boxes of this image, unrounded."""
     if isinstance(question, InstantiationQuestion):
         region = vocabulary.region(question.region)
         return {

@@ -1,4 +1,4 @@
-"""Scene graphs (VTT.md section 9): one annotated image, validated against a vocabulary.
+"""Scene graphs (docs/method.md section 9): one annotated image, validated against a vocabulary.
 
 The same rules hold wherever a scene graph enters the platform (the engine's command line, the
 annotation import, the annotation API): boxes are clipped to the image and must keep at least
@@ -199,7 +199,7 @@ def check_attributes(
 def unfilled_exclusive_groups(obj: SceneObject, vocabulary: Vocabulary) -> list[str]:
     """Exclusive groups without a value on an object whose attributes are known.
 
-    VTT.md: an exclusive group has exactly one value per object. A draft may leave some empty (saving
+    docs/method.md: an exclusive group has exactly one value per object. A draft may leave some empty (saving
     checks "at most one"); a finished annotation may not, or "Is person 1 a child?" would be truthed "no"
     for a person whose age nobody ticked.
     """

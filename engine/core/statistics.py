@@ -5,7 +5,7 @@ attribute bit mask, attributes known, region visibility mask), sorted by image, 
 - per image, type and region, the number of visible objects and of visible objects whose attributes
   are unknown (instantiation questions without attributes are answered from these tables alone);
 - per type, the histogram of attribute masks of the objects with known attributes (attribute
-  questions pool over objects, VTT.md section 7, so the histogram is all they need);
+  questions pool over objects, docs/method.md section 7, so the histogram is all they need);
 - per ordered pair of types, the histogram of relationship masks over ordered pairs of objects of the
   same image (forward bits, then the reverse direction's bits shifted by the number of relationships).
 

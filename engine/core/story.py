@@ -3,7 +3,7 @@
 `Story.record` is the one place where a history grows. It checks that a question names only labels
 that exist, gives the next label of its type to an object a positive uniqueness question instantiates,
 sets aside rejected (ambiguous) questions so they are never proposed again and condition nothing, and
-keeps the focus region of VTT.md section 6: a positive existence answer in region w keeps the following
+keeps the focus region of docs/method.md section 6: a positive existence answer in region w keeps the following
 instantiation questions inside w until an object there is instantiated (or the proposer finds nothing
 unpredictable there).
 """

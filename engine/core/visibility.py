@@ -1,4 +1,4 @@
-"""Which regions an object is "partially visible in" (VTT.md section 3).
+"""Which regions an object is "partially visible in" (docs/method.md section 3).
 
 An object is visible in a region when the part of its box inside the region is more than `min_overlap`
 of the box's area (default 0: any positive overlap). This one function serves fitting (all training

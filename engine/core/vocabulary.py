@@ -1,4 +1,4 @@
-"""Vocabularies (VTT.md sections 2, 3 and 9): object types, attribute groups, relationships, regions.
+"""Vocabularies (docs/method.md sections 2, 3 and 9): object types, attribute groups, relationships, regions.
 
 `parse_vocabulary` validates the JSON document and builds an immutable `Vocabulary` whose indices are
 what the fitted arrays use: attribute values are bits of a per-type mask, relationships are bits of a
@@ -99,7 +99,7 @@ class Region:
     box: tuple[float, float, float, float]
 
     def pixel_box(self, width: float, height: float) -> list[float]:
-        """`[x, y, width, height]` in pixels of an image, unrounded (VTT.md section 9)."""
+        """`[x, y, width, height]` in pixels of an image, unrounded (docs/method.md section 9)."""
         x0, y0, x1, y1 = self.box
         return [x0 * width, y0 * height, (x1 - x0) * width, (y1 - y0) * height]
 
@@ -154,7 +154,7 @@ class Vocabulary:
         return self.regions[self.region_index[region_id]]
 
     def to_document(self) -> dict[str, Any]:
-        """The JSON document of VTT.md section 9; `parse_vocabulary(v.to_document()) == v`."""
+        """The JSON document of docs/method.md section 9; `parse_vocabulary(v.to_document()) == v`."""
         return {
             "name": self.name,
             "description": self.description,
@@ -234,7 +234,7 @@ def load_vocabulary(path: str | Path) -> Vocabulary:
 
 
 def parse_vocabulary(document: Any) -> Vocabulary:
-    """Validate a vocabulary document (VTT.md section 9) and build the `Vocabulary`."""
+    """Validate a vocabulary document (docs/method.md section 9) and build the `Vocabulary`."""
     _expect(isinstance(document, dict), "a vocabulary is a JSON object", "vocabulary")
     name = document.get("name")
     _expect(isinstance(name, str) and name.strip() != "", "a non-empty string is required", "name")

@@ -25,6 +25,14 @@ class EngineSettingsSerializer(serializers.Serializer):
     max_attributes = serializers.IntegerField(required=False, min_value=0, max_value=2)
     max_questions = serializers.IntegerField(required=False, min_value=1, max_value=1000)
     rejection_limit = serializers.IntegerField(required=False, min_value=1, max_value=1000)
+    full_history_min_population = serializers.IntegerField(required=False, min_value=1, max_value=10**9)
+    sharp_epsilon = serializers.FloatField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=0.5,
+        help_text="null turns the sharp rule off.",
+    )
 
 
 assert {f.name for f in dataclass_fields(EngineSettings)} >= set(EngineSettingsSerializer().fields)

@@ -1,7 +1,9 @@
-"""A plain estimator written from VTT.md section 7, for checking the vectorised one.
+"""A plain estimator written from docs/engine.md ("Estimating P_H(X_q = 1)"), for checking the
+vectorised one.
 
 Loops over training scenes, objects and pairs; answers questions with the scalar oracle; knows nothing
-of the fitted arrays. It shares only the question types and the oracle with the engine.
+of the fitted arrays or of the training state. It shares only the question types and the oracle with
+the engine.
 """
 
 from __future__ import annotations
@@ -21,13 +23,21 @@ History = list[tuple[Question, Answer]]
 
 
 def brute_force(
-    vocabulary: Vocabulary, training: list[PreparedScene], history: History, question: Question
+    vocabulary: Vocabulary,
+    training: list[PreparedScene],
+    history: History,
+    question: Question,
+    full_min: int = 40,
 ) -> tuple[int, int]:
-    """(yes, population) for `question` after `history`."""
+    """(yes, population) for `question` after `history`; `full_min` is the setting
+    `full_history_min_population`."""
     if isinstance(question, InstantiationQuestion):
-        return _instantiation(vocabulary, training, history, question)
+        full = count_on_consistent(training, instantiation_history(history), question)
+        if full[1] >= full_min:
+            return full
+        return count_on_consistent(training, reduced_history(vocabulary, history, question), question)
     if isinstance(question, AttributeQuestion):
-        return _attribute(vocabulary, training, history, question)
+        return _attribute(vocabulary, training, history, question, full_min)
     return _relationship(vocabulary, training, history, question)
 
 
@@ -45,11 +55,20 @@ def reduced_history(vocabulary: Vocabulary, history: History, question: Instanti
     return kept
 
 
-def _instantiation(vocabulary, training, history, question) -> tuple[int, int]:
-    reduced = reduced_history(vocabulary, history, question)
+def instantiation_history(history: History) -> History:
+    """H_I: every answered (not rejected) existence and uniqueness question, whatever its region."""
+    return [
+        (asked, given)
+        for asked, given in history
+        if given != Answer.AMBIGUOUS and isinstance(asked, InstantiationQuestion)
+    ]
+
+
+def count_on_consistent(training, kept: History, question) -> tuple[int, int]:
+    """Over the training scenes that give every answer of `kept`: (answered yes, not ambiguous)."""
     yes = population = 0
     for scene in training:
-        consistent, binding = replay(scene, reduced)
+        consistent, binding = replay(scene, kept)
         if not consistent:
             continue
         given, _ = answer(scene, binding, question)
@@ -66,7 +85,7 @@ def _has(attributes: frozenset[str], kind: Kind, named: tuple[str, ...]) -> bool
     return all(a in attributes for a in named)
 
 
-def _attribute(vocabulary, training, history, question: AttributeQuestion) -> tuple[int, int]:
+def _attribute(vocabulary, training, history, question: AttributeQuestion, full_min: int) -> tuple[int, int]:
     object_type = vocabulary.object_type(question.label.type)
     facts: list[tuple[Kind, tuple[str, ...], bool]] = []
     counters: dict[str, int] = {}
@@ -82,7 +101,21 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion) -> tu
                 facts.append((Kind.ATTR_AND, asked.attributes, True))
         elif isinstance(asked, AttributeQuestion) and asked.label == question.label:
             facts.append((asked.kind, asked.attributes, given == Answer.YES))
-    # Groups linked to the question's groups, through facts that span several groups.
+    # The full history: the object the label is bound to in each scene that gives H_I, when its
+    # attributes are known and agree with every fact about the label.
+    yes = population = 0
+    for scene in training:
+        consistent, binding = replay(scene, instantiation_history(history))
+        if not consistent:
+            continue
+        obj = scene.scene.objects[binding.object_of(question.label)]
+        if obj.attributes_known and all(_has(obj.attributes, k, named) == said for k, named, said in facts):
+            population += 1
+            yes += _has(obj.attributes, question.kind, question.attributes)
+    if population >= full_min:
+        return yes, population
+    # Backed off: pooled over all objects of the type, with the facts of the groups linked to the
+    # question's groups, through facts that span several groups.
     groups = {object_type.group_of[a] for a in question.attributes}
     grew = True
     while grew:

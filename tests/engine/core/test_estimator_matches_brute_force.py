@@ -1,4 +1,4 @@
-"""The vectorised estimator equals the brute-force one of VTT.md section 7, to the last digit."""
+"""The vectorised estimator equals the brute-force one of docs/method.md section 7, to the last digit."""
 
 from __future__ import annotations
 
@@ -8,9 +8,18 @@ from hypothesis import strategies as st
 
 from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import Answer, InstantiationQuestion, Kind, make_instantiation, make_relationship
+from engine.core.questions import (
+    Answer,
+    InstantiationQuestion,
+    Kind,
+    RelationshipQuestion,
+    make_instantiation,
+    make_relationship,
+)
 from engine.core.statistics import fit
-from tests.engine.core.brute_force import brute_force
+from tests.engine.core.brute_force import (
+    brute_force,
+)
 from tests.engine.core.random_scenes import (
     default_vocabulary,
     random_history,
@@ -23,6 +32,8 @@ VOCABULARIES = {"small": small_vocabulary(), "default": default_vocabulary()}
 
 
 def build(seed: int, vocabulary_name: str, min_overlap: float):
+    """A random training set, history and stream. The full-history threshold is drawn too, so both
+    branches of the back-off (full history, pooled history) are taken on these small training sets."""
     rng = np.random.default_rng(seed)
     vocabulary = VOCABULARIES[vocabulary_name]
     scenes = [random_scene(rng, vocabulary, f"s{i}") for i in range(int(rng.integers(1, 40)))]
@@ -35,7 +46,8 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
         else PreparedScene.build(random_scene(rng, vocabulary, "driver"), vocabulary, min_overlap)
     )
     history, story = random_history(rng, vocabulary, driver, int(rng.integers(0, 14)))
-    stream = Stream.resume(stats, EngineSettings(), (seed,), history)
+    full_min = int(rng.choice([1, 3, 8, 40]))
+    stream = Stream.resume(stats, EngineSettings(full_history_min_population=full_min), (seed,), history)
     return rng, vocabulary, training, history, story, stream
 
 
@@ -50,9 +62,9 @@ def test_single_estimates_equal_brute_force(seed, vocabulary_name, min_overlap):
     for _ in range(12):
         question = random_question(rng, vocabulary, story)
         estimate = stream.estimate(question)
-        assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
-            question
-        )
+        full_min = stream.settings.full_history_min_population
+        expected = brute_force(vocabulary, training, history, question, full_min)
+        assert (estimate.yes, estimate.population) == expected, question
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,10 +78,10 @@ def test_batched_instantiation_estimates_equal_brute_force(seed, vocabulary_name
         if isinstance(question, InstantiationQuestion):
             batch.append(question)
     estimates = stream._instantiation_estimates(batch)
+    full_min = stream.settings.full_history_min_population
     for question, estimate in zip(batch, estimates, strict=True):
-        assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
-            question
-        )
+        expected = brute_force(vocabulary, training, history, question, full_min)
+        assert (estimate.yes, estimate.population) == expected, question
         if estimate.population:
             assert estimate.p == estimate.yes / estimate.population
 
@@ -108,3 +120,37 @@ def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_na
         assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
             question
         )
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
+def test_the_back_off_threshold_is_exact(seed, vocabulary_name):
+    """At a threshold equal to the full population the full history is used; one above, the pooled one.
+
+    The threshold is set from the brute force's own count of the full population (its answer with a
+    threshold of 0), so the boundary is hit on every instantiation and attribute question, not only when
+    a random threshold happens to land on it."""
+    rng, vocabulary, training, history, story, _ = build(seed, vocabulary_name, 0.0)
+    stats = fit(vocabulary, [p.scene for p in training])
+    checked = 0
+    for _ in range(10):
+        question = random_question(rng, vocabulary, story)
+        if isinstance(question, RelationshipQuestion):
+            continue
+        full = brute_force(vocabulary, training, history, question, full_min=0)
+        pooled = brute_force(vocabulary, training, history, question, full_min=10**9)
+        cases = [(full[1] + 1, pooled, False)]
+        if full[1] >= 1:
+            cases.append((full[1], full, True))
+        for full_min, expected, used_full in cases:
+            stream = Stream.resume(
+                stats, EngineSettings(full_history_min_population=full_min), (seed,), history
+            )
+            estimates = [stream.estimate(question)]
+            if isinstance(question, InstantiationQuestion):
+                estimates.append(stream._instantiation_estimates([question])[0])
+            for estimate in estimates:
+                assert (estimate.yes, estimate.population) == expected, (question, full_min)
+                assert estimate.full_history is used_full
+            checked += 1
+    assert checked

@@ -1,4 +1,4 @@
-"""The oracle on hand-made scenes: the semantics of VTT.md sections 4 and 5."""
+"""The oracle on hand-made scenes: the semantics of docs/method.md sections 4 and 5."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Properties of generated streams (VTT.md sections 6 and 8), on synthetic street scenes."""
+"""Properties of generated streams (docs/method.md sections 6 and 8), on synthetic street scenes."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Scene graphs of synthetic parking lots: a second vocabulary, made up, with its own generator."""

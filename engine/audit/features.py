@@ -1,0 +1,179 @@
+"""What the blind guesser sees: the question, the history and the engine's p; never an image.
+
+One row per answered (yes/no) step of a stream. Features (all numbers, documented in docs/engine.md):
+- the question: kind (one-hot), the type(s) it is about (one-hot), number of attributes, the attributes
+  it names (multi-hot over the vocabulary), the relationship (one-hot), its region's box and area;
+- its place in the stream: position among the answered questions, proposals so far;
+- the history: answers so far (count, yes count, yes fraction), the previous answer, objects
+  instantiated per type; for a question about an object (attribute or relationship question), the
+  attributes and region of the uniqueness question that instantiated it, and what earlier answers said
+  about its attributes (multi-hot of attributes said yes, of attributes said no);
+- the engine: p, log10 of the population, whether the full history was used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core.drivers import StreamStep
+from engine.core.questions import (
+    Answer,
+    AttributeQuestion,
+    InstantiationQuestion,
+    Kind,
+    Label,
+    RelationshipQuestion,
+)
+from engine.core.vocabulary import Vocabulary
+
+KINDS = tuple(Kind)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Feature rows of answered steps, with their answers, the engine's p and the question kinds."""
+
+    features: npt.NDArray[np.float64]
+    answers: npt.NDArray[np.bool_]
+    p: npt.NDArray[np.float64]
+    kinds: list[str]
+
+    def __len__(self) -> int:
+        return len(self.answers)
+
+
+class FeatureSpace:
+    def __init__(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self.types = [t.name for t in vocabulary.types]
+        self.attributes = [(t.name, a) for t in vocabulary.types for a in t.attributes]
+        self.attribute_index = {key: i for i, key in enumerate(self.attributes)}
+        self.relationships = [r.name for r in vocabulary.relationships]
+        names: list[str] = [f"kind={k}" for k in KINDS]
+        names += [f"type={t}" for t in self.types] + [f"object_type={t}" for t in self.types]
+        names += ["n_attributes"] + [f"asks={t}:{a}" for t, a in self.attributes]
+        names += [f"relationship={r}" for r in self.relationships]
+        names += ["region_x0", "region_y0", "region_x1", "region_y1", "region_area", "has_region"]
+        names += ["position", "proposals_so_far", "answered_so_far", "yes_so_far", "yes_fraction"]
+        names += ["previous_answer", "previous_was_yes"] + [f"instantiated={t}" for t in self.types]
+        names += [f"object_named={t}:{a}" for t, a in self.attributes]
+        names += ["object_x0", "object_y0", "object_x1", "object_y1", "object_area"]
+        names += [f"object_said_yes={t}:{a}" for t, a in self.attributes]
+        names += [f"object_said_no={t}:{a}" for t, a in self.attributes]
+        names += ["object_facts", "other_x0", "other_y0", "other_x1", "other_y1"]
+        names += ["engine_p", "engine_log_population", "engine_full_history"]
+        self.names = names
+        self.column = {name: i for i, name in enumerate(names)}
+
+    def rows(self, streams: Sequence[Sequence[StreamStep]]) -> Rows:
+        features: list[npt.NDArray[np.float64]] = []
+        answers: list[bool] = []
+        p: list[float] = []
+        kinds: list[str] = []
+        for steps in streams:
+            for row, step in self._stream_rows(steps):
+                features.append(row)
+                answers.append(step.answer == Answer.YES)
+                p.append(float(step.estimate.p) if step.estimate.p is not None else 0.5)
+                kinds.append(str(step.question.kind))
+        matrix = np.vstack(features) if features else np.zeros((0, len(self.names)))
+        return Rows(matrix, np.array(answers, dtype=bool), np.array(p), kinds)
+
+    def _stream_rows(self, steps: Sequence[StreamStep]) -> list[tuple[npt.NDArray[np.float64], StreamStep]]:
+        out = []
+        answered = yes = 0
+        previous: Answer | None = None
+        instantiated: dict[Label, InstantiationQuestion] = {}
+        said: dict[Label, dict[str, bool]] = {}
+        counts = dict.fromkeys(self.types, 0)
+        for proposals, step in enumerate(steps):
+            if step.answer != Answer.AMBIGUOUS:
+                row = self._row(step, proposals, answered, yes, previous, counts, instantiated, said)
+                out.append((row, step))
+                answered += 1
+                yes += step.answer == Answer.YES
+                previous = step.answer
+            question = step.question
+            if step.label is not None and isinstance(question, InstantiationQuestion):
+                instantiated[step.label] = question
+                counts[step.label.type] += 1
+            if (
+                isinstance(question, AttributeQuestion)
+                and question.kind == Kind.ATTR
+                and step.answer != Answer.AMBIGUOUS
+            ):
+                said.setdefault(question.label, {})[question.attributes[0]] = step.answer == Answer.YES
+        return out
+
+    def _row(
+        self,
+        step: StreamStep,
+        proposals: int,
+        answered: int,
+        yes: int,
+        previous: Answer | None,
+        counts: dict[str, int],
+        instantiated: dict[Label, InstantiationQuestion],
+        said: dict[Label, dict[str, bool]],
+    ) -> npt.NDArray[np.float64]:
+        x = np.zeros(len(self.names))
+        c = self.column
+        question = step.question
+        x[c[f"kind={question.kind}"]] = 1
+        about: Label | None = None
+        other: Label | None = None
+        if isinstance(question, InstantiationQuestion):
+            type_name, named = question.type, question.attributes
+            self._box(x, "region", self.vocabulary.region(question.region).box)
+            x[c["has_region"]] = 1
+        elif isinstance(question, AttributeQuestion):
+            type_name, named, about = question.label.type, question.attributes, question.label
+        else:
+            assert isinstance(question, RelationshipQuestion)
+            type_name, named, about, other = question.subject.type, (), question.subject, question.object
+            x[c[f"object_type={question.object.type}"]] = 1
+            x[c[f"relationship={question.relationship}"]] = 1
+        x[c[f"type={type_name}"]] = 1
+        x[c["n_attributes"]] = len(named)
+        for a in named:
+            x[c[f"asks={type_name}:{a}"]] = 1
+        x[c["position"]], x[c["proposals_so_far"]] = answered, proposals
+        x[c["answered_so_far"]], x[c["yes_so_far"]] = answered, yes
+        x[c["yes_fraction"]] = yes / answered if answered else 0.5
+        x[c["previous_answer"]] = previous is not None
+        x[c["previous_was_yes"]] = previous == Answer.YES
+        for t, n in counts.items():
+            x[c[f"instantiated={t}"]] = n
+        if about is not None and about in instantiated:
+            origin = instantiated[about]
+            for a in origin.attributes:
+                x[c[f"object_named={about.type}:{a}"]] = 1
+            self._box(x, "object", self.vocabulary.region(origin.region).box)
+            facts = said.get(about, {})
+            x[c["object_facts"]] = len(facts)
+            for a, value in facts.items():
+                x[c[f"object_said_{'yes' if value else 'no'}={about.type}:{a}"]] = 1
+        if other is not None and other in instantiated:
+            x0, y0, x1, y1 = self.vocabulary.region(instantiated[other].region).box
+            x[c["other_x0"]], x[c["other_y0"]], x[c["other_x1"]], x[c["other_y1"]] = x0, y0, x1, y1
+        estimate = step.estimate
+        x[c["engine_p"]] = estimate.p if estimate.p is not None else 0.5
+        x[c["engine_log_population"]] = math.log10(max(estimate.population, 1))
+        x[c["engine_full_history"]] = bool(estimate.full_history)
+        return x
+
+    def _box(self, x: npt.NDArray[np.float64], prefix: str, box: tuple[float, float, float, float]) -> None:
+        c = self.column
+        x0, y0, x1, y1 = box
+        x[c[f"{prefix}_x0"]], x[c[f"{prefix}_y0"]], x[c[f"{prefix}_x1"]], x[c[f"{prefix}_y1"]] = (
+            x0,
+            y0,
+            x1,
+            y1,
+        )
+        x[c[f"{prefix}_area"]] = (x1 - x0) * (y1 - y0)
