@@ -235,13 +235,18 @@ class AutomaticTruthing(Job):
     done_status = Status.DONE
     task_name = "truthing.truth_automatically"
 
-    test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="automatic_truthing")
+    test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="automatic_truthings")
+    # The oracle's work on a test is split in `parts` jobs that workers run side by side: part k truths
+    # the images at positions p with p % parts == k.
+    part = models.PositiveSmallIntegerField(default=0)
+    parts = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     streams_total = models.PositiveIntegerField(default=0)
     streams_done = models.PositiveIntegerField(default=0)
 
     class Meta(Job.Meta):
         verbose_name = "automatic truthing"
+        constraints = [models.UniqueConstraint(fields=["test", "part"], name="one_job_per_part")]
 
     def __str__(self) -> str:
-        return f"automatic truthing of {self.test_id} ({self.status})"
+        return f"automatic truthing of {self.test_id}, part {self.part + 1} of {self.parts} ({self.status})"

@@ -125,14 +125,19 @@ def operator_statistics() -> list[dict[str, Any]]:
 
 
 def automatic_progress(test: Test) -> dict[str, Any] | None:
-    """The oracle's job on the test, for the card and the API; None when no image is truthed by it."""
-    job = AutomaticTruthing.objects.filter(test=test).first()
-    if job is None:
+    """The oracle's jobs on the test, summed for the card and the API; None when no image is truthed by
+    it. The status is the least advanced part's (failed wins: its message says why)."""
+    jobs = list(AutomaticTruthing.objects.filter(test=test).order_by("part"))
+    if not jobs:
         return None
+    order = ["failed", "queued", "truthing", "done"]
+    status = min((job.status for job in jobs), key=order.index)
+    total = sum(job.streams_total for job in jobs)
+    done = sum(job.streams_done for job in jobs)
     return {
-        "status": job.status,
-        "progress": job.progress,
-        "streams_done": job.streams_done,
-        "streams_total": job.streams_total,
-        "message": job.message,
+        "status": status,
+        "progress": done / total if total else (1.0 if status == "done" else 0.0),
+        "streams_done": done,
+        "streams_total": total,
+        "message": " ".join(job.message for job in jobs if job.message),
     }

@@ -344,6 +344,8 @@ VTT = {
     "TRUTHING_LEASE_MINUTES": env_int("TRUTHING_LEASE_MINUTES", 30),
     "TRUTHING_CHECK_SHARE": env_float("TRUTHING_CHECK_SHARE", 0.2),
     "TRUTHING_GOLD_SHARE": env_float("TRUTHING_GOLD_SHARE", 0.1),
+    # The oracle's work on a test is split in this many jobs, so that workers truth them side by side.
+    "TRUTHING_AUTOMATIC_PARTS": env_int("TRUTHING_AUTOMATIC_PARTS", 2),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

@@ -93,7 +93,8 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
         step = int(work.get_attribute("data-step"))
         question = page.inner_text("[data-testid=question]")
         seen.append((step, question))
-        page.keyboard.press("y" if step % 3 == 0 else "n")
+        # "Yes" to every uniqueness question, so that labels are made (and can be hovered).
+        page.keyboard.press("y" if "unique" in question or step % 3 == 0 else "n")
         answered += 1
         # The page shows `proposing` until the engine has added the next step (polled every 250 ms).
         page.wait_for_function(
@@ -103,7 +104,7 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
         )
         if not undone and step == 2:
             page.keyboard.press("u")
-            page.wait_for_function("document.querySelector('[data-testid=work]').dataset.step === '2'")
+            page.wait_for_function("() => document.querySelector('[data-testid=work]').dataset.step === '2'")
             assert page.inner_text("[data-testid=question]") == question, "undo asks the same question again"
             assert "2 questions answered" in page.inner_text("[data-testid=progress]")
             undone = True
@@ -120,13 +121,15 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
     steps = list(stream.steps.order_by("index"))
     assert stream.state == StreamState.ENDED and len(steps) == answered - 1
     assert all(s.answered_by_id == operator.pk and s.seconds is not None for s in steps)
-    assert [s.answer for s in steps] == ["yes" if s.index % 3 == 0 else "no" for s in steps]
+    assert [s.answer for s in steps] == [
+        "yes" if s.question["kind"] == "unique" or s.index % 3 == 0 else "no" for s in steps
+    ]
     shot(page, "operator-ended")
 
     # On a phone: the image, the question and the answer buttons fit in 390 px.
     page.set_viewport_size({"width": 390, "height": 844})
     page.keyboard.press("u")
-    page.wait_for_function("document.querySelector('[data-testid=work]').dataset.state === 'pending'")
+    page.wait_for_function("() => document.querySelector('[data-testid=work]').dataset.state === 'pending'")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page scrolls sideways ({width} px)"
     assert page.get_by_test_id("answer-ambiguous").bounding_box()["x"] + 10 < 390
@@ -167,7 +170,7 @@ def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     shot(page, "checker")
     # The checker says the opposite on the first question (with the button), the same elsewhere (keys).
     page.get_by_test_id("answer-no").click()
-    page.wait_for_function("document.querySelector('[data-testid=work]').dataset.step === '1'")
+    page.wait_for_function("() => document.querySelector('[data-testid=work]').dataset.step === '1'")
     while work.get_attribute("data-state") != "ended":
         step = int(work.get_attribute("data-step"))
         page.keyboard.press("y" if stored[step] == "yes" else "a" if stored[step] == "ambiguous" else "n")

@@ -75,9 +75,13 @@ def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
 def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_test_images):
     test = test_services.test_start(test=make_test(annotated_test_images[:2]))
     before = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
-    job = AutomaticTruthing.objects.get(test=test)
-    assert (job.status, job.progress, job.streams_done, job.streams_total) == ("done", 1.0, 2, 2)
-    assert truth_automatically(job_id=job.pk).status == "done"  # a second delivery: nothing to do
+    jobs = AutomaticTruthing.objects.filter(test=test).order_by("part")
+    # Two parts (the default) side by side: image positions 0 and 1, one stream each.
+    assert [(j.part, j.status, j.progress, j.streams_done, j.streams_total) for j in jobs] == [
+        (0, "done", 1.0, 1, 1),
+        (1, "done", 1.0, 1, 1),
+    ]
+    assert truth_automatically(job_id=jobs[0].pk).status == "done"  # a second delivery: nothing to do
     after = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
     assert after == before
 

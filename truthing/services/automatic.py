@@ -9,6 +9,7 @@ have ended, so every stream is written exactly once.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -28,11 +29,18 @@ def automatic_streams(test: Test):
     return Stream.objects.filter(test_image__test=test, test_image__mode=TruthingMode.AUTOMATIC)
 
 
-def automatic_truthing_start(*, test: Test) -> AutomaticTruthing:
-    """The job row, queued when the caller's transaction commits."""
-    job, _ = AutomaticTruthing.objects.get_or_create(test=test, defaults={"created_by": test.created_by})
-    job_enqueue(job)
-    return job
+def automatic_truthing_start(*, test: Test) -> list[AutomaticTruthing]:
+    """The jobs (TRUTHING_AUTOMATIC_PARTS of them, run side by side by the workers), queued when the
+    caller's transaction commits."""
+    parts = max(1, settings.VTT["TRUTHING_AUTOMATIC_PARTS"])
+    jobs = []
+    for part in range(parts):
+        job, _ = AutomaticTruthing.objects.get_or_create(
+            test=test, part=part, defaults={"parts": parts, "created_by": test.created_by}
+        )
+        job_enqueue(job)
+        jobs.append(job)
+    return jobs
 
 
 def truth_automatically(*, job_id: int) -> AutomaticTruthing:
@@ -46,10 +54,14 @@ def _run(job: AutomaticTruthing) -> None:
         job_finish(job)
         return
     stats = bridge.statistics_of(test)
-    settings = bridge.settings_of(test)
-    streams = list(
-        automatic_streams(test).select_related("test_image__image").order_by("test_image__position", "number")
-    )
+    engine_settings = bridge.settings_of(test)
+    streams = [
+        stream
+        for stream in automatic_streams(test)
+        .select_related("test_image__image")
+        .order_by("test_image__position", "number")
+        if stream.test_image.position % job.parts == job.part
+    ]
     todo = [s for s in streams if s.state != StreamState.ENDED]
     image_ids = sorted({s.test_image.image_id for s in todo})
     scenes = {scene.image: scene for scene in scenes_of(image_ids, stats.vocabulary)}
@@ -60,7 +72,7 @@ def _run(job: AutomaticTruthing) -> None:
             stream.pk: run_automatic(
                 stats,
                 scenes[stream.test_image.image.original_name],
-                settings,
+                engine_settings,
                 bridge.seed_of(stream.test_image, stream.number),
             )
             for stream in batch
