@@ -80,6 +80,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.test.publish": allow(),
     "truthing.test.archive": allow(),
     "truthing.test.export": allow(),
+    "truthing.test.audit": allow(),
     "truthing.queue.next": allow(Role.OPERATOR),
     "truthing.stream.read": allow(Role.OPERATOR),
     "truthing.step.answer": allow(Role.OPERATOR),

@@ -176,6 +176,7 @@ CALLS: dict[str, Builder] = {
         "post", f"/api/v1/truthing/tests/{a_test(w, 'published').pk}/archive/"
     ),
     "truthing.test.export": lambda w: Call("get", f"/api/v1/truthing/tests/{a_test(w).pk}/export/"),
+    "truthing.test.audit": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w).pk}/audit/"),
     "truthing.queue.next": lambda w: Call(
         "post", "/api/v1/truthing/queue/next/", a_stream(w, holder=None) and None
     ),

@@ -24,6 +24,7 @@ from truthing.models import (
     Step,
     Stream,
     Test,
+    TestAudit,
     TestImage,
     TestState,
 )
@@ -240,6 +241,14 @@ class AutomaticTruthingAdmin(ReadOnlyAdmin):
         "message",
         "finished_at",
     ]
+    list_filter = ["status"]
+    search_fields = ["test__name", "message"]
+    list_select_related = ["test"]
+
+
+@admin.register(TestAudit)
+class TestAuditAdmin(ReadOnlyAdmin):
+    list_display = ["test", "status", "progress", "attempts", "message", "finished_at"]
     list_filter = ["status"]
     search_fields = ["test__name", "message"]
     list_select_related = ["test"]

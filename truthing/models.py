@@ -250,3 +250,31 @@ class AutomaticTruthing(Job):
 
     def __str__(self) -> str:
         return f"automatic truthing of {self.test_id}, part {self.part + 1} of {self.parts} ({self.status})"
+
+
+class TestAudit(Job):
+    """The independent audit of a test (engine.audit): a blind guesser trained on oracle streams of the
+    statistics' training images, scored on the test's own streams. What a test author shows reviewers."""
+
+    __test__ = False  # not a pytest test class
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        AUDITING = "auditing"
+        DONE = "done"
+        FAILED = "failed"
+
+    running_statuses = (Status.AUDITING,)
+    done_status = Status.DONE
+    task_name = "truthing.test_audit"
+
+    test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="audit")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    report = models.JSONField(default=dict, blank=True)
+    reliability_svg = models.TextField(blank=True, help_text="The reliability diagram of the engine's p.")
+
+    class Meta(Job.Meta):
+        verbose_name = "test audit"
+
+    def __str__(self) -> str:
+        return f"audit of {self.test_id} ({self.status})"

@@ -21,6 +21,7 @@ from truthing.models import (
     StepAnswer,
     Stream,
     Test,
+    TestAudit,
 )
 from vtt_site.stats import proportion
 
@@ -72,6 +73,7 @@ def test_card(*, test: Test) -> dict[str, Any]:
             "max": length_values[-1] if length_values else None,
         },
         "automatic_truthing": automatic_progress(test),
+        "audit": audit_summary(test),
         "blind_accuracy": proportion(blind_right["all"], blind_total["all"]),
         "blind_accuracy_by_kind": {
             kind: proportion(blind_right[kind], blind_total[kind]) for kind in KINDS if blind_total[kind]
@@ -140,4 +142,17 @@ def automatic_progress(test: Test) -> dict[str, Any] | None:
         "streams_done": done,
         "streams_total": total,
         "message": " ".join(job.message for job in jobs if job.message),
+    }
+
+
+def audit_summary(test: Test) -> dict[str, Any] | None:
+    """The independent audit's state and report (engine.audit), None when the test was never audited."""
+    audit = TestAudit.objects.filter(test=test).first()
+    if audit is None:
+        return None
+    return {
+        "status": audit.status,
+        "progress": audit.progress,
+        "message": audit.message,
+        "report": audit.report,
     }

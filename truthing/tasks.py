@@ -27,3 +27,11 @@ def streams_sweep() -> int:
     from truthing.services.streams import streams_sweep as sweep
 
     return sweep()
+
+
+@shared_task(name="truthing.test_audit", acks_late=True)
+def test_audit(job_id: int) -> None:
+    """No automatic retry: the job mechanism takes over a job whose worker died."""
+    from truthing.services.audit import test_audit_run
+
+    test_audit_run(job_id=job_id)

@@ -13,6 +13,7 @@ urlpatterns = [
         "truthing/tests/<int:test_id>/archive/", tests.TestArchiveApi.as_view(), name="truthing-test-archive"
     ),
     path("truthing/tests/<int:test_id>/export/", tests.TestExportApi.as_view(), name="truthing-test-export"),
+    path("truthing/tests/<int:test_id>/audit/", tests.TestAuditApi.as_view(), name="truthing-test-audit"),
     path("truthing/queue/next/", work.QueueNextApi.as_view(), name="truthing-queue-next"),
     path("truthing/streams/<int:stream_id>/", work.StreamApi.as_view(), name="truthing-stream"),
     path(

@@ -346,6 +346,8 @@ VTT = {
     "TRUTHING_GOLD_SHARE": env_float("TRUTHING_GOLD_SHARE", 0.1),
     # The oracle's work on a test is split in this many jobs, so that workers truth them side by side.
     "TRUTHING_AUTOMATIC_PARTS": env_int("TRUTHING_AUTOMATIC_PARTS", 2),
+    # The audit of a test trains its blind guesser on oracle streams of this many training images.
+    "AUDIT_TRAINING_STREAMS": env_int("AUDIT_TRAINING_STREAMS", 500),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ reports on held-out streams (a test's streams, or streams generated on held-out 
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -191,7 +192,7 @@ def reliability_svg(report: dict[str, Any], title: str = "Reliability of the eng
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
         f'viewBox="0 0 {size} {size}" font-family="sans-serif" font-size="11">',
         f'<rect width="{size}" height="{size}" fill="white"/>',
-        f'<text x="{size / 2}" y="20" text-anchor="middle" font-size="13">{title}</text>',
+        f'<text x="{size / 2}" y="20" text-anchor="middle" font-size="13">{html.escape(title)}</text>',
         f'<text x="{size / 2}" y="36" text-anchor="middle">ECE {rel["expected_calibration_error"]:.3f}, '
         f"{report['held_out_questions']} held-out questions</text>",
         f'<rect x="{margin}" y="{margin}" width="{plot}" height="{plot}" fill="none" stroke="#444"/>',

@@ -194,14 +194,22 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
         "rejected": proportion(card["rejected"], asked),
         "plots": plots.card_plots(card),
         "automatic": reports.automatic_progress(test),
+        "audit": getattr(test, "audit", None),
         "blockers": test_services.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
     }
     return render(request, "frontend/test_card.html", context)
 
 
+def _audit(*, test):
+    from truthing.services.audit import test_audit_start
+
+    return test_audit_start(test=test)
+
+
 TRANSITIONS = {
     "start": (test_services.test_start, "truthing.test.start", "Truthing started"),
+    "audit": (_audit, "truthing.test.audit", "Audit queued: this page shows its report when it is done"),
     "publish": (test_services.test_publish, "truthing.test.publish", "Published: vision systems may take it"),
     "archive": (test_services.test_archive, "truthing.test.archive", "Archived"),
 }

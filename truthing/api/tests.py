@@ -139,6 +139,20 @@ TestPublishApi = _transition(
 TestArchiveApi = _transition(test_services.test_archive, "truthing.test.archive", "Archive a published test")
 
 
+def _audit(*, test):
+    from truthing.services.audit import test_audit_start
+
+    return test_audit_start(test=test)
+
+
+TestAuditApi = _transition(
+    _audit,
+    "truthing.test.audit",
+    "Audit a test whose streams have ended: a blind guesser trained on the training images' streams, "
+    "scored on the test's (in the background; the card shows the report)",
+)
+
+
 class TestExportApi(APIView):
     operation = "truthing.test.export"
 

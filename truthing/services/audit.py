@@ -1,0 +1,99 @@
+"""The independent audit of a test (issue 10): can a guesser that never sees pixels predict its answers?
+
+A background job (vtt_site.jobs). It generates oracle-answered streams on the training images of the
+test's statistics, cross-fitted so that the engine's p on them is out of sample as on a test image
+(engine.audit.training_streams), trains the blind guesser on them, and scores it and the engine-p
+guesser on the test's own stored streams. The report and the reliability diagram are kept on the row
+and shown on the test's card.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from engine.audit.run import audit_streams, reliability_svg, training_streams
+from engine.bridge import scenes_of
+from engine.core.drivers import StreamStep
+from engine.core.proposer import Estimate
+from engine.core.questions import Answer, Label, question_from_json
+from truthing import bridge
+from truthing.errors import TruthingErrorCode
+from truthing.models import Step, StreamState, Test, TestAudit, TestState
+from vtt_site.errors import ConflictError
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+
+
+@transaction.atomic
+def test_audit_start(*, test: Test, user=None) -> TestAudit:
+    """Queue the audit of a test whose streams have ended (again, if it was audited before)."""
+    test = Test.objects.select_for_update().get(pk=test.pk)
+    if (
+        test.state == TestState.DRAFT
+        or test.test_images.filter(streams__state__in=[StreamState.PROPOSING, StreamState.PENDING]).exists()
+    ):
+        raise ConflictError(
+            TruthingErrorCode.TEST_UNFINISHED,
+            f"{test.name} can be audited once every stream has ended.",
+        )
+    audit, created = TestAudit.objects.get_or_create(test=test, defaults={"created_by": user})
+    if not created and not audit.running:
+        audit.status, audit.report, audit.reliability_svg, audit.attempts = TestAudit.Status.QUEUED, {}, "", 0
+        audit.enqueued_at = audit.finished_at = audit.claim = None
+        audit.save()
+    job_enqueue(audit)
+    return audit
+
+
+def test_audit_run(*, job_id: int) -> TestAudit:
+    job_run(TestAudit, job_id, _run)
+    return TestAudit.objects.get(pk=job_id)
+
+
+def _run(job: TestAudit) -> None:
+    test = Test.objects.select_related("statistics").get(pk=job.test_id)
+    stats = bridge.statistics_of(test)
+    engine_settings = bridge.settings_of(test)
+    training_ids = list(test.statistics.training_images.values_list("pk", flat=True))
+    scenes = list(scenes_of(training_ids, stats.vocabulary))
+    job_progress(job, progress=0.1)
+    train = training_streams(
+        stats.vocabulary,
+        scenes,
+        engine_settings,
+        seed=test.seed,
+        limit=settings.VTT["AUDIT_TRAINING_STREAMS"],
+        min_overlap=stats.min_overlap,
+    )
+    job_progress(job, progress=0.8)
+    held_out = test_streams(test)
+    try:
+        report = audit_streams(stats.vocabulary, train, held_out, seed=test.seed)
+    except ValueError as exc:
+        raise JobFailed(f"The audit cannot run: {exc}.") from None
+    job_finish(
+        job, report=report, reliability_svg=reliability_svg(report, title=f"Reliability of p: {test.name}")
+    )
+
+
+def test_streams(test: Test) -> list[list[StreamStep]]:
+    """The test's stored streams as the core's steps (question, the p and population it was proposed
+    with, the answer, the label it made)."""
+    stats = bridge.statistics_of(test)
+    vocabulary = stats.vocabulary
+    streams: dict[int, list[StreamStep]] = {}
+    steps = (
+        Step.objects.filter(stream__test_image__test=test, stream__state=StreamState.ENDED)
+        .exclude(answer="")
+        .select_related("stream__test_image__image")
+        .order_by("stream_id", "index")
+    )
+    for step in steps:
+        image = step.stream.test_image.image
+        question = question_from_json(step.question, vocabulary, image.width, image.height)
+        yes = round((step.p or 0.0) * step.population)
+        label = Label.parse(step.label, vocabulary, "label") if step.label else None
+        streams.setdefault(step.stream_id, []).append(
+            StreamStep(step.index, question, Estimate(yes, step.population), Answer(step.answer), label)
+        )
+    return list(streams.values())
