@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 
 from annotations.models import Collection
 from engine import services
-from engine.models import FittedStatistics
+from engine.models import FitShard, FittedStatistics
 from vtt_site.errors import ApplicationError
 
 
@@ -196,3 +196,19 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
             except ApplicationError as exc:
                 self.message_user(request, f"Statistics {statistics.pk}: {exc.message}", messages.ERROR)
         self.message_user(request, "Fitting started.", messages.SUCCESS)
+
+
+@admin.register(FitShard)
+class FitShardAdmin(admin.ModelAdmin):
+    """Shards of large fits, read-only: they exist while their fit is split across the workers."""
+
+    list_display = ["statistics", "index", "first", "last", "status", "attempts", "message", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["statistics__vocabulary__name", "message", "file_name"]
+    list_select_related = ["statistics__vocabulary"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -17,6 +17,9 @@ from vtt_site.jobs import Job
 class FitStatus(models.TextChoices):
     QUEUED = "queued"
     FITTING = "fitting"
+    # A fit over more than ENGINE_FIT_SHARD_IMAGES images is split into shards fitted by workers side by
+    # side; the fit waits for them, and the last one to settle queues it again to merge them.
+    WAITING = "waiting", "waiting for its shards"
     READY = "ready"
     FAILED = "failed"
 
@@ -49,6 +52,39 @@ class FittedStatistics(Job):
 
     def __str__(self) -> str:
         return f"statistics {self.pk} ({self.status}, {self.n_images} images)"
+
+    @property
+    def path(self) -> Path | None:
+        return Path(django_settings.VTT["ENGINE_DIR"]) / self.file_name if self.file_name else None
+
+
+class FitShard(Job):
+    """One shard of a large fit: the training images `first` to `last` (excluded) of the fit's image ids
+    in id order. Its file is merged into the fit's (engine.core.shards.merge) and then removed."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        FITTING = "fitting"
+        DONE = "done"
+        FAILED = "failed"
+
+    running_statuses = (Status.FITTING,)
+    done_status = Status.DONE
+    task_name = "engine.fit_shard"
+
+    statistics = models.ForeignKey(FittedStatistics, on_delete=models.CASCADE, related_name="shards")
+    index = models.PositiveSmallIntegerField()
+    first = models.PositiveIntegerField()
+    last = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    file_name = models.CharField(max_length=200, blank=True, help_text="Inside ENGINE_DIR.")
+
+    class Meta(Job.Meta):
+        ordering = ["statistics", "index"]
+        constraints = [models.UniqueConstraint(fields=["statistics", "index"], name="unique_fit_shard")]
+
+    def __str__(self) -> str:
+        return f"shard {self.index} of statistics {self.statistics_id} ({self.status})"
 
     @property
     def path(self) -> Path | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 import uuid
 from dataclasses import dataclass
@@ -14,9 +15,10 @@ from annotations.models import Collection, Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge
 from engine.core.errors import EngineError
-from engine.core.statistics import fit, save
+from engine.core.shards import merge
+from engine.core.statistics import fit, load, save
 from engine.errors import EngineErrorCode
-from engine.models import FitStatus, FittedStatistics
+from engine.models import FitShard, FitStatus, FittedStatistics
 from vtt_site.errors import ApplicationError
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
@@ -102,9 +104,12 @@ def statistics_fit_run(*, statistics_id: int) -> FittedStatistics | None:
 
 
 def _fit(statistics: FittedStatistics) -> None:
+    image_ids = sorted(statistics.training_images.values_list("pk", flat=True))
+    if len(image_ids) > settings.VTT["ENGINE_FIT_SHARD_IMAGES"]:
+        _fit_sharded(statistics, image_ids)
+        return
     started = time.perf_counter()
     vocabulary = core_vocabulary(statistics.vocabulary)
-    image_ids = list(statistics.training_images.values_list("pk", flat=True))
     total = len(image_ids)
 
     def report(done: int) -> None:
@@ -117,6 +122,12 @@ def _fit(statistics: FittedStatistics) -> None:
         )
     except EngineError as exc:
         raise JobFailed(f"The training set could not be fitted: {exc}") from exc
+    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir.mkdir(parents=True, exist_ok=True)
+    _save_and_finish(statistics, fitted, started)
+
+
+def _save_and_finish(statistics: FittedStatistics, fitted, started: float) -> None:
     engine_dir = settings.VTT["ENGINE_DIR"]
     engine_dir.mkdir(parents=True, exist_ok=True)
     path = engine_dir / f"statistics-{statistics.pk}-{uuid.uuid4().hex[:8]}.npz"
@@ -136,6 +147,96 @@ def _fit(statistics: FittedStatistics) -> None:
     except BaseException:
         path.unlink(missing_ok=True)  # another run holds the job (or the row is gone): not our file
         raise
+
+
+# --- Fits split into shards -------------------------------------------------------------------------------
+
+
+def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
+    """First run: make the shards (contiguous ranges of the ids, so that merging them in order gives the
+    single fit's arrays), wait for them and queue them. Run again by the last shard to settle: merge."""
+    shards = list(statistics.shards.order_by("index"))
+    if not shards:
+        size = settings.VTT["ENGINE_FIT_SHARD_IMAGES"]
+        count = math.ceil(len(image_ids) / size)
+        step = math.ceil(len(image_ids) / count)
+        shards = [
+            FitShard.objects.create(
+                statistics=statistics, index=k, first=k * step, last=min(len(image_ids), (k + 1) * step)
+            )
+            for k in range(count)
+        ]
+    if all(shard.status == FitShard.Status.DONE for shard in shards):
+        _merge_shards(statistics, shards)
+        return
+    failed = [shard for shard in shards if shard.status == FitShard.Status.FAILED]
+    if failed:
+        raise JobFailed(
+            f"Shard {failed[0].index + 1} of {len(shards)} could not be fitted: {failed[0].message}"
+        )
+    # Not running any more (no heartbeat, nothing for the sweeper): the shards' jobs carry the work.
+    job_progress(statistics, status=FitStatus.WAITING, message=f"Fitting {len(shards)} shards side by side.")
+    for shard in shards:
+        if shard.status == FitShard.Status.QUEUED:
+            job_enqueue(shard)
+
+
+def _merge_shards(statistics: FittedStatistics, shards: list[FitShard]) -> None:
+    started = time.perf_counter()
+    try:
+        fitted = merge([load(shard.path) for shard in shards])
+    except EngineError as exc:
+        raise JobFailed(f"The shards could not be merged: {exc}") from exc
+    _save_and_finish(statistics, fitted, started)
+    for shard in shards:
+        shard.path.unlink(missing_ok=True)
+
+
+def fit_shard_run(*, shard_id: int) -> FitShard:
+    """Fit one shard (or take over a shard whose worker died); then, if every shard has settled, queue
+    the fit again so that it merges them (or fails with the shard's message)."""
+    job_run(
+        FitShard,
+        shard_id,
+        _fit_shard,
+        unexpected=JobFailed("Fitting a shard failed unexpectedly; see the worker log."),
+    )
+    shard = FitShard.objects.get(pk=shard_id)
+    _wake_when_settled(shard.statistics_id)
+    return shard
+
+
+def _fit_shard(shard: FitShard) -> None:
+    statistics = shard.statistics
+    vocabulary = core_vocabulary(statistics.vocabulary)
+    image_ids = sorted(statistics.training_images.values_list("pk", flat=True))[shard.first : shard.last]
+    try:
+        fitted = fit(vocabulary, bridge.scenes_of(image_ids, vocabulary), statistics.settings["min_overlap"])
+    except EngineError as exc:
+        raise JobFailed(f"The training set could not be fitted: {exc}") from exc
+    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir.mkdir(parents=True, exist_ok=True)
+    path = engine_dir / f"shard-{statistics.pk}-{shard.index}-{uuid.uuid4().hex[:8]}.npz"
+    save(fitted, path)
+    try:
+        job_finish(shard, file_name=path.name)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
+@transaction.atomic
+def _wake_when_settled(statistics_id: int) -> None:
+    """The last shard to settle (done or failed) queues the waiting fit again, exactly once: the fit's
+    row is locked and leaves `waiting` here."""
+    statistics = FittedStatistics.objects.select_for_update().get(pk=statistics_id)
+    if statistics.status != FitStatus.WAITING:
+        return
+    if statistics.shards.exclude(status__in=[FitShard.Status.DONE, FitShard.Status.FAILED]).exists():
+        return
+    statistics.status, statistics.attempts, statistics.enqueued_at = FitStatus.QUEUED, 0, None
+    statistics.save(update_fields=["status", "attempts", "enqueued_at"])
+    job_enqueue(statistics)
 
 
 @transaction.atomic

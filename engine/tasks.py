@@ -10,3 +10,9 @@ def fit_statistics(statistics_id: int) -> None:
     """No automatic retry: a failed fit records why on its row (asking again makes a new fit), and a
     worker that dies is replaced by the job sweeper's takeover (vtt_site.jobs)."""
     services.statistics_fit_run(statistics_id=statistics_id)
+
+
+@shared_task(name="engine.fit_shard", acks_late=True)
+def fit_shard(shard_id: int) -> None:
+    """One shard of a large fit; the last shard to settle queues the fit again to merge them."""
+    services.fit_shard_run(shard_id=shard_id)

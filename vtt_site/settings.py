@@ -338,6 +338,9 @@ VTT = {
         }
     ),
     "ENGINE_REGION_MIN_OVERLAP": env_float("ENGINE_REGION_MIN_OVERLAP", 0.0),
+    # A fit over more training images than this is split into shards of at most this many, fitted by
+    # the workers side by side and merged (exactly: engine.core.shards.merge).
+    "ENGINE_FIT_SHARD_IMAGES": env_int("ENGINE_FIT_SHARD_IMAGES", 250_000),
     # Truthing: how long an operator holds a stream or a check without answering; the share of
     # operator-truthed streams a second operator checks; the share of oracle-truthed streams given to an
     # operator as gold work (they are not told), to measure operators against the oracle.
