@@ -41,8 +41,8 @@ from django.test.utils import override_settings  # noqa: E402
 from accounts.roles import Role  # noqa: E402
 from accounts.services import user_create_with_role  # noqa: E402
 from annotations.formats import jsonl_line  # noqa: E402
-from annotations.models import Split  # noqa: E402
-from annotations.services.collections import collection_create  # noqa: E402
+from annotations.models import MemberRole, Split  # noqa: E402
+from annotations.services.collections import collection_create, membership_set  # noqa: E402
 from annotations.services.imports import import_create, import_run  # noqa: E402
 from annotations.services.vocabularies import vocabulary_install_default  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
@@ -174,6 +174,7 @@ def run(args, folder: Path, database_name: str) -> dict:
         operator = user_create_with_role(
             username="bench-operator", password=uuid.uuid4().hex, role=Role.OPERATOR
         )
+        membership_set(collection=collection, user_id=operator.pk, role=MemberRole.OPERATOR)
         test_images = collection.images.filter(split=Split.TEST)
         blind_ids = list(test_images.filter(original_name__startswith="blind").values_list("pk", flat=True))
         with transaction.atomic():
@@ -182,6 +183,8 @@ def run(args, folder: Path, database_name: str) -> dict:
             )
             test_services.test_start(test=operator_test)
         latencies = answer_until(operator, args.answers)
+        if not latencies:
+            sys.exit("the operator got no work")
 
         auto_ids = list(test_images.filter(original_name__startswith="test").values_list("pk", flat=True))
         with transaction.atomic():

@@ -76,26 +76,40 @@ def attribute_counts_full(
     consistent with the full instantiation history) with known attributes that satisfy every fact the
     history gives about the label, whatever its group."""
     object_type = stats.vocabulary.object_type(question.label.type)
-    objects = objects[stats.obj_known[objects]]
-    masks = stats.obj_attrs[objects]
-    selection = np.ones(len(objects), dtype=bool)
-    for kind, attributes, said in attribute_facts(story, question):
-        selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
+
+    def population() -> npt.NDArray[np.uint64]:
+        known = objects[stats.obj_known[objects]]
+        masks = stats.obj_attrs[known]
+        selection = np.ones(len(known), dtype=bool)
+        for kind, attributes, said in attribute_facts(story, question):
+            selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
+        selected: npt.NDArray[np.uint64] = masks[selection]
+        return selected
+
+    # The same for every candidate about this label at this point of the history.
+    masks = story.remembered(("full", question.label), population)
     target = _satisfies(masks, question.kind, object_type.mask_of(question.attributes))
-    return int((selection & target).sum()), int(selection.sum())
+    return int(target.sum()), len(masks)
 
 
 def attribute_counts(stats: FittedStatistics, story: Story, question: AttributeQuestion) -> tuple[int, int]:
     """(yes, population) for an attribute question, pooled over all objects of the type."""
     object_type = stats.vocabulary.object_type(question.label.type)
     histogram = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
-    selection = np.ones(len(histogram.masks), dtype=bool)
-    for kind, attributes, said in relevant_facts(
-        object_type, question.attributes, attribute_facts(story, question)
-    ):
-        selection &= _satisfies(histogram.masks, kind, object_type.mask_of(attributes)) == said
-    target = _satisfies(histogram.masks, question.kind, object_type.mask_of(question.attributes))
-    return _count(histogram, selection, target)
+
+    def population() -> Histogram:
+        selection = np.ones(len(histogram.masks), dtype=bool)
+        for kind, attributes, said in relevant_facts(
+            object_type, question.attributes, attribute_facts(story, question)
+        ):
+            selection &= _satisfies(histogram.masks, kind, object_type.mask_of(attributes)) == said
+        return Histogram(histogram.masks[selection], histogram.counts[selection])
+
+    # The same for every candidate about this label whose attributes fall in the same groups.
+    groups = frozenset(object_type.group_of[a] for a in question.attributes)
+    selected = story.remembered(("pooled", question.label, groups), population)
+    target = _satisfies(selected.masks, question.kind, object_type.mask_of(question.attributes))
+    return int(selected.counts[target].sum()), int(selected.counts.sum())
 
 
 def relationship_counts(

@@ -154,7 +154,9 @@ class Stream:
         `full_history_min_population` of them have known attributes agreeing with every fact about the
         label; otherwise pooled over all objects of the type (docs/engine.md)."""
         position = [record.label for record in self.story.labels].index(question.label)
-        objects = self.training.objects_in_full(position)
+        objects = self.story.remembered(
+            ("objects", position), lambda: self.training.objects_in_full(position)
+        )
         yes, population = attribute_counts_full(self.stats, self.story, question, objects)
         if population >= self.settings.full_history_min_population:
             return Estimate(yes, population, True)

@@ -10,9 +10,9 @@ unpredictable there).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.core.errors import CoreErrorCode, HistoryError, at
 from engine.core.questions import (
@@ -26,6 +26,8 @@ from engine.core.questions import (
     question_from_json,
 )
 from engine.core.vocabulary import Vocabulary
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,16 @@ class Story:
     relationship_facts: dict[frozenset[Label], list[tuple[RelationshipQuestion, bool]]] = field(
         default_factory=dict
     )
+    # What estimates computed from this history and may share (one proposal examines ~100 attribute
+    # candidates that select the same training objects); emptied by every `record`.
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def remembered(self, key: Any, compute: Callable[[], T]) -> T:
+        """`compute()`, once per history state and key."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        value: T = self.memo[key]
+        return value
 
     @property
     def answered(self) -> int:
@@ -80,6 +92,7 @@ class Story:
     def record(self, question: Question, answer: Answer, where: str = "question") -> Label | None:
         """Add an answered (or rejected) question; returns the new label when it instantiates an object."""
         self.check(question, where)
+        self.memo.clear()
         self.entries.append((question, answer))
         if answer == Answer.AMBIGUOUS:
             self.rejected.add(question)
