@@ -211,6 +211,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "ENUM_NAME_OVERRIDES": {"YesNoEnum": ["yes", "no"], "AnswerEnum": ["yes", "no", "ambiguous"]},
 }
 
 # --- Files --------------------------------------------------------------------------------------------
@@ -252,6 +253,9 @@ VTT = {
     "TRUTHING_LEASE_MINUTES": env_int("TRUTHING_LEASE_MINUTES", 30),
     "TRUTHING_CHECK_SHARE": env_float("TRUTHING_CHECK_SHARE", 0.2),
     "TRUTHING_GOLD_SHARE": env_float("TRUTHING_GOLD_SHARE", 0.1),
+    # Evaluation: how many vision systems of one owner may enrol in one test (each session teaches its
+    # system every correct answer, so many systems of one owner would be one system taking it many times).
+    "EVALUATION_MAX_SYSTEMS_PER_TEST": env_int("EVALUATION_MAX_SYSTEMS_PER_TEST", 3),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------
