@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, collections, home, work
+from frontend.views import account, collections, evaluation, home, work
 
 app_name = "frontend"
 
@@ -34,4 +34,9 @@ urlpatterns = [
     path("images/<int:image_id>/", work.image_view, name="image"),
     path("images/<int:image_id>/annotate/", work.annotate, name="annotate"),
     path("images/<int:image_id>/review/", work.review, name="review"),
+    # Vision systems and leaderboards
+    path("systems/", evaluation.systems, name="systems"),
+    path("systems/<int:system_id>/", evaluation.system_detail, name="system"),
+    path("leaderboards/", evaluation.leaderboards, name="leaderboards"),
+    path("leaderboards/<int:test_id>/", evaluation.leaderboard, name="leaderboard"),
 ]
