@@ -62,8 +62,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $@
 
 install: $(VENV)/.installed
