@@ -59,7 +59,9 @@ def session_enrol(*, system: VisionSystem, test_id: int) -> Session:
             "since the system learned the correct answers as it went. Resume that session.",
         )
     cap = max_systems_per_owner()
-    if Session.objects.filter(system_id__in=owned, test_id=test.pk).count() >= cap:
+    # The built-in baselines (manage.py run_baselines) are the platform's, not an owner's entries.
+    counted = Session.objects.filter(system_id__in=owned, test_id=test.pk, system__baseline="")
+    if not system.baseline and counted.count() >= cap:
         raise ConflictError(
             EvaluationErrorCode.ENROLMENT_LIMIT,
             f"You have enrolled {cap} systems in {test.name} already, the most one owner may.",

@@ -118,6 +118,9 @@ def test_a_session_is_never_restarted_and_owners_are_capped(published_test, owne
     third = system_create(owner=owner, name="third")
     capped = client.post(url, {"system": third.pk}, format="json")
     assert capped.status_code == 409 and capped.json()["code"] == "enrolment_limit"
+    # The built-in baselines are not an owner's entries.
+    baseline = system_create(owner=owner, name="baseline", baseline="always-yes")
+    assert client.post(url, {"system": baseline.pk}, format="json").status_code == 201
 
 
 def test_only_published_tests_can_be_taken(db, system_token, token_client):
