@@ -66,3 +66,13 @@ def taking(*, user: Any, auth: Any = None, test_id: int) -> bool:
     if scoped is not None:
         return sessions.filter(system_id=scoped).exists()
     return sessions.filter(system__owner=user).exists()
+
+
+def answerable(*, user: Any, auth: Any = None) -> QuerySet[Session]:
+    """The sessions the caller may answer in: its scoped system's, or (unscoped) its own systems'."""
+    scoped = scoped_system_id(auth)
+    if scoped is not None:
+        return Session.objects.filter(system_id=scoped)
+    if is_scoped(auth):
+        return Session.objects.none()
+    return Session.objects.filter(system__owner=user)

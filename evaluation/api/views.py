@@ -216,13 +216,11 @@ class AnswerApi(APIView):
         "one (`step_not_current`) is a 409 and changes nothing.",
     )
     def post(self, request, session_id: int):
-        session = selectors.access_session(
-            user=request.user, auth=request.auth, session_id=session_id, act=True
-        )
         data = s.SessionAnswerInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = sessions.answer_submit(
-            session_id=session.pk,
+            session_id=session_id,
+            sessions=selectors.answerable(user=request.user, auth=request.auth),
             stream=data.validated_data["stream"],
             step=data.validated_data["step"],
             answer=data.validated_data["answer"] == "yes",

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from evaluation.errors import EvaluationErrorCode
@@ -86,7 +87,9 @@ def expire_if_due(session: Session) -> bool:
     """Close an active session whose test's deadline has passed (the caller holds its row lock)."""
     if session.state != SessionState.ACTIVE:
         return False
-    deadline = deadline_of(session.test_id)
+    deadline = (
+        getattr(session, "deadline", None) if hasattr(session, "deadline") else deadline_of(session.test_id)
+    )
     if deadline is None or deadline > timezone.now():
         return False
     _end(session, SessionState.EXPIRED)
@@ -137,18 +140,37 @@ def _not_current(session: Session, plan: TestPlan) -> ConflictError:
     )
 
 
-def answer_submit(*, session_id: int, stream: int, step: int, answer: bool) -> AnswerResult:
-    """Store the answer to the current step (or replay the stored one). A refusal is raised after the
-    transaction commits, so that closing a session whose deadline passed is kept."""
-    outcome = _answer_locked(session_id=session_id, stream=stream, step=step, answer=answer)
+def answer_submit(
+    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None = None
+) -> AnswerResult:
+    """Store the answer to the current step (or replay the stored one). `sessions` limits which
+    sessions the caller may answer in (evaluation.selectors.answerable): the check and the row lock are
+    one query. A refusal is raised after the transaction commits, so that closing a session whose
+    deadline passed is kept."""
+    outcome = _answer_locked(
+        session_id=session_id, stream=stream, step=step, answer=answer, sessions=sessions
+    )
     if isinstance(outcome, ConflictError):
         raise outcome
     return outcome
 
 
 @transaction.atomic
-def _answer_locked(*, session_id: int, stream: int, step: int, answer: bool) -> AnswerResult | ConflictError:
-    session = Session.objects.select_for_update().get(pk=session_id)
+def _answer_locked(
+    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None
+) -> AnswerResult | ConflictError:
+    deadline = TestSchedule.objects.filter(test_id=OuterRef("test_id")).values("deadline")[:1]
+    session = (
+        (sessions if sessions is not None else Session.objects.all())
+        .select_for_update(of=("self",))
+        .annotate(deadline=Subquery(deadline))
+        .filter(pk=session_id)
+        .first()
+    )
+    if session is None:
+        raise NotFoundError(
+            EvaluationErrorCode.SESSION_NOT_FOUND, f"There is no session {session_id} of yours."
+        )
     plan = plan_of(session)
     target = _find(plan, stream, step)
     if target is not None and target.ordinal < session.answered and session.state != SessionState.VOIDED:
