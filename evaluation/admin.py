@@ -17,6 +17,7 @@ class VisionSystemAdmin(admin.ModelAdmin):
 class SessionAdmin(admin.ModelAdmin):
     list_display = ("id", "system", "test", "state", "answered", "correct", "started_at", "ended_at")
     list_filter = ("state",)
+    search_fields = ("system__name", "system__owner__username", "test__name")
     readonly_fields = (
         "system",
         "test",
@@ -42,11 +43,13 @@ class SessionAdmin(admin.ModelAdmin):
 @admin.register(TestSchedule)
 class TestScheduleAdmin(admin.ModelAdmin):
     list_display = ("test", "deadline")
+    search_fields = ("test__name",)
 
 
 @admin.register(Answer)
 class AnswerAdmin(admin.ModelAdmin):
     list_display = ("session", "ordinal", "answer", "correct", "answered_at")
+    search_fields = ("session__system__name",)
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
@@ -58,4 +61,5 @@ class AnswerAdmin(admin.ModelAdmin):
 @admin.register(Score)
 class ScoreAdmin(admin.ModelAdmin):
     list_display = ("session", "accuracy", "computed_at")
+    search_fields = ("session__system__name",)
     readonly_fields = ("session", "accuracy", "data", "computed_at")
