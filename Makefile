@@ -58,12 +58,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . -e clients/python
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
 	touch $@
 
 install: $(VENV)/.installed

@@ -18,6 +18,10 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Empty: the token acts as its user. Otherwise what it is limited to, set by the app that owns the
+    # scope ("vision_system:<id>", evaluation.services.systems): such a token may perform only the
+    # operations of accounts.roles.SCOPED_TOKEN_OPERATIONS (decision 0030).
+    scope = models.CharField(max_length=60, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]

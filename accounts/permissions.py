@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
-from accounts.roles import QUEUEING_OPERATIONS, may
+from accounts.roles import QUEUEING_OPERATIONS, SCOPED_TOKEN_OPERATIONS, may
 from vtt_site.api.operations import operation_of
 from vtt_site.broker import BROKER_DOWN, broker_error
 from vtt_site.errors import ServiceUnavailableError
@@ -22,6 +22,8 @@ class OperationPermission(BasePermission):
         request.operation = operation
         if not (request.user and request.user.is_authenticated):
             raise exceptions.NotAuthenticated()
+        if getattr(request.auth, "scope", "") and operation not in SCOPED_TOKEN_OPERATIONS:
+            return False  # a scoped token acts only within its scope (decision 0030)
         if not may(request.user, operation):
             return False
         if operation in QUEUEING_OPERATIONS and broker_error() is not None:

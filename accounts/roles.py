@@ -92,11 +92,48 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.disagreement.list": allow(Role.REVIEWER),
     "truthing.disagreement.decide": allow(Role.REVIEWER),
     "truthing.operators.statistics": allow(),
+    # evaluation: owners register vision systems and run them on published tests; a system sees only its
+    # own sessions (evaluation.selectors.access_*). Everyone may read the leaderboards.
+    "evaluation.system.list": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.system.create": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.system.read": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.system.token.create": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.test.list": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.session.list": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.session.create": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.session.read": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.question.read": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.answer.create": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.image.file": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.score.read": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.session.results": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.session.void": allow(),
+    "evaluation.leaderboard.read": EVERYONE,
 }
 
 # Operations that queue a Celery task: with the broker down they answer 503 (Retry-After) instead of
 # creating a job that would never run; everything else keeps working (issue 11, decision 0009).
 QUEUEING_OPERATIONS = frozenset({"import.create", "statistics.create"})
+
+# What a token scoped to one vision system may do (decision 0030): take tests as that system, and read
+# what any system may read. Everything else (tokens, other systems, other apps) is refused with 403.
+SCOPED_TOKEN_OPERATIONS = frozenset(
+    {
+        "account.read",
+        "evaluation.system.list",
+        "evaluation.system.read",
+        "evaluation.test.list",
+        "evaluation.session.list",
+        "evaluation.session.create",
+        "evaluation.session.read",
+        "evaluation.question.read",
+        "evaluation.answer.create",
+        "evaluation.image.file",
+        "evaluation.score.read",
+        "evaluation.session.results",
+        "evaluation.leaderboard.read",
+    }
+)
 
 
 def roles_of(user: Any) -> frozenset[Role]:

@@ -1,1 +1,114 @@
-"""Data and invariants only. No models yet: they come with this app's feature issue."""
+"""Vision systems, their sessions on published tests, the answers they gave and their scores.
+
+Invariants kept by evaluation.services:
+- one session per (system, test), never restarted; a voided session stays on record;
+- a session's answers are numbered 0, 1, 2, ... in the test's fixed order (unique (session, ordinal)),
+  one per step (unique (session, step_id)), and `session.answered` is their count: the position of the
+  question the system is asked now;
+- an answer is never changed once stored; scores are a pure function of the stored answers.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class VisionSystem(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vision_systems"
+    )
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    url = models.URLField(blank=True, help_text="Code or paper.")
+    public = models.BooleanField(default=True, help_text="Shown on the leaderboard to everyone.")
+    baseline = models.CharField(
+        max_length=30, blank=True, help_text="The built-in baseline this system is (manage.py run_baselines)."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="unique_system_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TestSchedule(models.Model):
+    """Evaluation settings of a published test: an optional deadline."""
+
+    __test__ = False
+    test = models.OneToOneField("truthing.Test", on_delete=models.CASCADE, related_name="+")
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="After it, unanswered questions count as wrong and sessions close."
+    )
+
+    def __str__(self) -> str:
+        return f"schedule of test {self.test_id}"
+
+
+class SessionState(models.TextChoices):
+    ACTIVE = "active"
+    FINISHED = "finished"
+    EXPIRED = "expired", "closed by the deadline"
+    VOIDED = "voided"
+
+
+class Session(models.Model):
+    system = models.ForeignKey(VisionSystem, on_delete=models.CASCADE, related_name="sessions")
+    test = models.ForeignKey("truthing.Test", on_delete=models.PROTECT, related_name="+")
+    state = models.CharField(max_length=10, choices=SessionState.choices, default=SessionState.ACTIVE)
+    answered = models.PositiveIntegerField(default=0, help_text="Answers stored: the current position.")
+    total = models.PositiveIntegerField(default=0, help_text="Questions in the test.")
+    correct = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    void_reason = models.TextField(blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    voided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["system", "test"], name="one_session_per_system_test")]
+
+    def __str__(self) -> str:
+        return f"{self.system} on test {self.test_id}"
+
+    @property
+    def over(self) -> bool:
+        return self.state != SessionState.ACTIVE
+
+
+class Answer(models.Model):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="answers")
+    ordinal = models.PositiveIntegerField()
+    step_id = models.PositiveIntegerField(help_text="The truthing step (kept as a number: never joined).")
+    answer = models.BooleanField()
+    correct = models.BooleanField()
+    answered_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["session", "ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "ordinal"], name="one_session_answer_per_position"),
+            models.UniqueConstraint(fields=["session", "step_id"], name="one_session_answer_per_step"),
+        ]
+
+    def __str__(self) -> str:
+        return f"answer {self.ordinal} of session {self.session_id}"
+
+
+class Score(models.Model):
+    """A session's scores, computed by evaluation.services.scores from the stored answers alone."""
+
+    session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="score")
+    accuracy = models.FloatField(null=True)
+    data = models.JSONField()
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"score of session {self.session_id}"

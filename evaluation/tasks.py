@@ -1,1 +1,20 @@
-"""Celery tasks: take ids, call one service, own the retry policy. None yet."""
+"""Celery tasks of the evaluation app: take ids, call one service, own the retry policy."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="evaluation.score_session", acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
+def score_session(session_id: int) -> None:
+    """Score a session that ended. Idempotent: a second delivery stores the same figures."""
+    from evaluation.services.scores import score_store
+
+    score_store(session_id=session_id)
+
+
+@shared_task(name="evaluation.sessions_expire_due", acks_late=True)
+def sessions_expire_due() -> None:
+    from evaluation.services.sessions import sessions_expire_due as run
+
+    run()

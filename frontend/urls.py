@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, collections, home, truthing, work
+from frontend.views import account, collections, evaluation, home, truthing, work
 
 app_name = "frontend"
 
@@ -49,4 +49,9 @@ urlpatterns = [
     path("tests/", truthing.test_list, name="tests"),
     path("tests/<int:test_id>/", truthing.test_detail, name="test"),
     path("tests/<int:test_id>/<slug:action>/", truthing.test_transition, name="test-transition"),
+    # Vision systems and leaderboards
+    path("systems/", evaluation.systems, name="systems"),
+    path("systems/<int:system_id>/", evaluation.system_detail, name="system"),
+    path("leaderboards/", evaluation.leaderboards, name="leaderboards"),
+    path("leaderboards/<int:test_id>/", evaluation.leaderboard, name="leaderboard"),
 ]

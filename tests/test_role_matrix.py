@@ -198,7 +198,67 @@ CALLS: dict[str, Builder] = {
         "post", f"/api/v1/truthing/disagreements/{a_disagreement(w).pk}/decide/", {"answer": "no"}
     ),
     "truthing.operators.statistics": lambda w: Call("get", "/api/v1/truthing/operators/"),
+    # evaluation
+    "evaluation.system.list": lambda w: Call("get", "/api/v1/evaluation/systems/"),
+    "evaluation.system.create": lambda w: Call("post", "/api/v1/evaluation/systems/", {"name": "matrix"}),
+    "evaluation.system.read": lambda w: Call("get", f"/api/v1/evaluation/systems/{a_system(w).pk}/"),
+    "evaluation.system.token.create": lambda w: Call(
+        "post", f"/api/v1/evaluation/systems/{a_system(w).pk}/tokens/", {"name": "matrix"}
+    ),
+    "evaluation.test.list": lambda w: Call("get", "/api/v1/evaluation/tests/"),
+    "evaluation.session.list": lambda w: Call("get", "/api/v1/evaluation/sessions/"),
+    "evaluation.session.create": lambda w: Call(
+        "post", f"/api/v1/evaluation/tests/{a_published_test().pk}/sessions/", {"system": a_system(w).pk}
+    ),
+    "evaluation.session.read": lambda w: Call("get", f"/api/v1/evaluation/sessions/{a_session(w).pk}/"),
+    "evaluation.question.read": lambda w: Call(
+        "get", f"/api/v1/evaluation/sessions/{a_session(w).pk}/question/"
+    ),
+    "evaluation.answer.create": lambda w: Call(
+        "post",
+        f"/api/v1/evaluation/sessions/{a_session(w).pk}/answers/",
+        {"stream": 0, "step": 0, "answer": "yes"},
+    ),
+    "evaluation.image.file": lambda w: Call("get", session_image_url(w)),
+    "evaluation.score.read": lambda w: Call("get", f"/api/v1/evaluation/sessions/{a_session(w).pk}/score/"),
+    "evaluation.session.results": lambda w: Call(
+        "get", f"/api/v1/evaluation/sessions/{a_session(w, over=True).pk}/results/"
+    ),
+    "evaluation.session.void": lambda w: Call(
+        "post", f"/api/v1/evaluation/sessions/{a_session(w).pk}/void/", {"reason": "matrix"}
+    ),
+    "evaluation.leaderboard.read": lambda w: Call(
+        "get", f"/api/v1/evaluation/tests/{a_published_test().pk}/leaderboard/"
+    ),
 }
+
+
+def a_system(world: World) -> Any:
+    from evaluation.models import VisionSystem
+
+    return VisionSystem.objects.get_or_create(owner=world.actor, name="matrix system")[0]
+
+
+def a_published_test() -> Any:
+    from tests.evaluation.conftest import build_test
+    from truthing.models import Test
+
+    return build_test(name=f"matrix published {Test.objects.count()}")
+
+
+def a_session(world: World, over: bool = False) -> Any:
+    from evaluation.models import Session
+
+    test = a_published_test()
+    return Session.objects.create(
+        system=a_system(world), test=test, total=11, state="finished" if over else "active"
+    )
+
+
+def session_image_url(world: World) -> str:
+    session = a_session(world)
+    image = session.test.test_images.order_by("position").first()
+    return f"/api/v1/evaluation/sessions/{session.pk}/images/{image.pk}/"
 
 
 QUESTION = {

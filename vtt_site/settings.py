@@ -290,6 +290,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "ENUM_NAME_OVERRIDES": {"YesNoEnum": ["yes", "no"], "AnswerEnum": ["yes", "no", "ambiguous"]},
 }
 
 # --- Files --------------------------------------------------------------------------------------------
@@ -351,6 +352,9 @@ VTT = {
     "TRUTHING_AUTOMATIC_PARTS": env_int("TRUTHING_AUTOMATIC_PARTS", 2),
     # The audit of a test trains its blind guesser on oracle streams of this many training images.
     "AUDIT_TRAINING_STREAMS": env_int("AUDIT_TRAINING_STREAMS", 500),
+    # Evaluation: how many vision systems of one owner may enrol in one test (each session teaches its
+    # system every correct answer, so many systems of one owner would be one system taking it many times).
+    "EVALUATION_MAX_SYSTEMS_PER_TEST": env_int("EVALUATION_MAX_SYSTEMS_PER_TEST", 3),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

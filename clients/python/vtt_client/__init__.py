@@ -1,0 +1,33 @@
+"""The Python client of the visual Turing test platform (vision systems take tests through it)."""
+
+from vtt_client.client import ApiError, Client, Session
+from vtt_client.types import (
+    AnswerResult,
+    AttributeQuestion,
+    ExistQuestion,
+    Image,
+    Label,
+    Proportion,
+    Question,
+    Region,
+    RelationshipQuestion,
+    Score,
+    UniqueQuestion,
+)
+
+__all__ = [
+    "AnswerResult",
+    "ApiError",
+    "AttributeQuestion",
+    "Client",
+    "ExistQuestion",
+    "Image",
+    "Label",
+    "Proportion",
+    "Question",
+    "Region",
+    "RelationshipQuestion",
+    "Score",
+    "Session",
+    "UniqueQuestion",
+]

@@ -1,0 +1,203 @@
+"""HTTP: authentication, retries with backoff, enrol-or-resume, question iteration, progress."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from vtt_client.types import AnswerResult, Image, Question, Score, question_from, score_from
+
+RETRY_STATUS = {429, 500, 502, 503, 504}
+
+
+class ApiError(Exception):
+    """A 4xx answer (or a 5xx after the retries): `code`, `message` and `fields` as the API gives them."""
+
+    def __init__(self, status: int, code: str, message: str, fields: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{status} {code}: {message}")
+        self.status, self.code, self.message, self.fields = status, code, message, fields or {}
+
+
+class Client:
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        timeout: float = 30.0,
+        retries: int = 6,
+        backoff: float = 0.25,
+        max_backoff: float = 10.0,
+        progress: bool | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.http = httpx.Client(
+            base_url=base_url.rstrip("/"),
+            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+            timeout=timeout,
+            transport=transport,
+        )
+        self.retries, self.backoff, self.max_backoff = retries, backoff, max_backoff
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.requests = 0
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- transport --------------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """One call, retried on connection errors, 429 and 5xx with exponential backoff and jitter
+        (a 429's Retry-After is honoured). Every call of the API is safe to repeat: answers are
+        idempotent on the server."""
+        for attempt in range(self.retries + 1):
+            self.requests += 1
+            try:
+                response = self.http.request(method, path, **kwargs)
+            except httpx.TransportError:
+                if attempt == self.retries:
+                    raise
+                self._sleep(attempt, None)
+                continue
+            if response.status_code in RETRY_STATUS and attempt < self.retries:
+                self._sleep(attempt, response.headers.get("Retry-After"))
+                continue
+            if response.status_code >= 400:
+                try:
+                    body = response.json()
+                except ValueError:
+                    body = {}
+                raise ApiError(
+                    response.status_code,
+                    body.get("code", "http_error"),
+                    body.get("message", response.text[:200]),
+                    body.get("fields"),
+                )
+            return response
+        raise AssertionError("unreachable")
+
+    def _sleep(self, attempt: int, retry_after: str | None) -> None:
+        delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
+        if retry_after:
+            with contextlib.suppress(ValueError):
+                delay = max(delay, float(retry_after))
+        time.sleep(delay)
+
+    def get(self, path: str, **params: Any) -> Any:
+        return self.request("GET", path, params=params or None).json()
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self.request("POST", path, json=body).json()
+
+    # --- the API ----------------------------------------------------------------------------------
+
+    def tests(self) -> list[dict[str, Any]]:
+        return self.get("/api/v1/evaluation/tests/")["results"]
+
+    def session(self, test_id: int, system: int | None = None) -> Session:
+        """Enrol in the test, or resume the session the system has on it (the server keeps the
+        position: a crashed run continues where it stopped)."""
+        body = {} if system is None else {"system": system}
+        try:
+            data = self.post(f"/api/v1/evaluation/tests/{test_id}/sessions/", body)
+        except ApiError as error:
+            if error.code != "already_enrolled":
+                raise
+            found = [
+                s
+                for s in self.get("/api/v1/evaluation/sessions/", test=test_id)["results"]
+                if system is None or s["system"] == system
+            ]
+            if not found:
+                raise
+            data = found[0]
+        return Session(self, data)
+
+
+class Session:
+    def __init__(self, client: Client, data: dict[str, Any]) -> None:
+        self.client, self.id, self.data = client, data["id"], data
+        self._next: dict[str, Any] | None = None
+        self._fresh = False
+        self._images: dict[int, bytes] = {}
+        self.answered = data.get("answered", 0)
+        self.right = 0
+
+    def current(self) -> Question | None:
+        if not self._fresh:
+            body = self.client.get(f"/api/v1/evaluation/sessions/{self.id}/question/")
+            self._next, self._fresh = body["current"], True
+            self.answered = body["answered"]
+        return question_from(self._next, self) if self._next is not None else None
+
+    def questions(self) -> Iterator[Question]:
+        """Each question in turn until the test ends; answer each with `answer` before the next."""
+        while True:
+            question = self.current()
+            if question is None:
+                self._progress(None, done=True)
+                return
+            yield question
+            if self._fresh and self._next is not None and self._same(question):
+                raise RuntimeError("Answer each question (session.answer) before asking for the next one.")
+
+    def _same(self, question: Question) -> bool:
+        return (self._next["stream"], self._next["step"]) == (question.stream, question.step)
+
+    def answer(self, question: Question, yes: bool) -> AnswerResult:
+        body = self.client.post(
+            f"/api/v1/evaluation/sessions/{self.id}/answers/",
+            {"stream": question.stream, "step": question.step, "answer": "yes" if yes else "no"},
+        )
+        self._next, self._fresh = body["next"], True
+        self.answered += 1
+        self.right += body["correct"]
+        if body["stream_ended"]:
+            self._images.pop(question.image.id, None)
+        self._progress(question)
+        return AnswerResult(
+            answer=body["answer"] == "yes",
+            correct_answer=body["correct_answer"] == "yes",
+            correct=body["correct"],
+            label=body["label"],
+            stream_ended=body["stream_ended"],
+            session_finished=body["session_finished"],
+        )
+
+    def image_bytes(self, image: Image) -> bytes:
+        if image.id not in self._images:
+            self._images[image.id] = self.client.request("GET", image.url).content
+        return self._images[image.id]
+
+    def score(self) -> Score:
+        return score_from(self.client.get(f"/api/v1/evaluation/sessions/{self.id}/score/"))
+
+    def results(self) -> list[dict[str, Any]]:
+        return self.client.get(f"/api/v1/evaluation/sessions/{self.id}/results/")
+
+    def _progress(self, question: Question | None, done: bool = False) -> None:
+        if not self.client.progress:
+            return
+        if question is not None:
+            width = 30
+            filled = int(width * (question.stream + 1) / max(question.streams, 1))
+            share = self.right / self.answered if self.answered else 0.0
+            sys.stderr.write(
+                f"\r[{'#' * filled}{'-' * (width - filled)}] stream {question.stream + 1}/{question.streams}"
+                f"  {self.answered} answered  {share:.0%} right "
+            )
+        if done:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

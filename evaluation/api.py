@@ -1,1 +1,0 @@
-"""Thin DRF views, one per operation. None yet."""

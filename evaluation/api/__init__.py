@@ -1,0 +1,1 @@
+"""Evaluation API: vision systems, sessions (the test-taking contract), scores and leaderboards."""

@@ -1,0 +1,201 @@
+"""Shapes of the evaluation API. The question is structured (docs/method.md section 9): a system never
+needs to parse the English `text`."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class RegionSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    box = serializers.ListField(
+        child=serializers.FloatField(),
+        min_length=4,
+        max_length=4,
+        help_text="[x, y, width, height] in pixels.",
+    )
+
+
+class QuestionSerializer(serializers.Serializer):
+    """One of exist/unique (type, attributes, region), attr/attr_and/attr_or (label, attributes) or rel
+    (subject, relationship, object)."""
+
+    kind = serializers.ChoiceField(choices=["exist", "unique", "attr", "attr_and", "attr_or", "rel"])
+    type = serializers.CharField(required=False)
+    attributes = serializers.ListField(child=serializers.CharField(), required=False)
+    region = RegionSerializer(required=False)
+    label = serializers.CharField(required=False)
+    subject = serializers.CharField(required=False)
+    relationship = serializers.CharField(required=False)
+    object = serializers.CharField(required=False)
+
+
+class LabelSerializer(serializers.Serializer):
+    label = serializers.CharField(help_text='"person 1": the type and its counter.')
+    step = serializers.IntegerField(help_text="The step of the stream whose question defined the label.")
+    question = QuestionSerializer(help_text="The uniqueness question (region, attributes) that defined it.")
+    text = serializers.CharField()
+
+
+class SessionImageSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    url = serializers.CharField(help_text="The pixels; served only to this session's system.")
+
+
+class CurrentQuestionSerializer(serializers.Serializer):
+    stream = serializers.IntegerField(help_text="Position of the stream in the test (0-based).")
+    streams = serializers.IntegerField(help_text="Streams in the test.")
+    step = serializers.IntegerField(help_text="Position of the question in its stream (0-based).")
+    image = SessionImageSerializer()
+    question = QuestionSerializer()
+    text = serializers.CharField(help_text="The question in English, for people.")
+    labels = LabelSerializer(many=True, help_text="Labels instantiated so far in this stream.")
+
+
+class SessionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    system = serializers.IntegerField(source="system_id")
+    system_name = serializers.CharField(source="system.name")
+    test = serializers.IntegerField(source="test_id")
+    state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
+    answered = serializers.IntegerField(help_text="Questions answered so far.")
+    started_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+    void_reason = serializers.CharField(allow_blank=True)
+
+
+class SessionQuestionSerializer(serializers.Serializer):
+    session = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
+    answered = serializers.IntegerField()
+    current = CurrentQuestionSerializer(allow_null=True, help_text="null once the session is over.")
+
+
+class SessionAnswerInputSerializer(serializers.Serializer):
+    stream = serializers.IntegerField(min_value=0, max_value=10**6)
+    step = serializers.IntegerField(min_value=0, max_value=10**6)
+    answer = serializers.ChoiceField(choices=["yes", "no"])
+
+
+class SessionAnswerSerializer(serializers.Serializer):
+    stream = serializers.IntegerField()
+    step = serializers.IntegerField()
+    answer = serializers.ChoiceField(choices=["yes", "no"], help_text="Your answer, as stored.")
+    correct_answer = serializers.ChoiceField(choices=["yes", "no"])
+    correct = serializers.BooleanField()
+    label = serializers.CharField(
+        allow_null=True, help_text="The label a yes to this uniqueness question made."
+    )
+    stream_ended = serializers.BooleanField()
+    session_finished = serializers.BooleanField()
+    next = CurrentQuestionSerializer(
+        allow_null=True, help_text="The next question; null at the end of the test."
+    )
+
+
+class ProportionSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    successes = serializers.IntegerField()
+    trials = serializers.IntegerField()
+    low = serializers.FloatField(allow_null=True, help_text="95% Wilson interval.")
+    high = serializers.FloatField(allow_null=True)
+
+
+class MeanSerializer(serializers.Serializer):
+    mean = serializers.FloatField(allow_null=True)
+    streams = serializers.IntegerField()
+    low = serializers.FloatField(allow_null=True, help_text="95% normal interval of the mean.")
+    high = serializers.FloatField(allow_null=True)
+
+
+class ScoreSerializer(serializers.Serializer):
+    accuracy = ProportionSerializer()
+    by_kind = serializers.DictField(child=ProportionSerializer())
+    by_position = ProportionSerializer(
+        many=True, help_text="Accuracy at each position in a stream (0-based)."
+    )
+    first_mistake = MeanSerializer(
+        help_text="1-based position of the first mistake per stream (length + 1 without a mistake)."
+    )
+    answered = serializers.IntegerField()
+    complete = serializers.BooleanField(help_text="false while the session runs: a partial score.")
+
+
+class SystemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    url = serializers.CharField(allow_blank=True)
+    public = serializers.BooleanField()
+    baseline = serializers.CharField(allow_blank=True)
+    owner = serializers.CharField(source="owner.username")
+    created_at = serializers.DateTimeField()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    paired = serializers.IntegerField(help_text="Questions both answered.")
+    a_only_right = serializers.IntegerField()
+    b_only_right = serializers.IntegerField()
+    p_value = serializers.FloatField(help_text="Exact two-sided McNemar test.")
+    significant = serializers.BooleanField(help_text="p < 0.05")
+
+
+class RowSystemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    url = serializers.CharField(allow_blank=True)
+    public = serializers.BooleanField()
+    baseline = serializers.CharField(allow_blank=True)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    system = RowSystemSerializer()
+    session = serializers.IntegerField()
+    state = serializers.CharField()
+    accuracy = ProportionSerializer()
+    by_kind = serializers.DictField(child=ProportionSerializer())
+    by_position = ProportionSerializer(many=True)
+    first_mistake = MeanSerializer()
+    vs_next = ComparisonSerializer(allow_null=True, help_text="This row against the next one down.")
+
+
+class LeaderboardTestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    state = serializers.CharField()
+    streams = serializers.IntegerField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    test = LeaderboardTestSerializer()
+    rows = LeaderboardRowSerializer(many=True)
+
+
+class TestSerializer(serializers.Serializer):
+    __test__ = False
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    published_at = serializers.DateTimeField(allow_null=True)
+    deadline = serializers.DateTimeField(allow_null=True)
+
+
+class ResultQuestionSerializer(serializers.Serializer):
+    step = serializers.IntegerField()
+    kind = serializers.CharField()
+    question = QuestionSerializer()
+    text = serializers.CharField()
+    answer = serializers.ChoiceField(choices=["yes", "no"], allow_null=True)
+    truth = serializers.ChoiceField(choices=["yes", "no"])
+    correct = serializers.BooleanField()
+
+
+class ResultStreamSerializer(serializers.Serializer):
+    stream = serializers.IntegerField()
+    image = serializers.IntegerField()
+    questions = ResultQuestionSerializer(many=True)

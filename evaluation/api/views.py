@@ -1,0 +1,346 @@
+"""Thin views, one per operation: parse, call a service or selector, serialize."""
+
+from __future__ import annotations
+
+from django.http import FileResponse
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.api import TokenOutputSerializer
+from evaluation import leaderboard as boards
+from evaluation import selectors
+from evaluation.api import serializers as s
+from evaluation.errors import EvaluationErrorCode
+from evaluation.models import Session, SessionState, TestSchedule
+from evaluation.scopes import scoped_system_id
+from evaluation.services import scores, sessions, systems
+from truthing.published import PlanStep, TestPlan, published_tests, test_image_file
+from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.schema import ErrorSerializer
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+
+
+def current_question(session: Session, plan: TestPlan, step: PlanStep | None) -> dict | None:
+    if step is None:
+        return None
+    stream = plan.streams[step.stream_pos]
+    return {
+        "stream": step.stream_pos,
+        "streams": len(plan.streams),
+        "step": step.step_pos,
+        "image": {
+            "id": stream.test_image_id,
+            "width": stream.width,
+            "height": stream.height,
+            "url": reverse("api:evaluation-session-image", args=[session.pk, stream.test_image_id]),
+        },
+        "question": step.question,
+        "text": step.text,
+        "labels": plan.labels_before(step),
+    }
+
+
+def _step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:
+    return plan.steps[ordinal] if ordinal < len(plan.steps) else None
+
+
+# --- Vision systems -----------------------------------------------------------------------------------
+
+
+class SystemListCreateApi(APIView):
+    operations = {"GET": "evaluation.system.list", "POST": "evaluation.system.create"}
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
+        url = serializers.URLField(required=False, allow_blank=True, help_text="Code or paper.")
+        public = serializers.BooleanField(required=False, default=True)
+
+    @extend_schema(responses=paginated(s.SystemSerializer), summary="Vision systems: yours (an admin: all)")
+    def get(self, request):
+        systems_ = selectors.systems_visible(user=request.user, auth=request.auth)
+        return page_response(request, self, systems_, s.SystemSerializer)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: s.SystemSerializer, 409: ErrorSerializer},
+        summary="Register a vision system",
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        system = systems.system_create(owner=request.user, **data.validated_data)
+        return Response(s.SystemSerializer(system).data, status=status.HTTP_201_CREATED)
+
+
+class SystemApi(APIView):
+    operation = "evaluation.system.read"
+
+    @extend_schema(responses=s.SystemSerializer, summary="A vision system")
+    def get(self, request, system_id: int):
+        system = selectors.access_system(user=request.user, auth=request.auth, system_id=system_id)
+        return Response(s.SystemSerializer(system).data)
+
+
+class SystemTokenCreateApi(APIView):
+    operation = "evaluation.system.token.create"
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=100)
+        expires_in_days = serializers.IntegerField(
+            min_value=1, max_value=3650, required=False, allow_null=True
+        )
+
+    class CreatedSerializer(TokenOutputSerializer):
+        token = serializers.CharField(help_text="The secret. It is shown only in this response.")
+        system = serializers.IntegerField()
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: CreatedSerializer, 409: ErrorSerializer},
+        summary="Create an API token that acts only as this system",
+    )
+    def post(self, request, system_id: int):
+        system = selectors.access_system(user=request.user, auth=request.auth, system_id=system_id, act=True)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, secret = systems.system_token_create(system=system, **data.validated_data)
+        body = TokenOutputSerializer(token).data | {"token": secret, "system": system.pk}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+# --- Tests and sessions -------------------------------------------------------------------------------
+
+
+class TestListApi(APIView):
+    __test__ = False
+    operation = "evaluation.test.list"
+
+    @extend_schema(responses=paginated(s.TestSerializer), summary="Published tests a system may take")
+    def get(self, request):
+        deadlines = dict(TestSchedule.objects.values_list("test_id", "deadline"))
+        rows = [
+            {
+                "id": t.pk,
+                "name": t.name,
+                "description": t.description,
+                "published_at": t.published_at,
+                "deadline": deadlines.get(t.pk),
+            }
+            for t in published_tests()
+        ]
+        return page_response(request, self, rows, s.TestSerializer)
+
+
+class SessionListApi(APIView):
+    operation = "evaluation.session.list"
+
+    @extend_schema(responses=paginated(s.SessionSerializer), summary="Sessions of your systems")
+    def get(self, request):
+        rows = selectors.sessions_visible(user=request.user, auth=request.auth)
+        test = request.query_params.get("test")
+        if test is not None and test.isdigit():
+            rows = rows.filter(test_id=int(test))
+        return page_response(request, self, rows.order_by("-started_at", "-id"), s.SessionSerializer)
+
+
+class EnrolApi(APIView):
+    operation = "evaluation.session.create"
+
+    class InputSerializer(serializers.Serializer):
+        system = serializers.IntegerField(
+            required=False, min_value=1, help_text="Your system; implied by a token scoped to one system."
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: s.SessionSerializer, 409: ErrorSerializer},
+        summary="Enrol a system in a published test: its one session",
+    )
+    def post(self, request, test_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        system_id = scoped_system_id(request.auth) or data.validated_data.get("system")
+        if system_id is None:
+            raise ApplicationError(
+                CommonErrorCode.INVALID, "Say which system enrols.", fields={"system": ["Required."]}
+            )
+        system = selectors.access_system(user=request.user, auth=request.auth, system_id=system_id, act=True)
+        session = sessions.session_enrol(system=system, test_id=test_id)
+        return Response(s.SessionSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+class SessionApi(APIView):
+    operation = "evaluation.session.read"
+
+    @extend_schema(responses=s.SessionSerializer, summary="A session: its state and progress")
+    def get(self, request, session_id: int):
+        session = selectors.access_session(user=request.user, auth=request.auth, session_id=session_id)
+        session = sessions.session_refresh(session=session)
+        return Response(s.SessionSerializer(session).data)
+
+
+class QuestionApi(APIView):
+    operation = "evaluation.question.read"
+
+    @extend_schema(responses=s.SessionQuestionSerializer, summary="The session's current question")
+    def get(self, request, session_id: int):
+        session = selectors.access_session(
+            user=request.user, auth=request.auth, session_id=session_id, act=True
+        )
+        session = sessions.session_refresh(session=session)
+        plan = sessions.plan_of(session)
+        step = None if session.over else _step_at(plan, session.answered)
+        body = {
+            "session": session.pk,
+            "state": session.state,
+            "answered": session.answered,
+            "current": current_question(session, plan, step),
+        }
+        return Response(s.SessionQuestionSerializer(body).data)
+
+
+class AnswerApi(APIView):
+    operation = "evaluation.answer.create"
+
+    @extend_schema(
+        request=s.SessionAnswerInputSerializer,
+        responses={200: s.SessionAnswerSerializer, 409: ErrorSerializer},
+        summary="Answer the current question: get the correct answer and the next question",
+        description="Posting the same answer to the same step again returns the same response. A "
+        "different answer to an answered step (`answer_conflict`) or an answer to any step but the current "
+        "one (`step_not_current`) is a 409 and changes nothing.",
+    )
+    def post(self, request, session_id: int):
+        data = s.SessionAnswerInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = sessions.answer_submit(
+            session_id=session_id,
+            sessions=selectors.answerable(user=request.user, auth=request.auth),
+            stream=data.validated_data["stream"],
+            step=data.validated_data["step"],
+            answer=data.validated_data["answer"] == "yes",
+        )
+        step, plan = result.step, result.plan
+        body = {
+            "stream": step.stream_pos,
+            "step": step.step_pos,
+            "answer": "yes" if result.answer else "no",
+            "correct_answer": step.answer,
+            "correct": result.answer == (step.answer == "yes"),
+            "label": step.label or None,
+            "stream_ended": step.last_in_stream,
+            "session_finished": step.ordinal == len(plan.steps) - 1,
+            "next": current_question(result.session, plan, _step_at(plan, step.ordinal + 1)),
+        }
+        return Response(s.SessionAnswerSerializer(body).data)
+
+
+class SessionImageApi(APIView):
+    operation = "evaluation.image.file"
+
+    @extend_schema(
+        responses={(200, "image/png"): OpenApiTypes.BINARY, (200, "image/jpeg"): OpenApiTypes.BINARY},
+        summary="The pixels of an image of the session's test, once the session has reached it",
+    )
+    def get(self, request, session_id: int, image_id: int):
+        session = selectors.access_session(
+            user=request.user, auth=request.auth, session_id=session_id, act=True
+        )
+        plan = sessions.plan_of(session)
+        reached = {st.test_image_id for st in plan.streams[: _streams_reached(session, plan)]}
+        opened = (
+            test_image_file(test_id=session.test_id, test_image_id=image_id) if image_id in reached else None
+        )
+        if opened is None:
+            raise NotFoundError(
+                EvaluationErrorCode.IMAGE_NOT_AVAILABLE,
+                f"Image {image_id} is not an image this session has reached.",
+            )
+        handle, content_type = opened
+        response = FileResponse(handle, content_type=content_type)
+        response["Cache-Control"] = "private, max-age=3600"
+        return response
+
+
+def _streams_reached(session: Session, plan: TestPlan) -> int:
+    if session.over or session.answered >= len(plan.steps):
+        return len(plan.streams)
+    return plan.steps[session.answered].stream_pos + 1
+
+
+class ScoreApi(APIView):
+    operation = "evaluation.score.read"
+
+    @extend_schema(responses=s.ScoreSerializer, summary="The session's score (partial while it runs)")
+    def get(self, request, session_id: int):
+        session = selectors.access_session(user=request.user, auth=request.auth, session_id=session_id)
+        session = sessions.session_refresh(session=session)
+        stored = getattr(session, "score", None) if session.state != SessionState.ACTIVE else None
+        data = stored.data if stored is not None else scores.session_score(session=session)
+        return Response(s.ScoreSerializer(data).data)
+
+
+class ResultsApi(APIView):
+    operation = "evaluation.session.results"
+
+    @extend_schema(
+        responses={200: s.ResultStreamSerializer(many=True), 409: ErrorSerializer},
+        summary="Once the session is over: each question, your answer and the truth",
+    )
+    def get(self, request, session_id: int):
+        session = selectors.access_session(user=request.user, auth=request.auth, session_id=session_id)
+        session = sessions.session_refresh(session=session)
+        if not session.over:
+            raise ConflictError(
+                EvaluationErrorCode.SESSION_NOT_OVER, "The answers are shown once the session is over."
+            )
+        return Response(s.ResultStreamSerializer(boards.session_results(session=session), many=True).data)
+
+
+class VoidApi(APIView):
+    operation = "evaluation.session.void"
+
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.CharField(max_length=2000)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: s.SessionSerializer, 409: ErrorSerializer},
+        summary="Void a session (admins): it stays on record, off the leaderboard",
+    )
+    def post(self, request, session_id: int):
+        session = selectors.access_session(user=request.user, auth=request.auth, session_id=session_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        session = sessions.session_void(
+            session_id=session.pk, by=request.user, reason=data.validated_data["reason"]
+        )
+        return Response(s.SessionSerializer(session).data)
+
+
+class LeaderboardApi(APIView):
+    operation = "evaluation.leaderboard.read"
+
+    @extend_schema(
+        responses={200: s.LeaderboardSerializer, 409: ErrorSerializer},
+        summary="A test's leaderboard: systems ranked by accuracy, baselines included",
+        description="Refused (409 `session_not_over`) to a system that is taking the test: other sessions' "
+        "results are shown to it once its own session is over.",
+    )
+    def get(self, request, test_id: int):
+        if selectors.taking(user=request.user, auth=request.auth, test_id=test_id):
+            raise ConflictError(
+                EvaluationErrorCode.SESSION_NOT_OVER,
+                "Your system is taking this test: its leaderboard is shown once your session is over.",
+            )
+        board = boards.leaderboard(test_id=test_id, user=request.user, auth=request.auth)
+        if board is None:
+            raise NotFoundError(
+                EvaluationErrorCode.TEST_NOT_PUBLISHED, f"There is no published test {test_id}."
+            )
+        return Response(s.LeaderboardSerializer(board).data)

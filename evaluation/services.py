@@ -1,1 +1,0 @@
-"""Every write of this app (keyword-only arguments, `@transaction.atomic`). None yet."""

@@ -1,0 +1,108 @@
+"""Vision systems (register, scoped tokens, sessions and results) and the leaderboards."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_http_methods
+
+from accounts.roles import may
+from evaluation import leaderboard as boards
+from evaluation import plots, selectors
+from evaluation.models import Session
+from evaluation.services import systems as system_services
+from evaluation.services.scores import KINDS
+from truthing.published import frozen_tests
+from vtt_site.errors import ApplicationError
+
+
+def _require(request: HttpRequest, operation: str) -> None:
+    if not may(request.user, operation):
+        raise PermissionDenied
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def systems(request: HttpRequest) -> HttpResponse:
+    _require(request, "evaluation.system.list")
+    if request.method == "POST":
+        _require(request, "evaluation.system.create")
+        try:
+            system = system_services.system_create(
+                owner=request.user,
+                name=request.POST.get("name", ""),
+                description=request.POST.get("description", ""),
+                url=request.POST.get("url", ""),
+                public=request.POST.get("public") == "on",
+            )
+            messages.success(request, f"Vision system {system.name!r} registered.")
+            return redirect("frontend:system", system_id=system.pk)
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    context = {"systems": selectors.systems_visible(user=request.user), "tests": frozen_tests()}
+    return render(request, "frontend/systems.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def system_detail(request: HttpRequest, system_id: int) -> HttpResponse:
+    _require(request, "evaluation.system.read")
+    try:
+        system = selectors.access_system(user=request.user, system_id=system_id)
+    except ApplicationError:
+        raise Http404 from None
+    created_secret = None
+    if request.method == "POST":
+        _require(request, "evaluation.system.token.create")
+        try:
+            system = selectors.access_system(user=request.user, system_id=system_id, act=True)
+            token, created_secret = system_services.system_token_create(
+                system=system, name=request.POST.get("name", "")
+            )
+            messages.success(request, f"Token {token.name!r} created for {system.name}. Copy it now.")
+        except ApplicationError as exc:
+            messages.error(request, exc.message)
+    sessions = []
+    for session in Session.objects.filter(system=system).select_related("score").order_by("-started_at"):
+        score = getattr(session, "score", None) if session.over else None
+        sessions.append(
+            {
+                "session": session,
+                "score": score.data if score else None,
+                "results": boards.session_results(session=session) if session.over else None,
+            }
+        )
+    context = {"system": system, "sessions": sessions, "created_secret": created_secret}
+    return render(request, "frontend/system.html", context)
+
+
+@login_required
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    _require(request, "evaluation.leaderboard.read")
+    return render(request, "frontend/leaderboards.html", {"tests": frozen_tests()})
+
+
+@login_required
+def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
+    _require(request, "evaluation.leaderboard.read")
+    if selectors.taking(user=request.user, test_id=test_id):
+        return render(request, "frontend/leaderboard.html", {"taking": True}, status=409)
+    board = boards.leaderboard(test_id=test_id, user=request.user)
+    if board is None:
+        raise Http404
+    shown = board["rows"][:8]
+    names = [row["system"]["name"] for row in shown]
+    context = {
+        "board": board,
+        "by_position_svg": mark_safe(
+            plots.accuracy_by_position([(n, row["by_position"]) for n, row in zip(names, shown, strict=True)])
+        ),
+        "by_kind_svg": mark_safe(
+            plots.accuracy_by_kind([(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS)
+        ),
+    }
+    return render(request, "frontend/leaderboard.html", context)

@@ -1,0 +1,95 @@
+"""The Python client (clients/python) against a live server started by the test suite: a whole session,
+a crash and a resume, retries on 429 and 5xx, typed questions and images."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from vtt_client import AttributeQuestion, Client, ExistQuestion, UniqueQuestion
+
+from evaluation.models import Answer, Session
+from tests.evaluation.conftest import build_test
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def test_id(db):
+    return build_test(name="client test").pk
+
+
+def test_a_whole_session_in_a_few_lines(live_server, system_token, test_id):
+    client = Client(live_server.url, system_token, progress=True)
+    session = client.session(test_id)
+    kinds = []
+    for question in session.questions():
+        kinds.append(type(question))
+        assert question.pil_image().size == (question.image.width, question.image.height)
+        if isinstance(question, ExistQuestion):
+            assert question.region.x1 == 64.0
+        if isinstance(question, AttributeQuestion):
+            assert isinstance(question.label_question(question.label), UniqueQuestion)
+        session.answer(question, True)
+    assert kinds[:2] == [ExistQuestion, UniqueQuestion]
+    score = session.score()
+    assert (score.accuracy.successes, score.accuracy.trials) == (7, 11) and score.complete
+    # About one request per question: the answer brings the next question; one image per stream.
+    assert client.requests <= 11 + 3 + 3
+    client.close()
+
+
+def test_a_crashed_run_resumes_where_the_server_says(live_server, system_token, test_id):
+    crashed = Client(live_server.url, system_token, progress=False)
+    first = crashed.session(test_id)
+    for n, question in enumerate(first.questions()):
+        first.answer(question, False)
+        if n == 2:
+            break  # the program crashes here
+    crashed.close()
+    resumed = Client(live_server.url, system_token, progress=False)
+    again = resumed.session(test_id)
+    assert again.id == first.id
+    question = again.current()
+    assert (question.stream, question.step) == (0, 3)
+    for question in again.questions():
+        again.answer(question, False)
+    assert Session.objects.get(pk=first.id).state == "finished"
+    assert Answer.objects.filter(session_id=first.id).count() == 11
+    resumed.close()
+
+
+class Flaky(httpx.BaseTransport):
+    """Refuses every other request with 429 or 503 before passing it on to the real server, and loses
+    the response of every fourth one that reached it (a 502 after the server did the work)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.calls = 0
+        self.refused = 0
+
+    def handle_request(self, request):
+        self.calls += 1
+        if self.calls % 2:
+            self.refused += 1
+            status = 429 if self.refused % 2 else 503
+            return httpx.Response(
+                status, headers={"Retry-After": "0"}, json={"code": "throttled", "message": "x", "fields": {}}
+            )
+        response = self.inner.handle_request(request)
+        if self.calls % 4 == 0:
+            response.read()
+            self.refused += 1
+            return httpx.Response(502, json={"code": "server_error", "message": "lost", "fields": {}})
+        return response
+
+
+def test_429_and_5xx_are_retried_with_backoff_and_answers_are_stored_once(live_server, system_token, test_id):
+    flaky = Flaky()
+    client = Client(live_server.url, system_token, progress=False, backoff=0.001, transport=flaky)
+    session = client.session(test_id)
+    for question in session.questions():
+        session.answer(question, True)
+    client.close()
+    flaky.inner.close()
+    assert flaky.refused > 10
+    assert Answer.objects.filter(session_id=session.id).count() == 11

@@ -1,0 +1,163 @@
+"""What the evaluation app may read of a test: published tests, their streams in a fixed order, and the
+steps a vision system may be shown (docs/method.md section 1; docs/evaluation.md).
+
+This is evaluation's only door into truthing. It never returns a rejected (ambiguous) step, an
+unanswered step, an annotation, an operator or an image's name: the answers it carries are the truth the
+evaluation app reveals to a system one step at a time, after the system's own answer is stored.
+
+A published test is frozen (truthing.services.tests), so its plan is computed once per process and kept
+(`test_plan`): every later request of every session of that test reads it from memory.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from truthing.models import Step, StepAnswer, Stream, Test, TestImage, TestState
+
+# Tests a vision system may take (enrol in, answer); an archived test keeps its sessions readable.
+TAKEABLE = (TestState.PUBLISHED,)
+FROZEN = (TestState.PUBLISHED, TestState.ARCHIVED)
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One question a system is asked, in the order systems are asked them."""
+
+    ordinal: int  # position in the whole test: 0, 1, 2, ...
+    step_id: int
+    stream_pos: int  # position of its stream in the test's fixed order
+    step_pos: int  # position among the stream's shown steps (rejected steps are not counted)
+    kind: str
+    question: dict[str, Any]
+    text: str
+    answer: str  # "yes" or "no": the truth, revealed only once the system has answered
+    label: str  # the label a "yes" to this uniqueness question made, or ""
+    p: float | None  # the engine's P(yes) from the history and the training statistics
+    last_in_stream: bool
+
+
+@dataclass(frozen=True)
+class PlanStream:
+    pos: int
+    test_image_id: int
+    width: int
+    height: int
+    first_ordinal: int
+    # The number of shown steps is deliberately not here: a stream's length says something about its
+    # image, so a system learns it only when the stream ends.
+    steps: int
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    test_id: int
+    streams: tuple[PlanStream, ...]
+    steps: tuple[PlanStep, ...]
+
+    def labels_before(self, step: PlanStep) -> list[dict[str, Any]]:
+        """The labels instantiated in the step's stream before it, each with the question (its region and
+        attributes) that defined it."""
+        stream = self.streams[step.stream_pos]
+        before = self.steps[stream.first_ordinal : step.ordinal]
+        return [
+            {"label": s.label, "step": s.step_pos, "question": s.question, "text": s.text}
+            for s in before
+            if s.label
+        ]
+
+
+def published_tests() -> QuerySet[Test]:
+    """The tests vision systems may enrol in, newest first."""
+    return Test.objects.filter(state__in=TAKEABLE).order_by("-published_at", "-id")
+
+
+def frozen_tests() -> QuerySet[Test]:
+    return Test.objects.filter(state__in=FROZEN).order_by("-published_at", "-id")
+
+
+def frozen_test_get(*, test_id: int) -> Test | None:
+    return frozen_tests().filter(pk=test_id).first()
+
+
+_PLANS: OrderedDict[int, TestPlan] = OrderedDict()
+_PLANS_LOCK = threading.Lock()
+_PLANS_MAX = 64
+
+
+def test_plan(*, test_id: int) -> TestPlan | None:
+    """The frozen plan of a published (or archived) test, or None for any other test."""
+    with _PLANS_LOCK:
+        plan = _PLANS.get(test_id)
+        if plan is not None:
+            _PLANS.move_to_end(test_id)
+            return plan
+    if not Test.objects.filter(pk=test_id, state__in=FROZEN).exists():
+        return None
+    plan = _build_plan(test_id)
+    with _PLANS_LOCK:
+        _PLANS[test_id] = plan
+        while len(_PLANS) > _PLANS_MAX:
+            _PLANS.popitem(last=False)
+    return plan
+
+
+def _build_plan(test_id: int) -> TestPlan:
+    streams = list(
+        Stream.objects.filter(test_image__test_id=test_id)
+        .order_by("test_image__position", "number")
+        .values_list("pk", "test_image_id", "test_image__image__width", "test_image__image__height")
+    )
+    shown: dict[int, list[tuple]] = {pk: [] for pk, *_ in streams}
+    for row in (
+        Step.objects.filter(stream__test_image__test_id=test_id, answer__in=[StepAnswer.YES, StepAnswer.NO])
+        .order_by("stream_id", "index")
+        .values_list("stream_id", "pk", "question", "text", "answer", "label", "p")
+    ):
+        shown[row[0]].append(row[1:])
+    plan_streams, plan_steps = [], []
+    for pos, (stream_id, test_image_id, width, height) in enumerate(streams):
+        rows = shown[stream_id]
+        plan_streams.append(PlanStream(pos, test_image_id, width, height, len(plan_steps), len(rows)))
+        for step_pos, (step_id, question, text, answer, label, p) in enumerate(rows):
+            plan_steps.append(
+                PlanStep(
+                    ordinal=len(plan_steps),
+                    step_id=step_id,
+                    stream_pos=pos,
+                    step_pos=step_pos,
+                    kind=question.get("kind", ""),
+                    question=question,
+                    text=text,
+                    answer=answer,
+                    label=label,
+                    p=p,
+                    last_in_stream=step_pos == len(rows) - 1,
+                )
+            )
+    return TestPlan(test_id=test_id, streams=tuple(plan_streams), steps=tuple(plan_steps))
+
+
+def plans_forget() -> None:
+    """Tests only: a test database reuses ids across tests."""
+    with _PLANS_LOCK:
+        _PLANS.clear()
+
+
+def test_image_file(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:
+    """The pixels of a test image of a frozen test (an open file and its media type), or None."""
+    test_image = (
+        TestImage.objects.filter(pk=test_image_id, test_id=test_id, test__state__in=FROZEN)
+        .select_related("image")
+        .first()
+    )
+    if test_image is None or not test_image.image.file:
+        return None
+    file = test_image.image.file
+    return file.open("rb"), mimetypes.guess_type(file.name)[0] or "application/octet-stream"
