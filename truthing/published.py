@@ -12,14 +12,13 @@ A published test is frozen (truthing.services.tests), so its plan is computed on
 from __future__ import annotations
 
 import mimetypes
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
 
 from truthing.models import Step, StepAnswer, Stream, Test, TestImage, TestState
+from vtt_site.cache import BoundedCache
 
 # Tests a vision system may take (enrol in, answer); an archived test keeps its sessions readable.
 TAKEABLE = (TestState.PUBLISHED,)
@@ -86,26 +85,18 @@ def frozen_test_get(*, test_id: int) -> Test | None:
     return frozen_tests().filter(pk=test_id).first()
 
 
-_PLANS: OrderedDict[int, TestPlan] = OrderedDict()
-_PLANS_LOCK = threading.Lock()
-_PLANS_MAX = 64
+_PLANS: BoundedCache[TestPlan] = BoundedCache(64)
 
 
 def test_plan(*, test_id: int) -> TestPlan | None:
-    """The frozen plan of a published (or archived) test, or None for any other test."""
-    with _PLANS_LOCK:
-        plan = _PLANS.get(test_id)
-        if plan is not None:
-            _PLANS.move_to_end(test_id)
-            return plan
+    """The frozen plan of a published (or archived) test, or None for any other test. Only frozen tests
+    are kept: a plan never goes stale."""
+    plan = _PLANS.get(test_id)
+    if plan is not None:
+        return plan
     if not Test.objects.filter(pk=test_id, state__in=FROZEN).exists():
         return None
-    plan = _build_plan(test_id)
-    with _PLANS_LOCK:
-        _PLANS[test_id] = plan
-        while len(_PLANS) > _PLANS_MAX:
-            _PLANS.popitem(last=False)
-    return plan
+    return _PLANS.get_or_build(test_id, lambda: _build_plan(test_id))
 
 
 def _build_plan(test_id: int) -> TestPlan:
@@ -146,8 +137,7 @@ def _build_plan(test_id: int) -> TestPlan:
 
 def plans_forget() -> None:
     """Tests only: a test database reuses ids across tests."""
-    with _PLANS_LOCK:
-        _PLANS.clear()
+    _PLANS.clear()
 
 
 def test_image_file(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:

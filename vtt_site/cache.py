@@ -47,6 +47,14 @@ class BoundedCache(Generic[V]):
                 self._entries.popitem(last=False)
         return value
 
+    def get(self, key: Hashable) -> V | None:
+        """The entry for `key` if it is there (and now the most recently used), else None."""
+        with self._lock:
+            if key not in self._entries:
+                return None
+            self._entries.move_to_end(key)
+            return self._entries[key]
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
