@@ -290,7 +290,14 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
-    "ENUM_NAME_OVERRIDES": {"YesNoEnum": ["yes", "no"], "AnswerEnum": ["yes", "no", "ambiguous"]},
+    "ENUM_NAME_OVERRIDES": {
+        "YesNoEnum": ["yes", "no"],
+        "AnswerEnum": ["yes", "no", "ambiguous"],
+        # A session's state keeps its first name; the scores of a system carry narrower sets.
+        "StateEnum": ["active", "finished", "expired", "voided"],
+        "ScoredSessionStateEnum": ["finished", "expired"],
+        "FrozenTestStateEnum": ["published", "archived"],
+    },
 }
 
 # --- Files --------------------------------------------------------------------------------------------
