@@ -8,7 +8,7 @@ from typing import Any
 
 from evaluation import selectors
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
-from evaluation.services.scores import answers_by_session, compare, stream_scores
+from evaluation.services.scores import KINDS, answers_by_session, compare, stream_scores
 from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
@@ -102,7 +102,8 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 "state": session.state,
                 "ended_at": session.ended_at,
                 "accuracy": data["accuracy"],
-                "by_kind": data["by_kind"],
+                # In the order of the kinds, not of the stored JSON's keys.
+                "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
                 "first_mistake": data["first_mistake"],
                 "streams": stream_scores(plan=plan, answers=answers[session.pk]) if shown else None,
                 "streams_withheld": withheld[session.pk],
