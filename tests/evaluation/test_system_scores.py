@@ -158,3 +158,21 @@ def test_the_header_says_who_the_system_is(scored_world, users, api):
         "public": True,
         "baseline": "",
     }
+
+
+def test_a_systems_page_costs_the_same_queries_for_two_sessions_or_four(scored_world, users, api):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api.as_user(users[Role.ANNOTATOR])
+    alpha = scored_world["alpha"]
+    scores_page(client, alpha)  # the plans are cached, as they are after a process's first request
+    with CaptureQueriesContext(connection) as two:
+        assert len(scores_page(client, alpha)["sessions"]) == 2
+    for name in ("third test", "fourth test"):
+        take_test(alpha, build_test(name=name))
+    scores_page(client, alpha)
+    with CaptureQueriesContext(connection) as four:
+        page = scores_page(client, alpha)
+    assert all(entry["streams"] for entry in page["sessions"]) and len(page["sessions"]) == 4
+    assert len(four.captured_queries) == len(two.captured_queries)
