@@ -93,10 +93,12 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.disagreement.decide": allow(Role.REVIEWER),
     "truthing.operators.statistics": allow(),
     # evaluation: owners register vision systems and run them on published tests; a system sees only its
-    # own sessions (evaluation.selectors.access_*). Everyone may read the leaderboards.
+    # own sessions (evaluation.selectors.access_*). Everyone may read the leaderboards and the scores of
+    # public systems (which of them, evaluation.selectors.systems_listed and streams_withheld say).
     "evaluation.system.list": allow(Role.VISION_SYSTEM_OWNER),
     "evaluation.system.create": allow(Role.VISION_SYSTEM_OWNER),
     "evaluation.system.read": allow(Role.VISION_SYSTEM_OWNER),
+    "evaluation.system.scores": EVERYONE,
     "evaluation.system.token.create": allow(Role.VISION_SYSTEM_OWNER),
     "evaluation.test.list": allow(Role.VISION_SYSTEM_OWNER),
     "evaluation.session.list": allow(Role.VISION_SYSTEM_OWNER),
@@ -122,6 +124,7 @@ SCOPED_TOKEN_OPERATIONS = frozenset(
         "account.read",
         "evaluation.system.list",
         "evaluation.system.read",
+        "evaluation.system.scores",
         "evaluation.test.list",
         "evaluation.session.list",
         "evaluation.session.create",

@@ -1,58 +1,52 @@
 """The leaderboard of a test: scored sessions ranked by accuracy, each compared with the next one down
-by McNemar's exact test, and a system's page (its per-stream results once its session is over)."""
+by McNemar's exact test; and a system's page: what anyone may read of its results, and what its owner
+reads of its own sessions (each question, its answer and the truth, once a session is over)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
-from django.db.models import Q
+from evaluation import selectors
+from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
+from evaluation.services.scores import KINDS, answers_by_session, compare, stream_scores
+from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
 
-from accounts.roles import is_admin
-from evaluation.models import Answer, Score, Session, SessionState
-from evaluation.scopes import scoped_system_id
-from evaluation.services.scores import compare
-from truthing.published import TestPlan, frozen_test_get, test_plan
+# A session shows on a leaderboard and a system's page once it is over and was not voided.
+SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
+
+
+def system_summary(system: VisionSystem) -> dict[str, Any]:
+    return {
+        "id": system.pk,
+        "name": system.name,
+        "description": system.description,
+        "owner": system.owner.username,
+        "url": system.url,
+        "public": system.public,
+        "baseline": system.baseline,
+    }
 
 
 def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str, Any] | None:
     test = frozen_test_get(test_id=test_id)
     if test is None:
         return None
-    visible = Q(session__system__public=True) | ~Q(session__system__baseline="")
-    scoped = scoped_system_id(auth)
-    if scoped is not None:
-        visible |= Q(session__system_id=scoped)
-    elif user is not None and getattr(user, "is_authenticated", False):
-        visible = Q() if is_admin(user) else visible | Q(session__system__owner=user)
     scores = list(
         Score.objects.filter(
-            visible,
+            session__system__in=selectors.systems_listed(user=user, auth=auth),
             session__test_id=test.pk,
-            session__state__in=[SessionState.FINISHED, SessionState.EXPIRED],
+            session__state__in=SCORED_STATES,
         ).select_related("session__system__owner")
     )
     scores.sort(key=lambda s: (-(s.accuracy or 0.0), s.session.system.name))
-    answers: dict[int, dict[int, bool]] = defaultdict(dict)
-    for session_id, ordinal, correct in Answer.objects.filter(
-        session_id__in=[s.session_id for s in scores]
-    ).values_list("session_id", "ordinal", "correct"):
-        answers[session_id][ordinal] = correct
+    answers = answers_by_session([s.session_id for s in scores])
     rows = []
     for rank, score in enumerate(scores, start=1):
-        system = score.session.system
         below = scores[rank] if rank < len(scores) else None
         rows.append(
             {
                 "rank": rank,
-                "system": {
-                    "id": system.pk,
-                    "name": system.name,
-                    "owner": system.owner.username,
-                    "url": system.url,
-                    "public": system.public,
-                    "baseline": system.baseline,
-                },
+                "system": system_summary(score.session.system),
                 "session": score.session_id,
                 "state": score.session.state,
                 "accuracy": score.data["accuracy"],
@@ -73,6 +67,59 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
         },
         "rows": rows,
     }
+
+
+def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
+    """What the caller reads of a system's results, the caller being allowed to see the system
+    (selectors.access_listed_system): its scored sessions on frozen tests (never an active or a voided
+    one) with their scores, and stream by stream unless selectors.streams_withheld says why not. When the
+    system is not the caller's, its sessions on a test the caller is taking are left out, as the
+    leaderboard of that test is refused to the caller."""
+    own = selectors.acts_for(system, user=user, auth=auth)
+    taking = set() if own else selectors.tests_taking(user=user, auth=auth)
+    sessions = list(
+        Session.objects.filter(system=system, state__in=SCORED_STATES, score__isnull=False)
+        .exclude(test_id__in=taking)
+        .select_related("score")
+        .order_by("-ended_at", "-id")
+    )
+    tests = {test.pk: test for test in frozen_tests().filter(pk__in=[s.test_id for s in sessions])}
+    sessions = [session for session in sessions if session.test_id in tests]
+    withheld = {
+        session.pk: selectors.streams_withheld(test=tests[session.test_id], own=own, user=user, auth=auth)
+        for session in sessions
+    }
+    answers = answers_by_session([pk for pk, why in withheld.items() if not why])
+    rows = []
+    for session in sessions:
+        test, data = tests[session.test_id], session.score.data
+        plan = test_plan(test_id=test.pk)
+        shown = plan is not None and not withheld[session.pk]
+        rows.append(
+            {
+                "session": session.pk,
+                "test": {"id": test.pk, "name": test.name, "state": test.state},
+                "state": session.state,
+                "ended_at": session.ended_at,
+                "accuracy": data["accuracy"],
+                # In the order of the kinds, not of the stored JSON's keys.
+                "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
+                "first_mistake": data["first_mistake"],
+                "streams": stream_scores(plan=plan, answers=answers[session.pk]) if shown else None,
+                "streams_withheld": withheld[session.pk],
+            }
+        )
+    left_out = frozen_tests().filter(pk__in=taking).values("id", "name")
+    return {"system": system_summary(system), "sessions": rows, "left_out": list(left_out)}
+
+
+def system_sessions(*, system: VisionSystem) -> list[dict[str, Any]]:
+    """Every session of a system, for its owner and admins: state, progress, and once it is over each
+    question with the system's answer and the truth."""
+    return [
+        {"session": session, "results": session_results(session=session) if session.over else None}
+        for session in Session.objects.filter(system=system).order_by("-started_at")
+    ]
 
 
 def session_results(*, session: Session) -> list[dict[str, Any]]:

@@ -1,17 +1,23 @@
 """Reads of the evaluation app. `access_*` selectors check who may see what: a token scoped to a system
 sees only that system; an owner sees their systems; an admin sees every system. Whatever is not visible
-is answered exactly like what does not exist (404), so nothing tells them apart."""
+is answered exactly like what does not exist (404), so nothing tells them apart.
+
+The public side (docs/evaluation.md, "What others see"): everyone who may read leaderboards sees the
+public systems and the built-in baselines (`systems_listed`), their finished sessions' scores, and their
+stream-by-stream results only where they cannot help to take the test (`streams_withheld`); a caller
+taking a test sees nothing of other systems' sessions on it (`tests_taking`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from accounts.roles import is_admin
+from accounts.roles import is_admin, may
 from evaluation.errors import EvaluationErrorCode
-from evaluation.models import Session, VisionSystem
+from evaluation.models import Session, SessionState, VisionSystem
 from evaluation.scopes import is_scoped, scoped_system_id
+from truthing.published import TAKEABLE
 from vtt_site.errors import NotFoundError
 
 
@@ -57,15 +63,92 @@ def access_session(*, user: Any, auth: Any = None, session_id: int, act: bool = 
     return session
 
 
+def _sessions_taking(*, user: Any, auth: Any = None) -> QuerySet[Session]:
+    """The active sessions of the systems the caller acts for: its scoped system's, or its own."""
+    if not getattr(user, "is_authenticated", False):
+        return Session.objects.none()
+    sessions = Session.objects.filter(state=SessionState.ACTIVE)
+    scoped = scoped_system_id(auth)
+    if scoped is not None:
+        return sessions.filter(system_id=scoped)
+    return sessions.filter(system__owner=user)
+
+
 def taking(*, user: Any, auth: Any = None, test_id: int) -> bool:
     """Whether the caller acts for a system with an active session on this test."""
+    return _sessions_taking(user=user, auth=auth).filter(test_id=test_id).exists()
+
+
+def tests_taking(*, user: Any, auth: Any = None) -> set[int]:
+    """The tests on which the caller acts for a system with an active session."""
+    return set(_sessions_taking(user=user, auth=auth).values_list("test_id", flat=True))
+
+
+# --- What others see of a system ----------------------------------------------------------------------
+
+
+def systems_listed(*, user: Any, auth: Any = None) -> QuerySet[VisionSystem]:
+    """The systems whose finished sessions the caller may read (on leaderboards and system pages): the
+    public ones and the built-in baselines, for everyone who may read leaderboards; and the ones the
+    caller sees anyway (its own; every one for an admin)."""
+    public = VisionSystem.objects.filter(Q(public=True) | ~Q(baseline=""))
     if not getattr(user, "is_authenticated", False):
-        return False
+        return public.select_related("owner")
+    return (public | systems_visible(user=user, auth=auth)).select_related("owner")
+
+
+def access_listed_system(*, user: Any, auth: Any = None, system_id: int) -> VisionSystem:
+    """A system whose results the caller may read; a private system of someone else is a 404, exactly
+    like one that does not exist."""
+    system = systems_listed(user=user, auth=auth).filter(pk=system_id).first()
+    if system is None:
+        raise NotFoundError(
+            EvaluationErrorCode.SYSTEM_NOT_FOUND, f"There is no vision system {system_id} you may see."
+        )
+    return system
+
+
+def sees_all_sessions(system: VisionSystem, *, user: Any, auth: Any = None) -> bool:
+    """Whether the caller sees every session of the system with its answers (its owner, its token, an
+    admin), not only what everyone may read of it."""
+    return systems_visible(user=user, auth=auth).filter(pk=system.pk).exists()
+
+
+def acts_for(system: VisionSystem, *, user: Any, auth: Any = None) -> bool:
+    """Whether the caller acts for this system: its scoped token, or (unscoped) its owner."""
     scoped = scoped_system_id(auth)
-    sessions = Session.objects.filter(test_id=test_id, state="active")
     if scoped is not None:
-        return sessions.filter(system_id=scoped).exists()
-    return sessions.filter(system__owner=user).exists()
+        return scoped == system.pk
+    if is_scoped(auth) or not getattr(user, "is_authenticated", False):
+        return False
+    return system.owner_id == user.pk
+
+
+def may_enrol(*, user: Any, auth: Any = None) -> bool:
+    """Whether the caller could enrol a system in a test: a token scoped to a system always could; a
+    person could when a role of theirs allows `evaluation.session.create`. Admins are left out: they may
+    read every answer of every test anyway."""
+    if scoped_system_id(auth) is not None or is_scoped(auth):
+        return True
+    return may(user, "evaluation.session.create") and not is_admin(user)
+
+
+STREAMS_WITHHELD = (
+    "Stream-by-stream results on {test} are shown to vision-system owners once the test is archived: "
+    "while it can still be taken, a system's accuracy on each stream tells something about the answers "
+    "on that stream's image."
+)
+
+
+def streams_withheld(*, test: Any, own: bool, user: Any, auth: Any = None) -> str:
+    """Why another system's stream-by-stream results on `test` are not shown to the caller, or "" when
+    they are. They are shown when the caller cannot use them to take the test: it is archived, or the
+    caller could not enrol a system in it (decision 0032). The always-yes baseline's accuracy on a
+    stream is the share of yes answers on that image; on a test that can still be taken that is a hint
+    a newcomer could use."""
+    if own or test.state not in TAKEABLE or not may_enrol(user=user, auth=auth):
+        return ""
+    return STREAMS_WITHHELD.format(test=test.name)
 
 
 def answerable(*, user: Any, auth: Any = None) -> QuerySet[Session]:

@@ -13,8 +13,10 @@ def score_session(session_id: int) -> None:
     score_store(session_id=session_id)
 
 
-@shared_task(name="evaluation.sessions_expire_due", acks_late=True)
-def sessions_expire_due() -> None:
+@shared_task(name="evaluation.sessions_expire_due", acks_late=False)
+def sessions_expire_due() -> int:
+    """Close the sessions whose test's deadline has passed (beat, every
+    EVALUATION_DEADLINE_SWEEP_SECONDS). A lost run is made good by the next one."""
     from evaluation.services.sessions import sessions_expire_due as run
 
-    run()
+    return run()

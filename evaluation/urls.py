@@ -6,6 +6,11 @@ urlpatterns = [
     path("evaluation/systems/", views.SystemListCreateApi.as_view(), name="evaluation-systems"),
     path("evaluation/systems/<int:system_id>/", views.SystemApi.as_view(), name="evaluation-system"),
     path(
+        "evaluation/systems/<int:system_id>/scores/",
+        views.SystemScoresApi.as_view(),
+        name="evaluation-system-scores",
+    ),
+    path(
         "evaluation/systems/<int:system_id>/tokens/",
         views.SystemTokenCreateApi.as_view(),
         name="evaluation-system-tokens",

@@ -202,6 +202,9 @@ CALLS: dict[str, Builder] = {
     "evaluation.system.list": lambda w: Call("get", "/api/v1/evaluation/systems/"),
     "evaluation.system.create": lambda w: Call("post", "/api/v1/evaluation/systems/", {"name": "matrix"}),
     "evaluation.system.read": lambda w: Call("get", f"/api/v1/evaluation/systems/{a_system(w).pk}/"),
+    "evaluation.system.scores": lambda w: Call(
+        "get", f"/api/v1/evaluation/systems/{a_public_system_of_another(w).pk}/scores/"
+    ),
     "evaluation.system.token.create": lambda w: Call(
         "post", f"/api/v1/evaluation/systems/{a_system(w).pk}/tokens/", {"name": "matrix"}
     ),
@@ -237,6 +240,13 @@ def a_system(world: World) -> Any:
     from evaluation.models import VisionSystem
 
     return VisionSystem.objects.get_or_create(owner=world.actor, name="matrix system")[0]
+
+
+def a_public_system_of_another(world: World) -> Any:
+    """A public system that is not the actor's: what everyone may read of it is its scores."""
+    from evaluation.models import VisionSystem
+
+    return VisionSystem.objects.get_or_create(owner=world.other, name="someone's system", public=True)[0]
 
 
 def a_published_test() -> Any:

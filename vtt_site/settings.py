@@ -195,6 +195,9 @@ JOB_REQUEUE_SECONDS = env_float("JOB_REQUEUE_SECONDS", 900.0)
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
 if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
+# How often the sessions of tests whose deadline has passed are looked for and closed. A session read
+# or answered after its deadline closes at once anyway; this closes the abandoned ones.
+EVALUATION_DEADLINE_SWEEP_SECONDS = env_float("EVALUATION_DEADLINE_SWEEP_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {
         "task": "vtt_site.jobs_sweep",
@@ -207,6 +210,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "truthing.streams_sweep",
         "schedule": JOB_SWEEP_SECONDS,
         "options": {"expires": JOB_SWEEP_SECONDS},
+    },
+    # Sessions whose test's deadline passed close on their own, even when their system never comes back
+    # (evaluation.services.sessions.sessions_expire_due): they are scored and join the leaderboard.
+    "sessions-expire": {
+        "task": "evaluation.sessions_expire_due",
+        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
+        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -290,7 +300,14 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
-    "ENUM_NAME_OVERRIDES": {"YesNoEnum": ["yes", "no"], "AnswerEnum": ["yes", "no", "ambiguous"]},
+    "ENUM_NAME_OVERRIDES": {
+        "YesNoEnum": ["yes", "no"],
+        "AnswerEnum": ["yes", "no", "ambiguous"],
+        # A session's state keeps its first name; the scores of a system carry narrower sets.
+        "StateEnum": ["active", "finished", "expired", "voided"],
+        "ScoredSessionStateEnum": ["finished", "expired"],
+        "FrozenTestStateEnum": ["published", "archived"],
+    },
 }
 
 # --- Files --------------------------------------------------------------------------------------------

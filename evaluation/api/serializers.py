@@ -199,3 +199,60 @@ class ResultStreamSerializer(serializers.Serializer):
     stream = serializers.IntegerField()
     image = serializers.IntegerField()
     questions = ResultQuestionSerializer(many=True)
+
+
+class StreamScoreSerializer(serializers.Serializer):
+    stream = serializers.IntegerField(help_text="Position of the stream in the test (0-based).")
+    questions = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    correct = serializers.IntegerField()
+    accuracy = ProportionSerializer(help_text="An unanswered question (the deadline passed) counts as wrong.")
+    first_mistake = serializers.IntegerField(
+        allow_null=True, help_text="1-based position of the first mistake in the stream; null: none."
+    )
+
+
+class ScoreTestSerializer(serializers.Serializer):
+    __test__ = False
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    state = serializers.ChoiceField(
+        choices=["published", "archived"], help_text="A published test can still be taken."
+    )
+
+
+class SystemSessionScoreSerializer(serializers.Serializer):
+    session = serializers.IntegerField()
+    test = ScoreTestSerializer()
+    state = serializers.ChoiceField(choices=["finished", "expired"])
+    ended_at = serializers.DateTimeField(allow_null=True)
+    accuracy = ProportionSerializer()
+    by_kind = serializers.DictField(child=ProportionSerializer())
+    first_mistake = MeanSerializer()
+    streams = StreamScoreSerializer(
+        many=True,
+        allow_null=True,
+        help_text="Stream by stream; null when withheld (see `streams_withheld`).",
+    )
+    streams_withheld = serializers.CharField(
+        allow_blank=True, help_text="Why the streams are withheld and when they are shown; empty when shown."
+    )
+
+
+class PublicSystemSerializer(RowSystemSerializer):
+    description = serializers.CharField(allow_blank=True)
+
+
+class LeftOutTestSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class SystemScoresSerializer(serializers.Serializer):
+    system = PublicSystemSerializer()
+    sessions = SystemSessionScoreSerializer(many=True)
+    left_out = LeftOutTestSerializer(
+        many=True,
+        help_text="Tests your system is taking: this system's sessions on them are left out until your "
+        "session is over.",
+    )

@@ -86,6 +86,26 @@ class SystemApi(APIView):
         return Response(s.SystemSerializer(system).data)
 
 
+class SystemScoresApi(APIView):
+    operation = "evaluation.system.scores"
+
+    @extend_schema(
+        responses=s.SystemScoresSerializer,
+        summary="A system's scores: its finished sessions, stream by stream where that tells nothing",
+        description="A public system or a built-in baseline, for everyone who may read leaderboards; a "
+        "private one for its owner only (404 for others). Each finished or expired session on a published "
+        "or archived test: accuracy with its 95% interval, by kind, the mean position of the first mistake, "
+        "and the scores of each stream. Another system's streams on a test that can still be taken are "
+        "withheld from whoever could enrol a system in it (`streams` null, `streams_withheld` says why) "
+        "until the test is archived. A caller taking a test sees no other system's session on it "
+        "(`left_out`).",
+    )
+    def get(self, request, system_id: int):
+        system = selectors.access_listed_system(user=request.user, auth=request.auth, system_id=system_id)
+        body = boards.system_scores(system=system, user=request.user, auth=request.auth)
+        return Response(s.SystemScoresSerializer(body).data)
+
+
 class SystemTokenCreateApi(APIView):
     operation = "evaluation.system.token.create"
 

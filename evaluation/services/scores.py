@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 from django.db import transaction
@@ -25,11 +26,27 @@ from django.utils import timezone
 
 from evaluation.models import Answer, Score, Session, SessionState
 from evaluation.services.sessions import plan_of
-from truthing.published import TestPlan
+from truthing.published import PlanStep, PlanStream, TestPlan
 from vtt_site.stats import proportion
 
 KINDS = ("exist", "unique", "attr", "attr_and", "attr_or", "rel")
 Z95 = 1.959963984540054
+
+
+def counted_streams(
+    plan: TestPlan, answers: dict[int, bool], over: bool
+) -> Iterator[tuple[PlanStream, list[tuple[PlanStep, bool]]]]:
+    """Each stream with the questions that count and whether each was answered correctly: once the
+    session is over every question counts (an unanswered one as wrong); while it runs, only the answered
+    ones. `answers` maps a plan ordinal to whether the stored answer was correct."""
+    for stream in plan.streams:
+        steps = plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]
+        yield stream, [(s, answers.get(s.ordinal, False)) for s in steps if over or s.ordinal in answers]
+
+
+def first_mistake(counted: list[tuple[PlanStep, bool]]) -> int | None:
+    """The 1-based position of the first question counted as wrong, or None."""
+    return next((i + 1 for i, (_, ok) in enumerate(counted) if not ok), None)
 
 
 def score_of(*, plan: TestPlan, answers: dict[int, bool], over: bool) -> dict[str, Any]:
@@ -37,9 +54,7 @@ def score_of(*, plan: TestPlan, answers: dict[int, bool], over: bool) -> dict[st
     right: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     positions: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     first_mistakes: list[int] = []
-    for stream in plan.streams:
-        steps = plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]
-        counted = [(s, answers.get(s.ordinal, False)) for s in steps if over or s.ordinal in answers]
+    for _, counted in counted_streams(plan, answers, over):
         if not counted:
             continue
         for step, ok in counted:
@@ -48,8 +63,7 @@ def score_of(*, plan: TestPlan, answers: dict[int, bool], over: bool) -> dict[st
                 right[key][1] += 1
             positions[step.step_pos][0] += ok
             positions[step.step_pos][1] += 1
-        first = next((i + 1 for i, (_, ok) in enumerate(counted) if not ok), len(counted) + 1)
-        first_mistakes.append(first)
+        first_mistakes.append(first_mistake(counted) or len(counted) + 1)
     return {
         "accuracy": proportion(*right["all"]),
         "by_kind": {kind: proportion(*right[kind]) for kind in KINDS if right[kind][1]},
@@ -58,6 +72,27 @@ def score_of(*, plan: TestPlan, answers: dict[int, bool], over: bool) -> dict[st
         "answered": len(answers),
         "complete": over,
     }
+
+
+def stream_scores(*, plan: TestPlan, answers: dict[int, bool]) -> list[dict[str, Any]]:
+    """Stream by stream, for a session that is over: its questions, how many were answered and answered
+    correctly, the accuracy (an unanswered question counts as wrong, as in `score_of`) and the position
+    of the first mistake (None: none in the stream). Shown to others only under the rule of
+    evaluation.selectors.streams_withheld: on a test that can still be taken it tells about answers."""
+    rows = []
+    for stream, counted in counted_streams(plan, answers, over=True):
+        correct = sum(ok for _, ok in counted)
+        rows.append(
+            {
+                "stream": stream.pos,
+                "questions": len(counted),
+                "answered": sum(1 for step, _ in counted if step.ordinal in answers),
+                "correct": correct,
+                "accuracy": proportion(correct, len(counted)),
+                "first_mistake": first_mistake(counted),
+            }
+        )
+    return rows
 
 
 def mean_interval(values: list[int]) -> dict[str, float | int | None]:
@@ -74,6 +109,16 @@ def mean_interval(values: list[int]) -> dict[str, float | int | None]:
 
 def session_answers(session: Session) -> dict[int, bool]:
     return dict(Answer.objects.filter(session=session).values_list("ordinal", "correct"))
+
+
+def answers_by_session(session_ids: list[int]) -> dict[int, dict[int, bool]]:
+    """{session id: {ordinal: correct}} for many sessions in one query."""
+    answers: dict[int, dict[int, bool]] = defaultdict(dict)
+    for session_id, ordinal, correct in Answer.objects.filter(session_id__in=session_ids).values_list(
+        "session_id", "ordinal", "correct"
+    ):
+        answers[session_id][ordinal] = correct
+    return answers
 
 
 def session_score(*, session: Session) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from django.views.decorators.http import require_http_methods
 from accounts.roles import may
 from evaluation import leaderboard as boards
 from evaluation import plots, selectors
-from evaluation.models import Session
 from evaluation.services import systems as system_services
 from evaluation.services.scores import KINDS
 from truthing.published import frozen_tests
@@ -50,13 +49,18 @@ def systems(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def system_detail(request: HttpRequest, system_id: int) -> HttpResponse:
-    _require(request, "evaluation.system.read")
+    """Anyone who may read leaderboards sees a public system's (or a baseline's) scores; its owner and
+    admins see its tokens and every session with each question, answer and truth too."""
+    _require(request, "evaluation.system.scores")
     try:
-        system = selectors.access_system(user=request.user, system_id=system_id)
+        system = selectors.access_listed_system(user=request.user, system_id=system_id)
     except ApplicationError:
         raise Http404 from None
+    full = selectors.sees_all_sessions(system, user=request.user)
     created_secret = None
     if request.method == "POST":
+        if not full:  # a token is made by the owner; others reading a public system post nothing here
+            raise Http404
         _require(request, "evaluation.system.token.create")
         try:
             system = selectors.access_system(user=request.user, system_id=system_id, act=True)
@@ -66,17 +70,13 @@ def system_detail(request: HttpRequest, system_id: int) -> HttpResponse:
             messages.success(request, f"Token {token.name!r} created for {system.name}. Copy it now.")
         except ApplicationError as exc:
             messages.error(request, exc.message)
-    sessions = []
-    for session in Session.objects.filter(system=system).select_related("score").order_by("-started_at"):
-        score = getattr(session, "score", None) if session.over else None
-        sessions.append(
-            {
-                "session": session,
-                "score": score.data if score else None,
-                "results": boards.session_results(session=session) if session.over else None,
-            }
-        )
-    context = {"system": system, "sessions": sessions, "created_secret": created_secret}
+    context = {
+        "system": system,
+        "full": full,
+        "scores": boards.system_scores(system=system, user=request.user),
+        "sessions": boards.system_sessions(system=system) if full else [],
+        "created_secret": created_secret,
+    }
     return render(request, "frontend/system.html", context)
 
 

@@ -22,6 +22,7 @@ from annotations.services.images import image_upload
 from annotations.services.queues import annotation_next
 from demo.synthetic.render import render_scene
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.evaluation.conftest import scored_world  # noqa: F401 (the evaluation pages' tests use it)
 from tests.factories import PASSWORD, CollectionFactory, MembershipFactory, UserFactory
 from tests.truthing.conftest import (  # noqa: F401 (the truthing pages' tests use these fixtures)
     annotated_test_images,

@@ -1,5 +1,6 @@
 """An owner registers a vision system, creates a token scoped to it, and sees a leaderboard with its
-plots (inline SVG: nothing is loaded from another site)."""
+plots (inline SVG: nothing is loaded from another site). Someone who is not a system's owner follows a
+leaderboard row to its page and sees its scores, stream by stream only where decision 0032 allows."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from accounts.roles import Role
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
-from tests.e2e.conftest import login
+from tests.e2e.conftest import login, shot
 from tests.evaluation.conftest import build_test
 from tests.evaluation.test_scores import POSITIONS
 from tests.factories import UserFactory
@@ -61,3 +62,41 @@ def test_an_owner_registers_a_system_makes_a_scoped_token_and_sees_the_leaderboa
         ).status
         == 403
     )
+
+
+def follow_the_leaderboard_to(page, test_name: str, system_name: str):
+    page.click("text=Leaderboards")
+    page.get_by_role("link", name=test_name).click()
+    page.get_by_test_id("leaderboard").get_by_role("link", name=system_name).click()
+    assert page.get_by_test_id("system-name").inner_text() == system_name
+
+
+def scores_on(page, test_name: str):
+    return page.locator(f'[data-testid="session-scores"][data-test="{test_name}"]')
+
+
+def test_someone_who_is_not_the_owner_follows_a_leaderboard_row_to_the_systems_scores(
+    new_page, scored_world, users
+):
+    """alpha (tests/evaluation/conftest.py) finished the published street test and the archived old
+    test. An annotator cannot enrol a system: every stream is shown. Another vision-system owner could
+    enrol one in the street test: its streams are withheld, with the reason; the archived test's shown."""
+    annotator = new_page()
+    login(annotator, users[Role.ANNOTATOR])
+    follow_the_leaderboard_to(annotator, "street test", "alpha")
+    street = scores_on(annotator, "street test")
+    assert "64%" in street.get_by_test_id("accuracy").inner_text()
+    assert street.get_by_test_id("stream-table").locator("tbody tr").count() == 3
+    assert annotator.get_by_text("Create scoped token").count() == 0
+    shot(annotator, "system-page-annotator")
+
+    owner = new_page()
+    login(owner, scored_world["other_owner"])
+    follow_the_leaderboard_to(owner, "street test", "alpha")
+    street = scores_on(owner, "street test")
+    assert "64%" in street.get_by_test_id("accuracy").inner_text()
+    assert street.get_by_test_id("stream-table").count() == 0
+    assert "once the test is archived" in street.get_by_test_id("streams-withheld").inner_text()
+    old = scores_on(owner, "old test")
+    assert old.get_by_test_id("stream-table").locator("tbody tr").count() == 3
+    shot(owner, "system-page-other-owner")

@@ -119,3 +119,62 @@ def token_client():
         return client
 
     return make
+
+
+def shown_positions(streams=None) -> list[tuple[int, int]]:
+    """(stream, step) of every question a system is asked, in order (rejected steps are not shown)."""
+    shown = [[a for _, a in stream if a != "ambiguous"] for stream in streams or DEFAULT_STREAMS]
+    return [(i, j) for i, stream in enumerate(shown) for j in range(len(stream))]
+
+
+def take_test(system, test, *, answer: bool = True, questions: int | None = None):
+    """Enrol `system` in `test` and answer `answer` to every question (or to the first `questions`),
+    through the services; a session that ends is scored here, whether or not on-commit callbacks run."""
+    from evaluation.services.scores import score_store
+    from evaluation.services.sessions import answer_submit, session_enrol
+
+    session = session_enrol(system=system, test_id=test.pk)
+    for stream, step in shown_positions()[:questions]:
+        answer_submit(session_id=session.pk, stream=stream, step=step, answer=answer)
+    score_store(session_id=session.pk)
+    session.refresh_from_db()
+    return session
+
+
+def archive(test) -> None:
+    from truthing.models import Test
+
+    Test.objects.filter(pk=test.pk).update(state="archived")
+    test.refresh_from_db()
+
+
+@pytest.fixture
+def scored_world(users, make_user):
+    """alpha, a public system of the vision-system owner, finished the published "street test" and the
+    archived "old test" answering yes everywhere; "hidden" (private) finished the street test too, and
+    a private built-in baseline did. Another owner has a system that took nothing yet."""
+    from evaluation.services.systems import system_create
+
+    owner = users[Role.VISION_SYSTEM_OWNER]
+    published = build_test(name="street test")
+    archived = build_test(name="old test")
+    alpha = system_create(owner=owner, name="alpha", description="looks hard", url="https://example.org/a")
+    sessions = {"published": take_test(alpha, published), "archived": take_test(alpha, archived)}
+    archive(archived)
+    hidden = system_create(owner=owner, name="hidden", public=False)
+    take_test(hidden, published)
+    baseline = system_create(owner=users[Role.ADMIN], name="always yes", public=False, baseline="always-yes")
+    take_test(baseline, published)
+    other_owner = make_user(Role.VISION_SYSTEM_OWNER, username="other-owner")
+    newcomer = system_create(owner=other_owner, name="newcomer")
+    return {
+        "owner": owner,
+        "other_owner": other_owner,
+        "published": published,
+        "archived": archived,
+        "alpha": alpha,
+        "hidden": hidden,
+        "baseline": baseline,
+        "newcomer": newcomer,
+        "sessions": sessions,
+    }

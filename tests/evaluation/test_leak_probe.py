@@ -99,16 +99,27 @@ def bodies(path: str, world) -> list[dict]:
     return [{}, {"system": world["systems"][1].pk, "name": "probe", "reason": "probe"}]
 
 
-def check(response, world, where: str, image_allowed: bool = False) -> None:
+# The header of a system's public scores page: what anyone may read of any public system.
+PUBLIC_HEADER = {"id", "name", "description", "owner", "url", "public", "baseline"}
+
+
+def check(response, world, where: str, image_allowed: bool = False, system_page: int | None = None) -> None:
+    """`system_page`: the response is the public scores page of that system, which names it in its
+    header (a public system's name is not a session's data); everything else in it is checked as usual,
+    the system's name included."""
     content = b"".join(response.streaming_content) if response.streaming else response.content
     headers = json.dumps(dict(response.items()))
     if response.get("Content-Type", "").startswith("image/"):
         assert image_allowed, f"{where}: served an image the session has not reached"
         return
+    body = json.loads(content) if content[:1] in (b"{", b"[") else None
+    if system_page is not None and response.status_code == 200:
+        header = body.pop("system")
+        assert set(header) == PUBLIC_HEADER and header["id"] == system_page, f"{where}: header {header}"
+        content = json.dumps(body).encode()
     text = content.decode(errors="replace") + headers
     for bad in forbidden_strings(world):
         assert bad not in text, f"{where}: response holds {bad!r}: {text[:400]}"
-    body = json.loads(content) if content[:1] in (b"{", b"[") else None
     for item in walk(body):
         if "correct_answer" in item or "truth" in item:
             assert (item["stream"], item["step"]) in {(0, 0), (0, 1)}, f"{where}: an answer shown: {item}"
@@ -158,8 +169,13 @@ def test_no_operation_of_the_schema_leaks_to_a_system_midway(
                 calls += 1
                 assert response.status_code < 500, (method, url, response.status_code)
                 reached = url == f"/api/v1/evaluation/sessions/{session.pk}/images/{images[0]}/"
-                check(response, world, f"{method} {url}", image_allowed=reached)
+                page = values.get("system_id", 1) if path.endswith("/systems/{system_id}/scores/") else None
+                check(response, world, f"{method} {url}", image_allowed=reached, system_page=page)
     assert calls > 100
+    # The rival's page was read (its system is public): its finished session on the test being taken is
+    # left out, and the page says which test is left out.
+    rival = api.get(f"/api/v1/evaluation/systems/{world['systems'][1].pk}/scores/").json()
+    assert rival["sessions"] == [] and rival["left_out"] == [{"id": test.pk, "name": test.name}]
     # Nothing the probe sent changed the session.
     session.refresh_from_db()
     assert session.answered == ANSWERED and session.state == "active"
@@ -183,3 +199,14 @@ def test_the_probe_finds_a_leak_when_there_is_one(probe_world, system_token, tok
     )
     with pytest.raises(AssertionError):
         check(response, world, "answering the current step")
+
+
+def test_the_probe_finds_another_systems_session_on_its_page(probe_world, make_user, api):
+    """The check on a system's public page: seen by someone who is not taking the test, the rival's page
+    holds its session on the test, which the check must flag."""
+    world = probe_world
+    rival = world["systems"][1]
+    response = api.as_user(make_user(Role.ANNOTATOR)).get(f"/api/v1/evaluation/systems/{rival.pk}/scores/")
+    assert [s["session"] for s in response.json()["sessions"]] == [world["others"][0].pk]
+    with pytest.raises(AssertionError):
+        check(response, world, "the rival's page, as an annotator sees it", system_page=rival.pk)

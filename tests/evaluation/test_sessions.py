@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from evaluation.models import Answer, Session, TestSchedule
+from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
 from tests.evaluation.conftest import DEFAULT_STREAMS, build_test
 
@@ -194,3 +195,46 @@ def test_images_are_served_to_the_session_once_reached_and_to_nobody_else(
     assert refused.status_code == 404 and refused.json()["code"] == "image_not_available"
     stranger = api.as_user(make_user(Role.VISION_SYSTEM_OWNER, username="stranger"))
     assert stranger.get(current["image"]["url"]).status_code == 404
+
+
+def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_leaderboard(
+    published_test, system, users, api, settings, django_capture_on_commit_callbacks
+):
+    """Nobody reads or answers the session after its deadline: the periodic task alone closes it."""
+    from vtt_site.celery import app
+
+    entry = settings.CELERY_BEAT_SCHEDULE["sessions-expire"]
+    assert entry["schedule"] == settings.EVALUATION_DEADLINE_SWEEP_SECONDS
+    app.loader.import_default_modules()  # what a worker does when it starts: it finds the apps' tasks
+    sweep = app.tasks[entry["task"]]
+    session = session_enrol(system=system, test_id=published_test.pk)
+    answer_submit(session_id=session.pk, stream=0, step=0, answer=True)  # right
+    answer_submit(session_id=session.pk, stream=0, step=1, answer=False)  # wrong
+    schedule = TestSchedule.objects.create(test=published_test, deadline=timezone.now() + timedelta(hours=1))
+    assert sweep.delay().get() == 0
+    schedule.deadline = timezone.now() - timedelta(seconds=1)
+    schedule.save()
+    board_url = f"/api/v1/evaluation/tests/{published_test.pk}/leaderboard/"
+    reader = api.as_user(users[Role.ANNOTATOR])
+    assert reader.get(board_url).json()["rows"] == []
+    assert Session.objects.get(pk=session.pk).state == "active"  # the deadline alone closes nothing
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert sweep.delay().get() == 1
+    session.refresh_from_db()
+    assert session.state == "expired" and session.ended_at is not None
+    # The 9 questions it never saw count as wrong: 1 right of 11.
+    accuracy = session.score.data["accuracy"]
+    assert (accuracy["successes"], accuracy["trials"]) == (1, 11)
+    rows = reader.get(board_url).json()["rows"]
+    assert [(row["system"]["name"], row["state"], row["accuracy"]["trials"]) for row in rows] == [
+        ("my system", "expired", 11)
+    ]
+    # Stream by stream (shown to an annotator, who cannot enrol a system): unanswered count as wrong.
+    page = reader.get(f"/api/v1/evaluation/systems/{system.pk}/scores/").json()
+    assert [
+        (r["stream"], r["questions"], r["answered"], r["correct"], r["first_mistake"])
+        for r in page["sessions"][0]["streams"]
+    ] == [(0, 4, 2, 1, 2), (1, 5, 0, 0, 1), (2, 2, 0, 0, 1)]
+    # A second run finds nothing more to close.
+    assert sweep.delay().get() == 0

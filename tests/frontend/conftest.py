@@ -1,5 +1,6 @@
 """A collection with one member per working role, for the server-rendered pages' tests; the truthing
-fixtures (a fitted collection, tests on it, operators) for the truthing pages'."""
+fixtures (a fitted collection, tests on it, operators) for the truthing pages'; scored vision systems for
+the evaluation pages'."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from accounts.roles import Role
 from annotations.models import MemberRole
+from tests.evaluation.conftest import scored_world  # noqa: F401 (the evaluation pages' tests use it)
 from tests.factories import CollectionFactory, MembershipFactory
 from tests.truthing.conftest import (  # noqa: F401 (the truthing pages' tests use these fixtures)
     annotated_test_images,
