@@ -153,7 +153,7 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "vtt_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
             # Short timeouts: with Redis away a request falls back to local counters (vtt_site.cache)
             # at once instead of hanging on a connection.
