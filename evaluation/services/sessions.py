@@ -14,13 +14,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Field
 from django.utils import timezone
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Answer, Session, SessionState, TestSchedule, VisionSystem
+from evaluation.selectors import Answerer
 from truthing.published import PlanStep, TestPlan, published_tests, test_plan
 from vtt_site.errors import ConflictError, NotFoundError
+from vtt_site.sql import HandQuery, columns, for_update_of, instance
 
 
 def plan_of(session: Session) -> TestPlan:
@@ -141,32 +143,56 @@ def _not_current(session: Session, plan: TestPlan) -> ConflictError:
 
 
 def answer_submit(
-    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None = None
+    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None = None
 ) -> AnswerResult:
-    """Store the answer to the current step (or replay the stored one). `sessions` limits which
-    sessions the caller may answer in (evaluation.selectors.answerable): the check and the row lock are
-    one query. A refusal is raised after the transaction commits, so that closing a session whose
-    deadline passed is kept."""
-    outcome = _answer_locked(
-        session_id=session_id, stream=stream, step=step, answer=answer, sessions=sessions
-    )
+    """Store the answer to the current step (or replay the stored one). `caller` limits which sessions
+    may be answered in (evaluation.selectors.answerable; None: any): the check and the row lock are one
+    query. A refusal is raised after the transaction commits, so that closing a session whose deadline
+    passed is kept."""
+    outcome = _answer_locked(session_id=session_id, stream=stream, step=step, answer=answer, caller=caller)
     if isinstance(outcome, ConflictError):
         raise outcome
     return outcome
 
 
+def _locked_session_query(connection) -> tuple[str, list[Field]]:
+    """The session row, locked, with its test's deadline, if the caller may answer in it: the access
+    check, the lock and the deadline in one query (written once per process: vtt_site.sql)."""
+    q = connection.ops.quote_name
+    session_columns, session_fields = columns("s", Session, q)
+    deadline = TestSchedule._meta.get_field("deadline")
+    system = Session._meta.get_field("system")
+    sql = (
+        f"SELECT {session_columns}, (SELECT d.{q(deadline.column)} FROM {q(TestSchedule._meta.db_table)} d "
+        f"WHERE d.{q(TestSchedule._meta.get_field('test').column)} = s.{q(Session._meta.get_field('test').column)}) "
+        f"FROM {q(Session._meta.db_table)} s "
+        f"JOIN {q(VisionSystem._meta.db_table)} v ON v.{q(VisionSystem._meta.pk.column)} = s.{q(system.column)} "
+        f"WHERE s.{q(Session._meta.pk.column)} = %s "
+        # Anyone (an internal caller), or the caller's system (a scoped token), or its owner's systems.
+        f"AND (%s OR s.{q(system.column)} = %s OR v.{q(VisionSystem._meta.get_field('owner').column)} = %s)"
+        f"{for_update_of(connection, 's')}"
+    )
+    return sql, [*session_fields, deadline]
+
+
+_LOCKED_SESSION = HandQuery(_locked_session_query)
+
+
+def _session_locked(session_id: int, caller: Answerer | None) -> Session | None:
+    who = caller or Answerer()
+    rows = _LOCKED_SESSION.rows([session_id, caller is None, who.system_id, who.owner_id])
+    if not rows:
+        return None
+    session = instance(Session, rows[0][:-1])
+    session.deadline = rows[0][-1]  # read by expire_if_due
+    return session
+
+
 @transaction.atomic
 def _answer_locked(
-    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None
+    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None
 ) -> AnswerResult | ConflictError:
-    deadline = TestSchedule.objects.filter(test_id=OuterRef("test_id")).values("deadline")[:1]
-    session = (
-        (sessions if sessions is not None else Session.objects.all())
-        .select_for_update(of=("self",))
-        .annotate(deadline=Subquery(deadline))
-        .filter(pk=session_id)
-        .first()
-    )
+    session = _session_locked(session_id, caller)
     if session is None:
         raise NotFoundError(
             EvaluationErrorCode.SESSION_NOT_FOUND, f"There is no session {session_id} of yours."
