@@ -49,7 +49,5 @@ urlpatterns = [
         views.ResultsApi.as_view(),
         name="evaluation-session-results",
     ),
-    path(
-        "sessions/<int:session_id>/void/", views.VoidApi.as_view(), name="evaluation-session-void"
-    ),
+    path("sessions/<int:session_id>/void/", views.VoidApi.as_view(), name="evaluation-session-void"),
 ]

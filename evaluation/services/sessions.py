@@ -9,7 +9,9 @@ answer to any step but the current one is a 409 that changes nothing and says no
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -23,6 +25,8 @@ from evaluation.selectors import Answerer
 from truthing.published import PlanStep, TestPlan, published_tests, test_plan
 from vtt_site.errors import ConflictError, NotFoundError
 from vtt_site.sql import HandQuery, columns, for_update_of, instance
+
+logger = logging.getLogger(__name__)
 
 
 def plan_of(session: Session) -> TestPlan:
@@ -77,12 +81,38 @@ def session_enrol(*, system: VisionSystem, test_id: int) -> Session:
 
 
 def _end(session: Session, state: SessionState) -> None:
-    from evaluation import tasks
-
     session.state, session.ended_at = state, timezone.now()
     session.save(update_fields=["state", "ended_at"])
     session_id = session.pk
-    transaction.on_commit(lambda: tasks.score_session.delay(session_id))
+    transaction.on_commit(lambda: scoring_queue(session_id))
+
+
+def scoring_queue(session_id: int) -> bool:
+    """Hand the scoring of an ended session to the broker. Never raises: with the broker down the
+    answer that ended the session is stored all the same, and `scores_missing_queue` queues the scoring
+    again later."""
+    from evaluation import tasks
+
+    try:
+        tasks.score_session.delay(session_id)
+    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
+        logger.warning("Could not queue the scoring of session %s (%s); the beat will.", session_id, exc)
+        return False
+    return True
+
+
+def scores_missing_queue(*, limit: int = 100) -> int:
+    """Queue the scoring of the sessions that ended (finished or expired) more than
+    EVALUATION_SCORE_GRACE_SECONDS ago and have no score: their task was lost (the broker was down when
+    they ended, or a worker died with the message). Scoring is idempotent, so one that was only slow is
+    scored twice to the same figures. The oldest first, at most `limit` a run (a periodic task)."""
+    ended_before = timezone.now() - timedelta(seconds=settings.EVALUATION_SCORE_GRACE_SECONDS)
+    unscored = Session.objects.filter(
+        state__in=[SessionState.FINISHED, SessionState.EXPIRED],
+        score__isnull=True,
+        ended_at__lte=ended_before,
+    ).order_by("ended_at", "pk")
+    return sum(scoring_queue(pk) for pk in unscored.values_list("pk", flat=True)[:limit])
 
 
 def expire_if_due(session: Session) -> bool:

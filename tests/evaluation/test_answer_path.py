@@ -61,7 +61,9 @@ def test_a_question_shows_only_what_its_serializer_documents(published_test, sys
     assert not [body for body in bodies if b"SECRET-NOTE" in body]
 
 
-def test_only_the_callers_own_sessions_can_be_answered(published_test, owner, system, token_client, make_user):
+def test_only_the_callers_own_sessions_can_be_answered(
+    published_test, owner, system, token_client, make_user
+):
     sibling = system_create(owner=owner, name="sibling")
     stranger = make_user(Role.VISION_SYSTEM_OWNER, username="stranger")
     theirs = system_create(owner=stranger, name="theirs")
