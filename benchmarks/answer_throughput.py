@@ -273,6 +273,10 @@ def main() -> None:
     bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
     real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
     worst_p95 = max(r.p95 for _, r in runs)
+    bare_cpu, real_cpu = (
+        sum(1000 * (x.gunicorn_cpu + x.postgres_cpu + x.wrk_cpu) for x in side) / sum(x.answers for x in side)
+        for side in ([b for b, _ in runs], [r for _, r in runs])
+    )
     rows = "\n".join(
         f"{row(f'bare, round {i + 1}', b)}\n{row(f'real, round {i + 1}', r)}" for i, (b, r) in enumerate(runs)
     )
@@ -293,8 +297,43 @@ real endpoint adds token authentication, the role and scope checks, the rate lim
 
 - The real endpoint reaches **{real_total / bare_total:.0%}** of the bare view's throughput over the
   rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 70%); p95 at most
-  **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms, which takes
-  {args.connections / 0.05:.0f} answers/s by Little's law).
+  **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms).
+- CPU per answer, all rounds (gunicorn + PostgreSQL + wrk): bare view **{bare_cpu:.2f} ms**, real endpoint
+  **{real_cpu:.2f} ms**; their ratio ({bare_cpu / real_cpu:.0%}) is the throughput ratio a CPU-bound machine
+  gives, and it moves much less than throughput when other work shares the machine.
+
+What limits these figures. Everything runs on the same {os.cpu_count()} cores: the gunicorn workers,
+PostgreSQL, Redis and wrk (wrk costs a few percent of an answer's CPU: its column above), and the
+machine may be busy with other work (the load average above). The server
+is CPU-bound, so throughput is about the cores' time divided by the CPU an answer costs, and latency is
+queueing: by Little's law the p95 target at {args.connections} connections needs
+{args.connections / 0.05:.0f} answers/s, that is at most {1000 * (os.cpu_count() or 1) / (args.connections / 0.05):.1f} ms of CPU per answer on
+{os.cpu_count()} cores with nothing else running. The bare view alone costs {bare_cpu:.2f} ms here (a
+sync worker accepts a connection, parses the request, runs Django's middleware and DRF, locks, inserts,
+updates and commits), so on this machine the p95 target is out of reach for the bare view as much as
+for the real one; it needs more cores, or the load generator and PostgreSQL on other machines.
+
+What answering costs, and what was done about it (issue 9; measured with `benchmarks/answer_profile`,
+which profiles the same WSGI application in-process; Python function calls per answer do not depend on
+the machine's load): the real endpoint made 14,340 calls per answer against the bare view's 3,129, and
+now makes about 3,800. Where they went, and what replaced them:
+- DRF's serializers rebuilt the next question, its labels and the answer (a deep copy of every field,
+  a fifth of the CPU): each step is now serialized once per plan through the same serializers and kept
+  (`evaluation/api/questions.py`); a response adds only the session's image URL.
+- The token with its user, then the user's groups: two queries compiled by the ORM on every request (a
+  quarter of the CPU); now one hand-written query per process (`vtt_site/sql.py`, decision 0033).
+- The locked session with its access check and its test's deadline: a queryset with a subquery compiled
+  on every answer; now one hand-written query, the same lock, check and deadline.
+- The rate limit: DRF's throttle read and wrote the list of every request's time in the last minute (the
+  longer the higher the limit), and Django's Redis cache made a new client object for every call; now two
+  counters per token in sliding windows, one Redis script per request, and one client per pool.
+- URL resolution tried every other app's patterns before evaluation's; evaluation's now come first.
+The bare view is unchanged: the ORM's `select_for_update().get()`, `create()` and `save()`, as the real
+endpoint's insert and update still are. What remains on top of it: authentication (one query, one Redis
+read of the failed-attempt counter that must precede it), the rate limit (one Redis script), input
+validation, the plan and the response. A next step would be server-side prepared statements for the two
+hand-written queries (PostgreSQL plans them on every answer: most of the real endpoint's extra PostgreSQL
+CPU).
 """
     if client is not None:
         seconds, questions, requests = client

@@ -13,9 +13,10 @@ The kept bodies are shared by every response that shows the step: nothing may ch
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from evaluation.api import serializers as s
 from truthing.published import PlanStep, TestPlan
@@ -36,31 +37,57 @@ def question_shown(*, session_id: int, plan: TestPlan, step: PlanStep | None) ->
         return None
     kept = _kept(plan, step)
     image = kept["image"]
-    url = reverse("api:evaluation-session-image", args=[session_id, image["id"]])
+    url = _image_url(get_script_prefix(), session_id, image["id"])
     return {**kept, "image": {**image, "url": url}}
+
+
+@functools.lru_cache(maxsize=4096)
+def _image_url(prefix: str, session_id: int, image_id: int) -> str:
+    """The same for every question of a stream: reversed once (`prefix`, the script prefix reverse()
+    puts first, is part of the key)."""
+    return reverse("api:evaluation-session-image", args=[session_id, image_id])
 
 
 def _kept(plan: TestPlan, step: PlanStep) -> dict[str, Any]:
     _, bodies = _SHOWN.get_or_build(id(plan), lambda: (plan, [None] * len(plan.steps)))
     body = bodies[step.ordinal]
-    if body is None:  # two requests at once may both build it: the same body, either one kept
-        body = bodies[step.ordinal] = _serialized(plan, step)
-    return body
+    if body is None:
+        # A step's labels are its predecessor's plus the label the predecessor made: build forward from
+        # the last step of the stream that is kept (two requests at once may both build a body: the
+        # same body, either one kept).
+        first = plan.streams[step.stream_pos].first_ordinal
+        start = step.ordinal
+        while start > first and bodies[start - 1] is None:
+            start -= 1
+        for ordinal in range(start, step.ordinal + 1):
+            before = bodies[ordinal - 1] if ordinal > first else None
+            bodies[ordinal] = _serialized(plan, plan.steps[ordinal], before)
+        body = bodies[step.ordinal]
+    return body  # type: ignore[return-value]
 
 
-def _serialized(plan: TestPlan, step: PlanStep) -> dict[str, Any]:
+def _serialized(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -> dict[str, Any]:
+    """CurrentQuestionSerializer's shape (the test holds them equal), each part through its own
+    serializer, each label serialized once per stream."""
     stream = plan.streams[step.stream_pos]
-    question = {
+    # The URL is the session's; the kept body has a placeholder that every response replaces.
+    image = {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": ""}
+    labels: list[dict[str, Any]] = []
+    if before is not None:
+        previous = plan.steps[step.ordinal - 1]
+        labels = before["labels"]
+        if previous.label:
+            made = {"label": previous.label, "step": previous.step_pos, "question": previous.question}
+            labels = [*labels, _plain(s.LabelSerializer({**made, "text": previous.text}).data)]
+    return {
         "stream": step.stream_pos,
         "streams": len(plan.streams),
         "step": step.step_pos,
-        # The URL is the session's; the kept body has a placeholder that every response replaces.
-        "image": {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": ""},
-        "question": step.question,
+        "image": _plain(s.SessionImageSerializer(image).data),
+        "question": _plain(s.QuestionSerializer(step.question).data),
         "text": step.text,
-        "labels": plan.labels_before(step),
+        "labels": labels,
     }
-    return _plain(s.CurrentQuestionSerializer(question).data)
 
 
 def _plain(value: Any) -> Any:

@@ -91,3 +91,30 @@ def test_an_answer_costs_four_queries(published_test, system_token, token_client
     # answer; the session's counts (the test's own transaction adds savepoints around them).
     made = [q["sql"].split()[0] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
     assert made == ["SELECT", "SELECT", "INSERT", "UPDATE"]
+
+
+def test_a_kept_question_is_what_the_serializer_makes_of_the_plan_in_any_order(published_test):
+    """Built forward from whatever step is asked first (a session resumed midway), each kept body equals
+    CurrentQuestionSerializer over the plan's step and its labels."""
+    from evaluation.api.questions import question_shown
+    from truthing.published import test_plan
+
+    plan = test_plan(test_id=published_test.pk)
+    for ordinal in [6, 2, 9, 0, 10, 1, 3, 4, 5, 7, 8]:
+        step = plan.steps[ordinal]
+        stream = plan.streams[step.stream_pos]
+        url = f"/api/v1/evaluation/sessions/5/images/{stream.test_image_id}/"
+        expected = {
+            "stream": step.stream_pos,
+            "streams": len(plan.streams),
+            "step": step.step_pos,
+            "image": {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": url},
+            "question": step.question,
+            "text": step.text,
+            "labels": plan.labels_before(step),
+        }
+        shown = question_shown(session_id=5, plan=plan, step=step)
+        assert shown == through(s.CurrentQuestionSerializer, expected)
+    assert [len(question_shown(session_id=5, plan=plan, step=st)["labels"]) for st in plan.steps] == [
+        0, 0, 1, 1, 0, 0, 1, 1, 2, 0, 0
+    ]  # fmt: skip
