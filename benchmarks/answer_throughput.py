@@ -71,6 +71,8 @@ def start_server(port: int, workers: int) -> subprocess.Popen:
         "API_RATE_TOKEN": "100000000/min",
         "EVALUATION_MAX_SYSTEMS_PER_TEST": "100000",
         "LOG_LEVEL": "WARNING",
+        # Each worker keeps its PostgreSQL backend for the whole run, so that the backends' CPU can be read.
+        "DB_CONN_MAX_AGE": "3600",
     }
     server = subprocess.Popen(
         [str(ROOT / ".venv/bin/gunicorn"), "benchmarks.bench_wsgi:application", "--bind", f"127.0.0.1:{port}",
@@ -149,7 +151,7 @@ def server_processes(server: subprocess.Popen) -> tuple[list[int], list[int]]:
         cursor.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
-        backends = [row[0] for row in cursor.fetchall()]
+        backends = sorted(row[0] for row in cursor.fetchall())
     return [int(pid) for pid in children], backends
 
 
@@ -188,6 +190,8 @@ def drive(base: str, server, sessions, seconds: float, *, bare: bool) -> Run:
     )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     os.unlink(handle.name)
+    # A backend that came or went during the run (a worker reconnected) makes its CPU unknowable.
+    same_backends = server_processes(server)[1] == backends
     lines = done.stdout.splitlines()
     error = next((line for line in lines if line.startswith("VTT-ERROR ")), None)
     result = next((line for line in lines if line.startswith("VTT-RESULT ")), None)
@@ -207,7 +211,7 @@ def drive(base: str, server, sessions, seconds: float, *, bare: bool) -> Run:
         p95=figures["p95_us"] / 1000,
         p99=figures["p99_us"] / 1000,
         gunicorn_cpu=cpu_seconds(workers) - before[0],
-        postgres_cpu=cpu_seconds(backends) - before[1],
+        postgres_cpu=cpu_seconds(backends) - before[1] if same_backends else float("nan"),
         wrk_cpu=(after.ru_utime + after.ru_stime) - (before[2].ru_utime + before[2].ru_stime),
     )
 
