@@ -7,7 +7,8 @@ by the Python client.
         [--workers 4] [--write]
 
 Needs the published demo test (`manage.py demo_setup` then `manage.py run_baselines`, which builds it,
-with the same DATABASE_URL) and wrk (`make wrk` installs Debian's package). It registers fresh benchmark
+with the same DATABASE_URL and no REDIS_URL: with one, the fits and truthing wait for a worker) and wrk
+(`make wrk` installs Debian's package). It registers fresh benchmark
 systems each run (owner `benchmark`), starts gunicorn on a free port with the benchmark settings (no
 rate limit to speak of, no enrolment cap; Redis for the throttle counters and the broker when REDIS_URL
 is set, as in production), and drives it with wrk (benchmarks/answer_wrk.lua): `--connections` threads
