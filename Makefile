@@ -12,7 +12,7 @@ LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The engine core and the scene generator are tested without Django, which proves they need none.
 DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking
 
-.PHONY: run test check lint schema schema-check serve services demo install install-dev chromium clean-demo
+.PHONY: run test check lint schema schema-check serve services demo install install-dev chromium wrk clean-demo
 
 ## make run: install into .venv, migrate, load the demo data and serve on the embedded defaults.
 run: install .env
@@ -53,6 +53,10 @@ services:
 
 chromium:
 	scripts/ensure_chromium.sh
+
+## make wrk: Debian's wrk, the load generator of benchmarks/answer_throughput.py.
+wrk:
+	scripts/ensure_wrk.sh
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

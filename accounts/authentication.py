@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from accounts.models import ApiToken
+from accounts.selectors import token_with_roles
 from accounts.throttling import auth_failure_record, auth_failures_check
 from accounts.tokens import digest_of
 
@@ -33,7 +34,7 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         except UnicodeDecodeError:
             auth_failure_record(request)
             raise exceptions.AuthenticationFailed("The token contains invalid characters.") from None
-        token = ApiToken.objects.select_related("user").filter(digest=digest_of(secret)).first()
+        token = token_with_roles(digest=digest_of(secret))
         now = timezone.now()
         # An inactive user's token gets the same answer as an unknown one: nothing tells them apart.
         if token is None or not token.is_live(now) or not token.user.is_active:

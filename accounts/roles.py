@@ -152,6 +152,12 @@ def roles_of(user: Any) -> frozenset[Role]:
     return frozenset(roles)
 
 
+def roles_known(user: Any, names: frozenset[str]) -> None:
+    """The user's role (group) names, read along with something else (accounts.selectors.token_with_roles),
+    so that roles_of asks no query for them."""
+    user._vtt_role_names = names
+
+
 def may(user: Any, operation: str) -> bool:
     try:
         allowed = OPERATIONS[operation]

@@ -3,10 +3,16 @@ and a limit on failed authentications per address and per account, so a token ca
 
 Every counter lives in `vtt_site.cache.resilient_cache`: with Redis down the limits hold per process
 instead of turning every request into a 500.
+
+The request limits count in sliding windows (`WindowRateThrottle`, decision 0033): DRF's own throttles
+keep the time of every request of the last period in one cache entry, read and written whole on every
+request, which cost more the higher the limit; two counters per client cost one round trip to Redis
+whatever the limit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from django.conf import settings
@@ -17,9 +23,60 @@ from accounts.models import ApiToken
 from vtt_site.cache import resilient_cache
 
 
-class TokenRateThrottle(SimpleRateThrottle):
-    scope = "token"
+def window_estimate(*, duration: float, elapsed: float, current: int, previous: int) -> float:
+    """Requests in the period that ends now, estimated from the counts of the current fixed window
+    (`elapsed` seconds old) and of the one before it, taken as spread evenly over it."""
+    return previous * (1 - elapsed / duration) + current
+
+
+def seconds_until_allowed(
+    *, limit: int, duration: float, elapsed: float, current: int, previous: int
+) -> float:
+    """How long until one more request fits under `limit`, if no other request comes."""
+    left = duration - elapsed
+    if limit < 1:
+        return left + duration
+    if current + 1 <= limit and previous > 0:
+        # Still in this window, once enough of the previous window's requests have slid out of the period.
+        wait = duration * (1 - (limit - current - 1) / previous) - elapsed
+        if wait < left:
+            return max(round(wait, 6), 0.0)  # rounded: DRF's Retry-After is the ceiling
+    # In the next window, where this window's requests slide out in turn.
+    then = duration * (1 - (limit - 1) / current) if current > limit - 1 else 0.0
+    return round(left + max(then, 0.0), 6)
+
+
+class WindowRateThrottle(SimpleRateThrottle):
+    """DRF's rate (`scope`, THROTTLE_RATES, get_cache_key) counted in two fixed windows of the period:
+    the current one and the one before it, whose count is weighed by how much of it still lies within
+    the period that ends now. A refused request is not counted, as with DRF's throttles."""
+
     cache = resilient_cache
+    _wait: float | None = None
+
+    def allow_request(self, request, view) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        window, elapsed = divmod(self.timer(), self.duration)
+        key = f"{self.key}:{int(window)}"
+        hits, previous = resilient_cache.window_hit(key, f"{self.key}:{int(window) - 1}", 2 * self.duration)
+        figures = {"duration": self.duration, "elapsed": elapsed, "previous": previous}
+        if window_estimate(current=hits, **figures) <= self.num_requests:
+            return True
+        with contextlib.suppress(ValueError):  # gone with a cache that went away meanwhile: nothing to undo
+            resilient_cache.decr(key)
+        self._wait = seconds_until_allowed(limit=self.num_requests, current=hits - 1, **figures)
+        return False
+
+    def wait(self) -> float | None:
+        return self._wait
+
+
+class TokenRateThrottle(WindowRateThrottle):
+    scope = "token"
 
     def get_cache_key(self, request, view):
         if isinstance(request.auth, ApiToken):
@@ -27,9 +84,8 @@ class TokenRateThrottle(SimpleRateThrottle):
         return None
 
 
-class SessionUserRateThrottle(SimpleRateThrottle):
+class SessionUserRateThrottle(WindowRateThrottle):
     scope = "session"
-    cache = resilient_cache
 
     def get_cache_key(self, request, view):
         if request.user and request.user.is_authenticated and not isinstance(request.auth, ApiToken):
@@ -37,8 +93,8 @@ class SessionUserRateThrottle(SimpleRateThrottle):
         return None
 
 
-class AddressRateThrottle(AnonRateThrottle):
-    cache = resilient_cache
+class AddressRateThrottle(WindowRateThrottle, AnonRateThrottle):
+    """DRF's anonymous throttle (per address, scope "anon"), counted in windows."""
 
 
 def client_address(request) -> str:

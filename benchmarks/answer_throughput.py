@@ -2,27 +2,37 @@
 update, measured in the same run on the same gunicorn server; and a whole session of the demo test taken
 by the Python client.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/vtt_eval .venv/bin/python -m benchmarks.answer_throughput \
-        [--connections 32] [--seconds 15] [--workers 4] [--write]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/vtt_eval REDIS_URL=redis://127.0.0.1:6379/0 \
+        .venv/bin/python -m benchmarks.answer_throughput [--connections 32] [--seconds 15] [--rounds 2] \
+        [--workers 2] [--write]
 
-Needs the published demo test (`manage.py demo_setup` then `manage.py run_baselines`, which builds it).
-It registers fresh benchmark systems each run (owner `benchmark`), starts gunicorn on a free port with
-the benchmark settings (no rate limit, no enrolment cap), and drives it with one asyncio process holding
-`--connections` keep-alive connections, each answering its own session's questions in turn. Targets
-(issue 9): the real endpoint at least 70% of the bare view's throughput, p95 under 50 ms at 32
-connections.
+Needs the published demo test (`manage.py demo_setup` then `manage.py run_baselines`, which builds it,
+with the same DATABASE_URL and no REDIS_URL: with one, the fits and truthing wait for a worker) and wrk
+(`make wrk` installs Debian's package). It registers fresh benchmark
+systems each run (owner `benchmark`), starts gunicorn on a free port with the benchmark settings (no
+rate limit to speak of, no enrolment cap; Redis for the throttle counters and the broker when REDIS_URL
+is set, as in production), and drives it with wrk (benchmarks/answer_wrk.lua): `--connections` threads
+of one keep-alive connection each, each answering its own session's questions in turn. The bare view
+and the real endpoint take turns, `--rounds` times, so that a machine whose load changes during the run
+weighs on both alike. Beside throughput and latency it reports the CPU time each answer costs the
+gunicorn workers, their PostgreSQL backends and wrk, which a busy machine changes far less than
+throughput. Targets (issue 9): the real endpoint at least 70% of the bare view's throughput, p95 under
+50 ms at 32 connections.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import os
+import resource
+import shutil
 import socket
-import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import django
@@ -31,17 +41,22 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
 import httpx  # noqa: E402
+from django.db import connection  # noqa: E402
 from vtt_client import Client  # noqa: E402
 
 from accounts.roles import Role  # noqa: E402
 from accounts.services import user_create_with_role  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
+from evaluation.models import Session  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
 from truthing.models import Test  # noqa: E402
+from truthing.published import test_plan  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TEST = "Demo street test"
+WRK_SCRIPT = Path(__file__).resolve().parent / "answer_wrk.lua"
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -57,6 +72,8 @@ def start_server(port: int, workers: int) -> subprocess.Popen:
         "API_RATE_TOKEN": "100000000/min",
         "EVALUATION_MAX_SYSTEMS_PER_TEST": "100000",
         "LOG_LEVEL": "WARNING",
+        # Each worker keeps its PostgreSQL backend for the whole run, so that the backends' CPU can be read.
+        "DB_CONN_MAX_AGE": "3600",
     }
     server = subprocess.Popen(
         [str(ROOT / ".venv/bin/gunicorn"), "benchmarks.bench_wsgi:application", "--bind", f"127.0.0.1:{port}",
@@ -79,7 +96,8 @@ def sessions_for(test: Test, n: int, tag: str, enrol: bool = True) -> list[tuple
     stamp = f"{time.time():.0f}"
     from django.test.utils import override_settings
 
-    with override_settings(VTT={**django.conf.settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 10**6}):
+    vtt = {**django.conf.settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 10**6}
+    with override_settings(VTT=vtt, TOKENS_MAX_PER_USER=10**6):
         for i in range(n):
             system = system_create(owner=owner, name=f"bench {tag} {stamp} {i}")
             session = session_enrol(system=system, test_id=test.pk) if enrol else None
@@ -92,49 +110,134 @@ def sessions_for(test: Test, n: int, tag: str, enrol: bool = True) -> list[tuple
     return out
 
 
-async def drive(base: str, sessions, seconds: float, bare: bool) -> list[float]:
-    latencies: list[float] = []
-    deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=len(sessions), max_keepalive_connections=len(sessions))
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-
-        async def one(session_id: int, token: str) -> None:
-            headers = {"Authorization": f"Token {token}"}
-            position = None
-            if not bare:
-                current = (
-                    await client.get(f"/api/v1/evaluation/sessions/{session_id}/question/", headers=headers)
-                ).json()["current"]
-                position = (current["stream"], current["step"])
-            while time.monotonic() < deadline and (bare or position is not None):
-                started = time.perf_counter()
-                if bare:
-                    response = await client.post(f"/bench/bare/{session_id}/", json={"answer": "yes"})
-                else:
-                    response = await client.post(
-                        f"/api/v1/evaluation/sessions/{session_id}/answers/",
-                        json={"stream": position[0], "step": position[1], "answer": "yes"},
-                        headers=headers,
-                    )
-                latencies.append(time.perf_counter() - started)
-                if response.status_code != 200:
-                    raise SystemExit(f"{response.status_code}: {response.text[:200]}")
-                if not bare:
-                    nxt = response.json()["next"]
-                    position = None if nxt is None else (nxt["stream"], nxt["step"])
-
-        await asyncio.gather(*(one(s, t) for s, t in sessions))
-    return latencies
+def wrk_path() -> str:
+    path = shutil.which("wrk")
+    if path is None:
+        raise SystemExit(
+            "wrk is not installed. `make wrk` installs Debian's package (apt-get install -y wrk); the "
+            "benchmark installs nothing by itself."
+        )
+    return path
 
 
-def summary(latencies: list[float], seconds: float) -> dict:
-    ordered = sorted(latencies)
-    return {
-        "answers": len(ordered),
-        "rps": len(ordered) / seconds,
-        "p50": statistics.median(ordered) * 1000,
-        "p95": ordered[int(0.95 * (len(ordered) - 1))] * 1000,
-    }
+def positions(sessions: list[tuple[int | None, str]]) -> list[tuple[int, str, int, int]]:
+    """Each session's current (stream, step), from its stored answers: where its wrk thread starts."""
+    answered = dict(Session.objects.filter(pk__in=[s for s, _ in sessions]).values_list("pk", "answered"))
+    out = []
+    for session_id, token in sessions:
+        assert session_id is not None
+        plan = test_plan(test_id=Session.objects.get(pk=session_id).test_id)
+        step = plan.steps[answered[session_id]] if plan and answered[session_id] < len(plan.steps) else None
+        out.append((session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0))
+    return out
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time of these processes so far (processes gone since count as nothing)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / TICKS
+
+
+def server_processes(server: subprocess.Popen) -> tuple[list[int], list[int]]:
+    """The gunicorn workers, and the PostgreSQL backends of this database (the workers keep theirs open:
+    CONN_MAX_AGE), so that the CPU each answer costs them can be told apart from wrk's."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        backends = sorted(row[0] for row in cursor.fetchall())
+    return [int(pid) for pid in children], backends
+
+
+@dataclass
+class Run:
+    answers: int = 0
+    seconds: float = 0.0
+    p50: float = 0.0  # ms
+    p95: float = 0.0
+    p99: float = 0.0
+    gunicorn_cpu: float = 0.0  # s
+    postgres_cpu: float = 0.0
+    wrk_cpu: float = 0.0
+
+    @property
+    def rps(self) -> float:
+        return self.answers / self.seconds
+
+    def per_answer(self, cpu: float) -> float:
+        return 1000 * cpu / self.answers  # ms
+
+
+def drive(base: str, server, sessions, seconds: float, *, bare: bool) -> Run:
+    """One wrk run: a thread (and a connection) per session."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+        for row in positions(sessions):
+            handle.write(" ".join(map(str, row)) + "\n")
+    env = {**os.environ, "VTT_SESSIONS": handle.name, "VTT_MODE": "bare" if bare else "real"}
+    n = len(sessions)
+    workers, backends = server_processes(server)
+    before = (cpu_seconds(workers), cpu_seconds(backends), resource.getrusage(resource.RUSAGE_CHILDREN))
+    done = subprocess.run(
+        [wrk_path(), "-t", str(n), "-c", str(n), "-d", f"{seconds:g}s", "--timeout", "10s", "-s",
+         str(WRK_SCRIPT), base],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    os.unlink(handle.name)
+    # A backend that came or went during the run (a worker reconnected) makes its CPU unknowable.
+    same_backends = server_processes(server)[1] == backends
+    lines = done.stdout.splitlines()
+    error = next((line for line in lines if line.startswith("VTT-ERROR ")), None)
+    result = next((line for line in lines if line.startswith("VTT-RESULT ")), None)
+    if done.returncode != 0 or result is None:
+        raise SystemExit(f"wrk failed ({done.returncode}): {done.stderr or done.stdout}")
+    figures = json.loads(result.split(" ", 1)[1])
+    if error or figures["socket_errors"]:
+        raise SystemExit(
+            f"{figures['errors']} failed requests, {figures['socket_errors']} socket errors: {error}"
+        )
+    if figures["exhausted"]:
+        raise SystemExit("A session ran out of questions during the run: run fewer --seconds.")
+    return Run(
+        answers=figures["answers"],
+        seconds=figures["duration_us"] / 1e6,
+        p50=figures["p50_us"] / 1000,
+        p95=figures["p95_us"] / 1000,
+        p99=figures["p99_us"] / 1000,
+        gunicorn_cpu=cpu_seconds(workers) - before[0],
+        postgres_cpu=cpu_seconds(backends) - before[1] if same_backends else float("nan"),
+        wrk_cpu=(after.ru_utime + after.ru_stime) - (before[2].ru_utime + before[2].ru_stime),
+    )
+
+
+def client_session(base: str, test: Test) -> tuple[float, int, int]:
+    """A whole session of the test taken by the Python client: seconds, questions, requests."""
+    token = sessions_for(test, 1, "client", enrol=False)[0][1]
+    started = time.monotonic()
+    with Client(base, token, progress=False) as client:
+        session = client.session(test.pk)
+        questions = 0
+        for question in session.questions():
+            question.image_bytes()
+            session.answer(question, True)
+            questions += 1
+        requests = client.requests
+    return time.monotonic() - started, questions, requests
+
+
+def row(name: str, run: Run) -> str:
+    return (
+        f"| {name} | {run.answers} | {run.rps:.0f} | {run.p50:.1f} | {run.p95:.1f} | "
+        f"{run.per_answer(run.gunicorn_cpu):.2f} | {run.per_answer(run.postgres_cpu):.2f} | "
+        f"{run.per_answer(run.wrk_cpu):.2f} |"
+    )
 
 
 def main() -> None:
@@ -143,55 +246,109 @@ def main() -> None:
     )
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=2)
+    # As `make serve` runs it (WEB_WORKERS); on 2 cores shared with PostgreSQL, Redis and wrk, more sync
+    # workers only add context switches (4 gave the real endpoint a few points less of the bare view's).
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--skip-client", action="store_true", help="Leave out the Python client's session.")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    wrk_path()
     test = Test.objects.filter(name=DEMO_TEST, state="published").first()
     if test is None:
         raise SystemExit("Build the demo test first: manage.py demo_setup && manage.py run_baselines")
+    load = os.getloadavg()[0]
     port = free_port()
     server = start_server(port, args.workers)
     base = f"http://127.0.0.1:{port}"
+    runs: list[tuple[Run, Run]] = []
     try:
         bare_sessions = sessions_for(test, args.connections, "bare")
         real_sessions = sessions_for(test, args.connections, "real")
-        asyncio.run(drive(base, real_sessions[:2], 1.0, bare=False))  # warm the workers' plan caches
-        asyncio.run(drive(base, bare_sessions[:2], 1.0, bare=True))
-        bare = summary(asyncio.run(drive(base, bare_sessions, args.seconds, bare=True)), args.seconds)
-        real = summary(asyncio.run(drive(base, real_sessions, args.seconds, bare=False)), args.seconds)
-        token = sessions_for(test, 1, "client", enrol=False)[0][1]
-        started = time.monotonic()
-        with Client(base, token, progress=False) as client:
-            session = client.session(test.pk)
-            questions = 0
-            for question in session.questions():
-                question.image_bytes()
-                session.answer(question, True)
-                questions += 1
-            requests = client.requests
-        client_seconds = time.monotonic() - started
+        # Every worker loads the test's plan (and warms its connection) before anything is measured.
+        drive(base, server, sessions_for(test, args.workers * 2, "warm"), 2, bare=False)
+        drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True)
+        for _ in range(args.rounds):
+            bare = drive(base, server, bare_sessions, args.seconds, bare=True)
+            real = drive(base, server, real_sessions, args.seconds, bare=False)
+            runs.append((bare, real))
+            print(f"bare {bare}\nreal {real}", file=sys.stderr)
+        client = None if args.skip_client else client_session(base, test)
     finally:
         server.terminate()
         server.wait()
-    ratio = real["rps"] / bare["rps"]
+    bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
+    real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
+    worst_p95 = max(r.p95 for _, r in runs)
+    bare_cpu, real_cpu = (
+        sum(1000 * (x.gunicorn_cpu + x.postgres_cpu + x.wrk_cpu) for x in side) / sum(x.answers for x in side)
+        for side in ([b for b, _ in runs], [r for _, r in runs])
+    )
+    rows = "\n".join(
+        f"{row(f'bare, round {i + 1}', b)}\n{row(f'real, round {i + 1}', r)}" for i, (b, r) in enumerate(runs)
+    )
     body = f"""## Answer submission throughput
 
-Command: `DATABASE_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --seconds {args.seconds:g} --workers {args.workers} --write`
-(commit {commit()}, {machine()}). gunicorn with {args.workers} sync workers on PostgreSQL; the load
-generator (one asyncio process, {args.connections} keep-alive connections, each answering its own
-session) runs on the same machine.
+Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
+(commit {commit()}, {machine()}, load average {load:.2f} at the start). gunicorn with {args.workers} sync
+workers on PostgreSQL{" and Redis" if os.environ.get("REDIS_URL") else ""}; wrk on the same machine, {args.connections} threads of one connection each, each
+answering its own session; the bare view and the real endpoint take turns, {args.seconds:g} s each.
 
-| endpoint | answers | answers/s | p50 ms | p95 ms |
-|---|---|---|---|---|
-| bare DRF view (row lock, insert, update) | {bare["answers"]} | {bare["rps"]:.0f} | {bare["p50"]:.1f} | {bare["p95"]:.1f} |
-| real: token auth, role and scope checks, session checks, plan, answer, score on the last answer | {real["answers"]} | {real["rps"]:.0f} | {real["p50"]:.1f} | {real["p95"]:.1f} |
+| endpoint | answers | answers/s | p50 ms | p95 ms | gunicorn CPU ms/answer | PostgreSQL CPU ms/answer | wrk CPU ms/answer |
+|---|---|---|---|---|---|---|---|
+{rows}
 
-- The real endpoint reaches **{ratio:.0%}** of the bare view's throughput (target: at least 70%);
-  p95 **{real["p95"]:.1f} ms** at {args.connections} connections (target: under 50 ms).
+The bare view is a DRF view that locks the session row, inserts the answer and updates the session; the
+real endpoint adds token authentication, the role and scope checks, the rate limit, the session checks
+(access, state, deadline, current step), the plan and the next question, and scoring on the last answer.
 
+- The real endpoint reaches **{real_total / bare_total:.0%}** of the bare view's throughput over the
+  rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 70%); p95 at most
+  **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms).
+- CPU per answer, all rounds (gunicorn + PostgreSQL + wrk): bare view **{bare_cpu:.2f} ms**, real endpoint
+  **{real_cpu:.2f} ms**; their ratio ({bare_cpu / real_cpu:.0%}) is the throughput ratio a CPU-bound machine
+  gives, and it moves much less than throughput when other work shares the machine.
+
+What limits these figures. Everything runs on the same {os.cpu_count()} cores: the gunicorn workers,
+PostgreSQL, Redis and wrk (wrk costs a few percent of an answer's CPU: its column above), and the
+machine may be busy with other work (the load average above). The server
+is CPU-bound, so throughput is about the cores' time divided by the CPU an answer costs, and latency is
+queueing: by Little's law the p95 target at {args.connections} connections needs
+{args.connections / 0.05:.0f} answers/s, that is at most {1000 * (os.cpu_count() or 1) / (args.connections / 0.05):.1f} ms of CPU per answer on
+{os.cpu_count()} cores with nothing else running. The bare view alone costs {bare_cpu:.2f} ms here (a
+sync worker accepts a connection, parses the request, runs Django's middleware and DRF, locks, inserts,
+updates and commits), so on this machine the p95 target is out of reach for the bare view as much as
+for the real one; it needs more cores, or the load generator and PostgreSQL on other machines.
+
+What answering costs, and what was done about it (issue 9; measured with `benchmarks/answer_profile`,
+which profiles the same WSGI application in-process; Python function calls per answer do not depend on
+the machine's load): the real endpoint made 14,340 calls per answer against the bare view's 3,129, and
+now makes about 3,800. Where they went, and what replaced them:
+- DRF's serializers rebuilt the next question, its labels and the answer (a deep copy of every field,
+  a fifth of the CPU): each step is now serialized once per plan through the same serializers and kept
+  (`evaluation/api/questions.py`); a response adds only the session's image URL.
+- The token with its user, then the user's groups: two queries compiled by the ORM on every request (a
+  quarter of the CPU); now one hand-written query per process (`vtt_site/sql.py`, decision 0033).
+- The locked session with its access check and its test's deadline: a queryset with a subquery compiled
+  on every answer; now one hand-written query, the same lock, check and deadline.
+- The rate limit: DRF's throttle read and wrote the list of every request's time in the last minute (the
+  longer the higher the limit), and Django's Redis cache made a new client object for every call; now two
+  counters per token in sliding windows, one Redis script per request, and one client per pool.
+- URL resolution tried every other app's patterns before evaluation's; evaluation's now come first.
+The bare view is unchanged: the ORM's `select_for_update().get()`, `create()` and `save()`, as the real
+endpoint's insert and update still are. What remains on top of it: authentication (one query, one Redis
+read of the failed-attempt counter that must precede it), the rate limit (one Redis script), input
+validation, the plan and the response, and on PostgreSQL's side the token query (the real endpoint's
+extra PostgreSQL CPU). Next steps, not taken: server-side prepared statements for the two hand-written
+queries (Django turns them off; not measured), and one Redis script for the failed-attempt counter and
+the rate limit together (it would tie authentication to the throttle).
+"""
+    if client is not None:
+        seconds, questions, requests = client
+        body += f"""
 ## A whole session of the demo test taken by the Python client
 
-- **{client_seconds:.1f} s** for {questions} questions ({questions / client_seconds:.0f} questions/s),
+- **{seconds:.1f} s** for {questions} questions ({questions / seconds:.0f} questions/s),
   **{requests / questions:.3f} requests per question** ({requests} requests: one answer per question, which
   brings the next one, plus one image per stream and the enrolment), without a rate limit.
 """

@@ -9,6 +9,7 @@ taking a test sees nothing of other systems' sessions on it (`tests_taking`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -151,11 +152,21 @@ def streams_withheld(*, test: Any, own: bool, user: Any, auth: Any = None) -> st
     return STREAMS_WITHHELD.format(test=test.name)
 
 
-def answerable(*, user: Any, auth: Any = None) -> QuerySet[Session]:
+@dataclass(frozen=True)
+class Answerer:
+    """Whose sessions a caller may answer in: one system's (a token scoped to it) or one owner's systems';
+    neither set, nobody's. evaluation.services.sessions.answer_submit checks it in the query that locks
+    the session."""
+
+    system_id: int | None = None
+    owner_id: int | None = None
+
+
+def answerable(*, user: Any, auth: Any = None) -> Answerer:
     """The sessions the caller may answer in: its scoped system's, or (unscoped) its own systems'."""
     scoped = scoped_system_id(auth)
     if scoped is not None:
-        return Session.objects.filter(system_id=scoped)
-    if is_scoped(auth):
-        return Session.objects.none()
-    return Session.objects.filter(system__owner=user)
+        return Answerer(system_id=scoped)
+    if is_scoped(auth) or not getattr(user, "is_authenticated", False):
+        return Answerer()
+    return Answerer(owner_id=user.pk)

@@ -20,3 +20,12 @@ def sessions_expire_due() -> int:
     from evaluation.services.sessions import sessions_expire_due as run
 
     return run()
+
+
+@shared_task(name="evaluation.scores_missing_queue", acks_late=False)
+def scores_missing_queue() -> int:
+    """Queue the scoring of ended sessions that have none after a grace period: their scoring task was
+    lost (beat, every EVALUATION_DEADLINE_SWEEP_SECONDS)."""
+    from evaluation.services.sessions import scores_missing_queue as run
+
+    return run()

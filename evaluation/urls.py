@@ -3,53 +3,51 @@ from django.urls import path
 from evaluation.api import views
 
 urlpatterns = [
-    path("evaluation/systems/", views.SystemListCreateApi.as_view(), name="evaluation-systems"),
-    path("evaluation/systems/<int:system_id>/", views.SystemApi.as_view(), name="evaluation-system"),
+    path("systems/", views.SystemListCreateApi.as_view(), name="evaluation-systems"),
+    path("systems/<int:system_id>/", views.SystemApi.as_view(), name="evaluation-system"),
     path(
-        "evaluation/systems/<int:system_id>/scores/",
+        "systems/<int:system_id>/scores/",
         views.SystemScoresApi.as_view(),
         name="evaluation-system-scores",
     ),
     path(
-        "evaluation/systems/<int:system_id>/tokens/",
+        "systems/<int:system_id>/tokens/",
         views.SystemTokenCreateApi.as_view(),
         name="evaluation-system-tokens",
     ),
-    path("evaluation/tests/", views.TestListApi.as_view(), name="evaluation-tests"),
-    path("evaluation/tests/<int:test_id>/sessions/", views.EnrolApi.as_view(), name="evaluation-enrol"),
+    path("tests/", views.TestListApi.as_view(), name="evaluation-tests"),
+    path("tests/<int:test_id>/sessions/", views.EnrolApi.as_view(), name="evaluation-enrol"),
     path(
-        "evaluation/tests/<int:test_id>/leaderboard/",
+        "tests/<int:test_id>/leaderboard/",
         views.LeaderboardApi.as_view(),
         name="evaluation-leaderboard",
     ),
-    path("evaluation/sessions/", views.SessionListApi.as_view(), name="evaluation-sessions"),
-    path("evaluation/sessions/<int:session_id>/", views.SessionApi.as_view(), name="evaluation-session"),
+    path("sessions/", views.SessionListApi.as_view(), name="evaluation-sessions"),
+    path("sessions/<int:session_id>/", views.SessionApi.as_view(), name="evaluation-session"),
     path(
-        "evaluation/sessions/<int:session_id>/question/",
+        "sessions/<int:session_id>/question/",
         views.QuestionApi.as_view(),
         name="evaluation-session-question",
     ),
     path(
-        "evaluation/sessions/<int:session_id>/answers/",
+        "sessions/<int:session_id>/answers/",
         views.AnswerApi.as_view(),
         name="evaluation-session-answer",
     ),
     path(
-        "evaluation/sessions/<int:session_id>/images/<int:image_id>/",
+        "sessions/<int:session_id>/images/<int:image_id>/",
         views.SessionImageApi.as_view(),
         name="evaluation-session-image",
     ),
     path(
-        "evaluation/sessions/<int:session_id>/score/",
+        "sessions/<int:session_id>/score/",
         views.ScoreApi.as_view(),
         name="evaluation-session-score",
     ),
     path(
-        "evaluation/sessions/<int:session_id>/results/",
+        "sessions/<int:session_id>/results/",
         views.ResultsApi.as_view(),
         name="evaluation-session-results",
     ),
-    path(
-        "evaluation/sessions/<int:session_id>/void/", views.VoidApi.as_view(), name="evaluation-session-void"
-    ),
+    path("sessions/<int:session_id>/void/", views.VoidApi.as_view(), name="evaluation-session-void"),
 ]

@@ -7,6 +7,8 @@
   `REDIS_URL` is set. Redis unavailable must degrade the service, not stop it: every call catches the
   cache's failure, logs it once, and uses a per-process memory cache instead, so limits still hold per
   process (a local limit) while Redis is away. Redis is tried again after `RETRY_SECONDS`.
+- `RedisCache`: Django's Redis cache, with one client object per connection pool instead of a new one
+  for every call, and a rate-limit counter (`window_hit`) that costs one round trip (decision 0033).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient as DjangoRedisCacheClient
 
 logger = logging.getLogger(__name__)
 
@@ -76,9 +81,12 @@ class ResilientCache:
         return time.monotonic() < self._down_until
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self._run(lambda cache: getattr(cache, name)(*args, **kwargs))
+
+    def _run(self, operation: Callable[[BaseCache], Any]) -> Any:
         if not self.degraded:
             try:
-                result = getattr(caches[self.alias], name)(*args, **kwargs)
+                result = operation(caches[self.alias])
             except Exception as exc:  # redis-py raises several types (ConnectionError, TimeoutError, ...)
                 self._fail(exc)
             else:
@@ -87,7 +95,7 @@ class ResilientCache:
                         self._warned = False
                     logger.warning("The cache is reachable again; rate limits are shared again.")
                 return result
-        return getattr(self._local, name)(*args, **kwargs)
+        return operation(self._local)
 
     def _fail(self, exc: Exception) -> None:
         with self._lock:
@@ -121,5 +129,70 @@ class ResilientCache:
     def delete(self, key: str) -> None:
         self._call("delete", key)
 
+    def decr(self, key: str, delta: int = 1) -> int:
+        return self._call("decr", key, delta)
+
+    def window_hit(self, key: str, previous: str, timeout: int) -> tuple[int, int]:
+        """Count one hit in the counter `key` (made with `timeout` when missing) and read the counter
+        `previous`: (hits in `key` with this one, hits in `previous`). One round trip on Redis."""
+        return self._run(lambda cache: _window_hit(cache, key, previous, timeout))
+
+
+def _window_hit(cache: BaseCache, key: str, previous: str, timeout: int) -> tuple[int, int]:
+    if isinstance(cache, RedisCache):
+        return cache.window_hit(key, previous, timeout)
+    cache.add(key, 0, timeout)
+    try:
+        hits = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout)
+        hits = 1
+    return hits, cache.get(previous) or 0
+
 
 resilient_cache = ResilientCache()
+
+
+class RedisCacheClient(DjangoRedisCacheClient):
+    """Django's client makes a new `redis.Redis` object for every call, which cost about a tenth of
+    answering a question (docs/benchmarks.md). A `redis.Redis` object holds no connection of its own
+    (its pool does) and is safe to share between threads, so one per pool is enough."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+        return client
+
+
+class RedisCache(DjangoRedisCache):
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = RedisCacheClient
+
+    def window_hit(self, key: str, previous: str, timeout: int) -> tuple[int, int]:
+        """`ResilientCache.window_hit` as one command: a script run by Redis (EVALSHA)."""
+        key = self.make_and_validate_key(key)
+        previous = self.make_and_validate_key(previous)
+        client = self._cache.get_client(key, write=True)
+        hits, before = self._window_script(client)(keys=[key, previous], args=[timeout])
+        return int(hits), int(before)
+
+    def _window_script(self, client: Any) -> Any:
+        script = getattr(self, "_script", None)
+        if script is None or script.registered_client is not client:
+            script = self._script = client.register_script(WINDOW_HIT)
+        return script
+
+
+# KEYS: the counter of this window, the counter of the one before; ARGV: the expiry of a new counter.
+WINDOW_HIT = """
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {hits, tonumber(redis.call('GET', KEYS[2])) or 0}
+"""

@@ -153,7 +153,7 @@ REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "vtt_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
             # Short timeouts: with Redis away a request falls back to local counters (vtt_site.cache)
             # at once instead of hanging on a connection.
@@ -198,6 +198,9 @@ if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
 # How often the sessions of tests whose deadline has passed are looked for and closed. A session read
 # or answered after its deadline closes at once anyway; this closes the abandoned ones.
 EVALUATION_DEADLINE_SWEEP_SECONDS = env_float("EVALUATION_DEADLINE_SWEEP_SECONDS", 60.0)
+# A session that ended this long ago without a score lost its scoring task (the broker was down when it
+# ended, or a worker died with it): the beat queues the scoring again, as often as the deadline sweep.
+EVALUATION_SCORE_GRACE_SECONDS = env_float("EVALUATION_SCORE_GRACE_SECONDS", 300.0)
 CELERY_BEAT_SCHEDULE = {
     "jobs-sweep": {
         "task": "vtt_site.jobs_sweep",
@@ -215,6 +218,12 @@ CELERY_BEAT_SCHEDULE = {
     # (evaluation.services.sessions.sessions_expire_due): they are scored and join the leaderboard.
     "sessions-expire": {
         "task": "evaluation.sessions_expire_due",
+        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
+        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
+    },
+    # Ended sessions whose scoring task was lost (evaluation.services.sessions.scores_missing_queue).
+    "sessions-score-missing": {
+        "task": "evaluation.scores_missing_queue",
         "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
         "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.http import FileResponse
-from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -14,39 +13,15 @@ from accounts.api import TokenOutputSerializer
 from evaluation import leaderboard as boards
 from evaluation import selectors
 from evaluation.api import serializers as s
+from evaluation.api.questions import question_shown, step_at
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, SessionState, TestSchedule
 from evaluation.scopes import scoped_system_id
 from evaluation.services import scores, sessions, systems
-from truthing.published import PlanStep, TestPlan, published_tests, test_image_file
+from truthing.published import TestPlan, published_tests, test_image_file
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
-
-
-def current_question(session: Session, plan: TestPlan, step: PlanStep | None) -> dict | None:
-    if step is None:
-        return None
-    stream = plan.streams[step.stream_pos]
-    return {
-        "stream": step.stream_pos,
-        "streams": len(plan.streams),
-        "step": step.step_pos,
-        "image": {
-            "id": stream.test_image_id,
-            "width": stream.width,
-            "height": stream.height,
-            "url": reverse("api:evaluation-session-image", args=[session.pk, stream.test_image_id]),
-        },
-        "question": step.question,
-        "text": step.text,
-        "labels": plan.labels_before(step),
-    }
-
-
-def _step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:
-    return plan.steps[ordinal] if ordinal < len(plan.steps) else None
-
 
 # --- Vision systems -----------------------------------------------------------------------------------
 
@@ -214,14 +189,15 @@ class QuestionApi(APIView):
         )
         session = sessions.session_refresh(session=session)
         plan = sessions.plan_of(session)
-        step = None if session.over else _step_at(plan, session.answered)
+        step = None if session.over else step_at(plan, session.answered)
+        # SessionQuestionSerializer's shape, the question serialized once per step (api/questions.py).
         body = {
             "session": session.pk,
-            "state": session.state,
+            "state": str(session.state),
             "answered": session.answered,
-            "current": current_question(session, plan, step),
+            "current": question_shown(session_id=session.pk, plan=plan, step=step),
         }
-        return Response(s.SessionQuestionSerializer(body).data)
+        return Response(body)
 
 
 class AnswerApi(APIView):
@@ -240,12 +216,14 @@ class AnswerApi(APIView):
         data.is_valid(raise_exception=True)
         result = sessions.answer_submit(
             session_id=session_id,
-            sessions=selectors.answerable(user=request.user, auth=request.auth),
+            caller=selectors.answerable(user=request.user, auth=request.auth),
             stream=data.validated_data["stream"],
             step=data.validated_data["step"],
             answer=data.validated_data["answer"] == "yes",
         )
         step, plan = result.step, result.plan
+        # SessionAnswerSerializer's shape, built without it: the next question is serialized once per
+        # step (api/questions.py) and the rest are plain values (tests/evaluation/test_shown.py).
         body = {
             "stream": step.stream_pos,
             "step": step.step_pos,
@@ -255,9 +233,9 @@ class AnswerApi(APIView):
             "label": step.label or None,
             "stream_ended": step.last_in_stream,
             "session_finished": step.ordinal == len(plan.steps) - 1,
-            "next": current_question(result.session, plan, _step_at(plan, step.ordinal + 1)),
+            "next": question_shown(session_id=session_id, plan=plan, step=step_at(plan, step.ordinal + 1)),
         }
-        return Response(s.SessionAnswerSerializer(body).data)
+        return Response(body)
 
 
 class SessionImageApi(APIView):

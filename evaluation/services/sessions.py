@@ -9,18 +9,24 @@ answer to any step but the current one is a 409 that changes nothing and says no
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Field
 from django.utils import timezone
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Answer, Session, SessionState, TestSchedule, VisionSystem
+from evaluation.selectors import Answerer
 from truthing.published import PlanStep, TestPlan, published_tests, test_plan
 from vtt_site.errors import ConflictError, NotFoundError
+from vtt_site.sql import HandQuery, columns, for_update_of, instance
+
+logger = logging.getLogger(__name__)
 
 
 def plan_of(session: Session) -> TestPlan:
@@ -75,12 +81,38 @@ def session_enrol(*, system: VisionSystem, test_id: int) -> Session:
 
 
 def _end(session: Session, state: SessionState) -> None:
-    from evaluation import tasks
-
     session.state, session.ended_at = state, timezone.now()
     session.save(update_fields=["state", "ended_at"])
     session_id = session.pk
-    transaction.on_commit(lambda: tasks.score_session.delay(session_id))
+    transaction.on_commit(lambda: scoring_queue(session_id))
+
+
+def scoring_queue(session_id: int) -> bool:
+    """Hand the scoring of an ended session to the broker. Never raises: with the broker down the
+    answer that ended the session is stored all the same, and `scores_missing_queue` queues the scoring
+    again later."""
+    from evaluation import tasks
+
+    try:
+        tasks.score_session.delay(session_id)
+    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
+        logger.warning("Could not queue the scoring of session %s (%s); the beat will.", session_id, exc)
+        return False
+    return True
+
+
+def scores_missing_queue(*, limit: int = 100) -> int:
+    """Queue the scoring of the sessions that ended (finished or expired) more than
+    EVALUATION_SCORE_GRACE_SECONDS ago and have no score: their task was lost (the broker was down when
+    they ended, or a worker died with the message). Scoring is idempotent, so one that was only slow is
+    scored twice to the same figures. The oldest first, at most `limit` a run (a periodic task)."""
+    ended_before = timezone.now() - timedelta(seconds=settings.EVALUATION_SCORE_GRACE_SECONDS)
+    unscored = Session.objects.filter(
+        state__in=[SessionState.FINISHED, SessionState.EXPIRED],
+        score__isnull=True,
+        ended_at__lte=ended_before,
+    ).order_by("ended_at", "pk")
+    return sum(scoring_queue(pk) for pk in unscored.values_list("pk", flat=True)[:limit])
 
 
 def expire_if_due(session: Session) -> bool:
@@ -141,32 +173,56 @@ def _not_current(session: Session, plan: TestPlan) -> ConflictError:
 
 
 def answer_submit(
-    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None = None
+    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None = None
 ) -> AnswerResult:
-    """Store the answer to the current step (or replay the stored one). `sessions` limits which
-    sessions the caller may answer in (evaluation.selectors.answerable): the check and the row lock are
-    one query. A refusal is raised after the transaction commits, so that closing a session whose
-    deadline passed is kept."""
-    outcome = _answer_locked(
-        session_id=session_id, stream=stream, step=step, answer=answer, sessions=sessions
-    )
+    """Store the answer to the current step (or replay the stored one). `caller` limits which sessions
+    may be answered in (evaluation.selectors.answerable; None: any): the check and the row lock are one
+    query. A refusal is raised after the transaction commits, so that closing a session whose deadline
+    passed is kept."""
+    outcome = _answer_locked(session_id=session_id, stream=stream, step=step, answer=answer, caller=caller)
     if isinstance(outcome, ConflictError):
         raise outcome
     return outcome
 
 
+def _locked_session_query(connection) -> tuple[str, list[Field]]:
+    """The session row, locked, with its test's deadline, if the caller may answer in it: the access
+    check, the lock and the deadline in one query (written once per process: vtt_site.sql)."""
+    q = connection.ops.quote_name
+    session_columns, session_fields = columns("s", Session, q)
+    deadline = TestSchedule._meta.get_field("deadline")
+    system = Session._meta.get_field("system")
+    sql = (
+        f"SELECT {session_columns}, (SELECT d.{q(deadline.column)} FROM {q(TestSchedule._meta.db_table)} d "
+        f"WHERE d.{q(TestSchedule._meta.get_field('test').column)} = s.{q(Session._meta.get_field('test').column)}) "
+        f"FROM {q(Session._meta.db_table)} s "
+        f"JOIN {q(VisionSystem._meta.db_table)} v ON v.{q(VisionSystem._meta.pk.column)} = s.{q(system.column)} "
+        f"WHERE s.{q(Session._meta.pk.column)} = %s "
+        # Anyone (an internal caller), or the caller's system (a scoped token), or its owner's systems.
+        f"AND (%s OR s.{q(system.column)} = %s OR v.{q(VisionSystem._meta.get_field('owner').column)} = %s)"
+        f"{for_update_of(connection, 's')}"
+    )
+    return sql, [*session_fields, deadline]
+
+
+_LOCKED_SESSION = HandQuery(_locked_session_query)
+
+
+def _session_locked(session_id: int, caller: Answerer | None) -> Session | None:
+    who = caller or Answerer()
+    rows = _LOCKED_SESSION.rows([session_id, caller is None, who.system_id, who.owner_id])
+    if not rows:
+        return None
+    session = instance(Session, rows[0][:-1])
+    session.deadline = rows[0][-1]  # read by expire_if_due
+    return session
+
+
 @transaction.atomic
 def _answer_locked(
-    *, session_id: int, stream: int, step: int, answer: bool, sessions: QuerySet[Session] | None
+    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None
 ) -> AnswerResult | ConflictError:
-    deadline = TestSchedule.objects.filter(test_id=OuterRef("test_id")).values("deadline")[:1]
-    session = (
-        (sessions if sessions is not None else Session.objects.all())
-        .select_for_update(of=("self",))
-        .annotate(deadline=Subquery(deadline))
-        .filter(pk=session_id)
-        .first()
-    )
+    session = _session_locked(session_id, caller)
     if session is None:
         raise NotFoundError(
             EvaluationErrorCode.SESSION_NOT_FOUND, f"There is no session {session_id} of yours."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from vtt_client import AttributeQuestion, Client, ExistQuestion, UniqueQuestion
+from vtt_client import ApiError, AttributeQuestion, Client, ExistQuestion, UniqueQuestion
 
 from evaluation.models import Answer, Session
 from tests.evaluation.conftest import build_test
@@ -93,3 +93,31 @@ def test_429_and_5xx_are_retried_with_backoff_and_answers_are_stored_once(live_s
     flaky.inner.close()
     assert flaky.refused > 10
     assert Answer.objects.filter(session_id=session.id).count() == 11
+
+
+def test_a_systems_page_through_the_client(live_server, system, system_token, test_id, make_user):
+    from accounts.roles import Role
+    from evaluation.services.systems import system_create
+
+    client = Client(live_server.url, system_token, progress=False)
+    session = client.session(test_id)
+    for question in session.questions():
+        session.answer(question, True)
+    page = client.system_scores(system.pk)
+    assert (page.system_id, page.name, page.owner, page.baseline) == (system.pk, "my system", "owner", "")
+    assert page.left_out == []
+    (scored,) = page.sessions
+    assert (scored.session, scored.test_id, scored.test_name) == (session.id, test_id, "client test")
+    assert (scored.state, scored.test_state) == ("finished", "published") and scored.ended_at is not None
+    assert (scored.accuracy.successes, scored.accuracy.trials) == (7, 11)
+    assert sum(p.trials for p in scored.by_kind.values()) == 11 and scored.first_mistake.streams == 3
+    # Its own system: stream by stream, even on a test that can still be taken.
+    assert scored.streams_withheld == "" and [s.questions for s in scored.streams] == [4, 5, 2]
+    assert scored.streams[0].first_mistake == 3  # yes to stream 0's third question, whose truth is no
+    private = system_create(
+        owner=make_user(Role.VISION_SYSTEM_OWNER, username="rival"), name="x", public=False
+    )
+    with pytest.raises(ApiError) as refused:
+        client.system_scores(private.pk)
+    assert (refused.value.status, refused.value.code) == (404, "system_not_found")
+    client.close()

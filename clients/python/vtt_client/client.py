@@ -11,7 +11,16 @@ from typing import Any
 
 import httpx
 
-from vtt_client.types import AnswerResult, Image, Question, Score, question_from, score_from
+from vtt_client.types import (
+    AnswerResult,
+    Image,
+    Question,
+    Score,
+    SystemScores,
+    question_from,
+    score_from,
+    system_scores_from,
+)
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
 
@@ -105,6 +114,11 @@ class Client:
 
     def tests(self) -> list[dict[str, Any]]:
         return self.get("/api/v1/evaluation/tests/")["results"]
+
+    def system_scores(self, system_id: int) -> SystemScores:
+        """A system's page: the scores of its finished sessions, stream by stream where that cannot help
+        to take a test (a public system or a baseline for anyone; a private one for its owner)."""
+        return system_scores_from(self.get(f"/api/v1/evaluation/systems/{system_id}/scores/"))
 
     def session(self, test_id: int, system: int | None = None) -> Session:
         """Enrol in the test, or resume the session the system has on it (the server keeps the

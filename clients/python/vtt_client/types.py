@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 
@@ -132,6 +133,58 @@ class Score:
     complete: bool
 
 
+@dataclass(frozen=True)
+class Mean:
+    """A mean with its 95% normal interval (the position of the first mistake, over streams)."""
+
+    mean: float | None
+    streams: int
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class StreamScore:
+    stream: int  # its position in the test, 0-based
+    questions: int
+    answered: int
+    correct: int
+    accuracy: Proportion  # an unanswered question (the deadline passed) counts as wrong
+    first_mistake: int | None  # 1-based; None: no mistake
+
+
+@dataclass(frozen=True)
+class SessionScore:
+    """A finished (or expired) session of a system, as whoever asks may see it."""
+
+    session: int
+    test_id: int
+    test_name: str
+    test_state: str  # "published" (it can still be taken) or "archived"
+    state: str  # "finished" or "expired"
+    ended_at: datetime | None
+    accuracy: Proportion
+    by_kind: dict[str, Proportion]
+    first_mistake: Mean
+    streams: list[StreamScore] | None  # None: withheld, `streams_withheld` says why
+    streams_withheld: str
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """A vision system's page: the scores of its finished sessions (GET /evaluation/systems/{id}/scores/)."""
+
+    system_id: int
+    name: str
+    owner: str
+    description: str
+    url: str
+    public: bool
+    baseline: str  # the built-in baseline it is, or ""
+    sessions: list[SessionScore]
+    left_out: list[tuple[int, str]]  # (id, name) of tests your system is taking: left out until it is done
+
+
 def _region(data: dict[str, Any]) -> Region:
     return Region(str(data["id"]), tuple(float(v) for v in data["box"]))  # type: ignore[arg-type]
 
@@ -180,4 +233,48 @@ def score_from(data: dict[str, Any]) -> Score:
         by_position=[proportion_from(p) for p in data["by_position"]],
         first_mistake=data["first_mistake"],
         complete=data["complete"],
+    )
+
+
+def system_scores_from(data: dict[str, Any]) -> SystemScores:
+    system = data["system"]
+    return SystemScores(
+        system_id=system["id"],
+        name=system["name"],
+        owner=system["owner"],
+        description=system["description"],
+        url=system["url"],
+        public=system["public"],
+        baseline=system["baseline"],
+        sessions=[_session_score_from(s) for s in data["sessions"]],
+        left_out=[(t["id"], t["name"]) for t in data["left_out"]],
+    )
+
+
+def _session_score_from(data: dict[str, Any]) -> SessionScore:
+    streams = data["streams"]
+    return SessionScore(
+        session=data["session"],
+        test_id=data["test"]["id"],
+        test_name=data["test"]["name"],
+        test_state=data["test"]["state"],
+        state=data["state"],
+        ended_at=datetime.fromisoformat(data["ended_at"]) if data["ended_at"] else None,
+        accuracy=proportion_from(data["accuracy"]),
+        by_kind={k: proportion_from(v) for k, v in data["by_kind"].items()},
+        first_mistake=Mean(**data["first_mistake"]),
+        streams=None
+        if streams is None
+        else [
+            StreamScore(
+                stream=s["stream"],
+                questions=s["questions"],
+                answered=s["answered"],
+                correct=s["correct"],
+                accuracy=proportion_from(s["accuracy"]),
+                first_mistake=s["first_mistake"],
+            )
+            for s in streams
+        ],
+        streams_withheld=data["streams_withheld"],
     )

@@ -1,0 +1,99 @@
+"""What a vision system is shown of a question, serialized once per step of a plan.
+
+A published plan never changes (truthing.published), and neither does what a system is shown of one of
+its steps: the question, its English, the labels instantiated before it in its stream, the image's id
+and size. Running DRF's nested serializers over that on every answer was the largest single cost of
+answering (about a fifth of the endpoint's CPU, docs/benchmarks.md), so each step is serialized the
+first time it is shown, through the same serializers that document it, and kept with its plan. A
+response adds only what depends on the session: the URL of the image, which works for that session
+only.
+
+The kept bodies are shared by every response that shows the step: nothing may change them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from django.urls import get_script_prefix, reverse
+
+from evaluation.api import serializers as s
+from truthing.published import PlanStep, TestPlan
+from vtt_site.cache import BoundedCache
+
+# Keyed by the plan object itself (its id, kept alive by the entry): a plan built again after
+# `truthing.published.plans_forget` gets its own entry instead of another plan's bodies.
+_SHOWN: BoundedCache[tuple[TestPlan, list[dict[str, Any] | None]]] = BoundedCache(64)
+
+
+def step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:
+    return plan.steps[ordinal] if ordinal < len(plan.steps) else None
+
+
+def question_shown(*, session_id: int, plan: TestPlan, step: PlanStep | None) -> dict[str, Any] | None:
+    """The step as the session's system is shown it (CurrentQuestionSerializer's shape), or None."""
+    if step is None:
+        return None
+    kept = _kept(plan, step)
+    image = kept["image"]
+    url = _image_url(get_script_prefix(), session_id, image["id"])
+    return {**kept, "image": {**image, "url": url}}
+
+
+@functools.lru_cache(maxsize=4096)
+def _image_url(prefix: str, session_id: int, image_id: int) -> str:
+    """The same for every question of a stream: reversed once (`prefix`, the script prefix reverse()
+    puts first, is part of the key)."""
+    return reverse("api:evaluation-session-image", args=[session_id, image_id])
+
+
+def _kept(plan: TestPlan, step: PlanStep) -> dict[str, Any]:
+    _, bodies = _SHOWN.get_or_build(id(plan), lambda: (plan, [None] * len(plan.steps)))
+    body = bodies[step.ordinal]
+    if body is None:
+        # A step's labels are its predecessor's plus the label the predecessor made: build forward from
+        # the last step of the stream that is kept (two requests at once may both build a body: the
+        # same body, either one kept).
+        first = plan.streams[step.stream_pos].first_ordinal
+        start = step.ordinal
+        while start > first and bodies[start - 1] is None:
+            start -= 1
+        for ordinal in range(start, step.ordinal + 1):
+            before = bodies[ordinal - 1] if ordinal > first else None
+            bodies[ordinal] = _serialized(plan, plan.steps[ordinal], before)
+        body = bodies[step.ordinal]
+    return body  # type: ignore[return-value]
+
+
+def _serialized(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -> dict[str, Any]:
+    """CurrentQuestionSerializer's shape (the test holds them equal), each part through its own
+    serializer, each label serialized once per stream."""
+    stream = plan.streams[step.stream_pos]
+    # The URL is the session's; the kept body has a placeholder that every response replaces.
+    image = {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": ""}
+    labels: list[dict[str, Any]] = []
+    if before is not None:
+        previous = plan.steps[step.ordinal - 1]
+        labels = before["labels"]
+        if previous.label:
+            made = {"label": previous.label, "step": previous.step_pos, "question": previous.question}
+            labels = [*labels, _plain(s.LabelSerializer({**made, "text": previous.text}).data)]
+    return {
+        "stream": step.stream_pos,
+        "streams": len(plan.streams),
+        "step": step.step_pos,
+        "image": _plain(s.SessionImageSerializer(image).data),
+        "question": _plain(s.QuestionSerializer(step.question).data),
+        "text": step.text,
+        "labels": labels,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """The serializer's ReturnDicts and OrderedDicts as plain dicts and lists (the same JSON)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
