@@ -15,6 +15,9 @@ from django.conf import settings
 from engine.core.proposer import EngineSettings
 
 ENVIRONMENT_NAMES = {f"ENGINE_{f.name.upper()}": f.name for f in fields(EngineSettings)}
+# Settings of earlier engines that tests stored before they were replaced (decision 0034): reading such
+# a test's settings drops them, so its remaining streams go on with today's estimator.
+RETIRED = frozenset({"full_history_min_population"})
 
 
 def engine_settings(**overrides: Any) -> EngineSettings:
@@ -22,7 +25,8 @@ def engine_settings(**overrides: Any) -> EngineSettings:
     from_environment = {
         ENVIRONMENT_NAMES[name]: value for name, value in settings.VTT["ENGINE_OVERRIDES"].items()
     }
-    return EngineSettings(**{**from_environment, **overrides})
+    current = {name: value for name, value in overrides.items() if name not in RETIRED}
+    return EngineSettings(**{**from_environment, **current})
 
 
 def engine_settings_document(engine: EngineSettings) -> dict[str, Any]:

@@ -360,7 +360,8 @@ VTT = {
             "ENGINE_MAX_ATTRIBUTES": int,
             "ENGINE_MAX_QUESTIONS": int,
             "ENGINE_REJECTION_LIMIT": int,
-            "ENGINE_FULL_HISTORY_MIN_POPULATION": int,
+            "ENGINE_PRIOR_STRENGTH": float,
+            "ENGINE_CONSISTENCY_WEIGHT": float,
             "ENGINE_SHARP_EPSILON": float,
         }
     ),

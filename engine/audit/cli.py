@@ -76,7 +76,8 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             "max_attributes",
             "max_questions",
             "rejection_limit",
-            "full_history_min_population",
+            "prior_strength",
+            "consistency_weight",
             "sharp_epsilon",
         )
     }

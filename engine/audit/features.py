@@ -66,7 +66,7 @@ class FeatureSpace:
         names += [f"object_said_yes={t}:{a}" for t, a in self.attributes]
         names += [f"object_said_no={t}:{a}" for t, a in self.attributes]
         names += ["object_facts", "other_x0", "other_y0", "other_x1", "other_y1"]
-        names += ["engine_p", "engine_log_population", "engine_full_history"]
+        names += ["engine_p", "engine_log_population", "engine_log_finest_population"]
         self.names = names
         self.column = {name: i for i, name in enumerate(names)}
 
@@ -164,7 +164,8 @@ class FeatureSpace:
         estimate = step.estimate
         x[c["engine_p"]] = estimate.p if estimate.p is not None else 0.5
         x[c["engine_log_population"]] = math.log10(max(estimate.population, 1))
-        x[c["engine_full_history"]] = bool(estimate.full_history)
+        finest = estimate.levels[-1][1] if estimate.levels else estimate.population
+        x[c["engine_log_finest_population"]] = math.log10(max(finest, 1))
         return x
 
     def _box(self, x: npt.NDArray[np.float64], prefix: str, box: tuple[float, float, float, float]) -> None:

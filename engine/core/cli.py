@@ -2,7 +2,7 @@
 
     vtt-engine fit --vocabulary VOCAB.json --scenes TRAIN.jsonl --out STATS [--workers N]
     vtt-engine generate --stats STATS --scenes TEST.jsonl --seed N [--epsilon E] [--min-population M]
-                        [--max-questions K] [--max-attributes A] [--full-history-min-population F]
+                        [--max-questions K] [--max-attributes A] [--prior-strength S] [--consistency-weight L]
                         [--sharp-epsilon S|none]
     vtt-engine estimate --stats STATS --history HISTORY.json --question QUESTION.json --width W --height H
 
@@ -81,9 +81,8 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-population", type=int, default=defaults.min_population)
     parser.add_argument("--max-questions", type=int, default=defaults.max_questions)
     parser.add_argument("--max-attributes", type=int, default=defaults.max_attributes)
-    parser.add_argument(
-        "--full-history-min-population", type=int, default=defaults.full_history_min_population
-    )
+    parser.add_argument("--prior-strength", type=float, default=defaults.prior_strength)
+    parser.add_argument("--consistency-weight", type=float, default=defaults.consistency_weight)
     parser.add_argument(
         "--sharp-epsilon",
         type=_optional_float,
@@ -108,7 +107,8 @@ def settings_from(args: argparse.Namespace) -> EngineSettings:
         min_population=args.min_population,
         max_questions=args.max_questions,
         max_attributes=args.max_attributes,
-        full_history_min_population=args.full_history_min_population,
+        prior_strength=args.prior_strength,
+        consistency_weight=args.consistency_weight,
         sharp_epsilon=args.sharp_epsilon,
     )
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core.errors import HistoryError
+from engine.core.estimates import Estimate
 from engine.core.oracle import Binding, PreparedScene, answer
-from engine.core.proposer import EngineSettings, Estimate, Stream
+from engine.core.proposer import EngineSettings, Stream
 from engine.core.questions import Answer, Label, Question, question_from_json, question_to_json, render_text
 from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics
@@ -50,8 +51,6 @@ class StreamStep:
             "population": self.estimate.population,
             "answer": str(self.answer),
         }
-        if self.estimate.full_history is not None:
-            line["full_history"] = self.estimate.full_history
         if self.label is not None:
             line["label"] = str(self.label)
         return line

@@ -1,18 +1,22 @@
-"""Attribute and relationship questions, pooled over objects and pairs (docs/method.md section 7).
+"""Attribute and relationship questions: three nested populations each (docs/method.md section 7, docs/engine.md).
 
-Attribute question about object k of type t: the population is the annotated objects of type t with
-known attributes that agree with what the history says about k within the attribute groups the
-question touches. "What the history says" is every answered attribute question about k plus the
-attributes named in the uniqueness question that instantiated k. Groups are assumed independent given
-the type, so facts about other groups are dropped; a fact that spans two groups (an and/or of values
-from two groups) ties them together, so the groups considered are closed under such facts.
+Attribute question about object k of type t, from the coarsest level to the finest:
+1. *pooled*: the annotated objects of type t with known attributes that agree with what the history
+   says about k within the attribute groups the question touches ("what the history says" is every
+   answered attribute question about k plus the attributes named in the uniqueness question that
+   instantiated k; a fact spanning two groups ties them, so the groups are closed under such facts);
+2. *facts*: the same objects agreeing with every fact about k, whatever its group;
+3. *found*: the objects bound to k in the training images where every label is bound (the objects
+   found the way k was found), agreeing with every fact about k, counted by their image's disagreement
+   with the instantiation history (the weighted level of `engine.core.estimates`).
 
-Relationship question about (k, j): the population is the ordered pairs of annotated objects of the
-same image with the types of (k, j), that agree with what the history says about this pair within the
-relationship's group. Both directions count as being about the pair: "j closer than k" is a fact when
-asking "k closer than j".
+Relationship question about (k, j), likewise: ordered pairs of objects of one image with the types of
+(k, j) that agree with the history's facts about the pair within the relationship's group (pooled),
+with every fact about the pair (facts), then the pairs bound to (k, j), by disagreement (found). Both
+directions count as being about the pair: "j closer than k" is a fact when asking "k closer than j".
 
-Both work on the fitted histograms (distinct masks with counts), never on the objects themselves.
+The pooled and facts levels work on the fitted histograms (distinct masks with counts), never on the
+objects themselves; the found level on the one object (or pair) per image the training state has bound.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ import numpy.typing as npt
 from engine.core.questions import AttributeQuestion, Kind, RelationshipQuestion
 from engine.core.statistics import FittedStatistics, Histogram
 from engine.core.story import Story
+from engine.core.training import TrainingState
 from engine.core.vocabulary import ObjectType
+
+Fact = tuple[Kind, tuple[str, ...], bool]
+Level = tuple[int, int]
+Found = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]  # (yes, population) per disagreement count
 
 Selection = npt.NDArray[np.bool_]
 
@@ -36,9 +45,9 @@ def _satisfies(masks: npt.NDArray[np.uint64], kind: Kind, wanted: int) -> Select
     return selected
 
 
-def attribute_facts(story: Story, question: AttributeQuestion) -> list[tuple[Kind, tuple[str, ...], bool]]:
+def attribute_facts(story: Story, question: AttributeQuestion) -> list[Fact]:
     """Everything the history says about the question's object: (kind, attributes, answer)."""
-    facts: list[tuple[Kind, tuple[str, ...], bool]] = []
+    facts: list[Fact] = []
     for record in story.labels:
         if record.label == question.label and record.question.attributes:
             facts.append((Kind.ATTR_AND, record.question.attributes, True))
@@ -69,73 +78,104 @@ def relevant_facts(
     return chosen
 
 
-def attribute_counts_full(
-    stats: FittedStatistics, story: Story, question: AttributeQuestion, objects: npt.NDArray[np.int64]
-) -> tuple[int, int]:
-    """(yes, population) over `objects` (the objects bound to the question's label in the images
-    consistent with the full instantiation history) with known attributes that satisfy every fact the
-    history gives about the label, whatever its group."""
-    object_type = stats.vocabulary.object_type(question.label.type)
+def _attribute_selection(
+    masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: list[Fact], question: AttributeQuestion
+) -> tuple[Selection, Selection]:
+    """(agrees with every fact, the question holds) per mask."""
+    selection = np.ones(len(masks), dtype=bool)
+    for kind, attributes, said in facts:
+        selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
+    return selection, _satisfies(masks, question.kind, object_type.mask_of(question.attributes))
 
-    def population() -> npt.NDArray[np.uint64]:
-        known = objects[stats.obj_known[objects]]
-        masks = stats.obj_attrs[known]
-        selection = np.ones(len(known), dtype=bool)
-        for kind, attributes, said in attribute_facts(story, question):
-            selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
-        selected: npt.NDArray[np.uint64] = masks[selection]
-        return selected
+
+def attribute_levels(
+    stats: FittedStatistics, story: Story, training: TrainingState, question: AttributeQuestion
+) -> tuple[list[Level], Found]:
+    """The pooled and facts levels of an attribute question, and its found level by disagreement."""
+    object_type = stats.vocabulary.object_type(question.label.type)
+    facts = attribute_facts(story, question)
+    pooled = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
+    position = [record.label for record in story.labels].index(question.label)
+
+    def bound() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+        objects = training.bound_objects(position)
+        known = stats.obj_known[objects]
+        images = np.flatnonzero(training.consistent)[known]
+        return stats.obj_attrs[objects[known]], training.disagreements[images]
 
     # The same for every candidate about this label at this point of the history.
-    masks = story.remembered(("full", question.label), population)
-    target = _satisfies(masks, question.kind, object_type.mask_of(question.attributes))
-    return int(target.sum()), len(masks)
+    masks, disagreements = story.remembered(("found", question.label), bound)
+    relevant = relevant_facts(object_type, question.attributes, facts)
+    found = _found(*_attribute_selection(masks, object_type, facts, question), disagreements, training)
+    return [
+        _count(pooled, *_attribute_selection(pooled.masks, object_type, relevant, question)),
+        _count(pooled, *_attribute_selection(pooled.masks, object_type, facts, question)),
+    ], found
 
 
-def attribute_counts(stats: FittedStatistics, story: Story, question: AttributeQuestion) -> tuple[int, int]:
-    """(yes, population) for an attribute question, pooled over all objects of the type."""
-    object_type = stats.vocabulary.object_type(question.label.type)
-    histogram = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
-
-    def population() -> Histogram:
-        selection = np.ones(len(histogram.masks), dtype=bool)
-        for kind, attributes, said in relevant_facts(
-            object_type, question.attributes, attribute_facts(story, question)
-        ):
-            selection &= _satisfies(histogram.masks, kind, object_type.mask_of(attributes)) == said
-        return Histogram(histogram.masks[selection], histogram.counts[selection])
-
-    # The same for every candidate about this label whose attributes fall in the same groups.
-    groups = frozenset(object_type.group_of[a] for a in question.attributes)
-    selected = story.remembered(("pooled", question.label, groups), population)
-    target = _satisfies(selected.masks, question.kind, object_type.mask_of(question.attributes))
-    return int(selected.counts[target].sum()), int(selected.counts.sum())
-
-
-def relationship_counts(
-    stats: FittedStatistics, story: Story, question: RelationshipQuestion
-) -> tuple[int, int]:
-    """(yes, population) for a relationship question."""
+def relationship_levels(
+    stats: FittedStatistics, story: Story, training: TrainingState, question: RelationshipQuestion
+) -> tuple[list[Level], Found]:
+    """The pooled and facts levels of a relationship question, and its found level by disagreement."""
     vocabulary = stats.vocabulary
-    n_relationships = len(vocabulary.relationships)
-    histogram = stats.pair_histograms[
+    pooled = stats.pair_histograms[
         (vocabulary.type_index[question.subject.type], vocabulary.type_index[question.object.type])
     ]
+    facts = story.relationship_facts.get(frozenset((question.subject, question.object)), [])
     group = vocabulary.relationship(question.relationship).group
-    selection = np.ones(len(histogram.masks), dtype=bool)
-    for asked, said in story.relationship_facts.get(frozenset((question.subject, question.object)), []):
-        if vocabulary.relationship(asked.relationship).group != group:
-            continue
+    in_group = [
+        (asked, said) for asked, said in facts if vocabulary.relationship(asked.relationship).group == group
+    ]
+    labels = [record.label for record in story.labels]
+    subject, obj = labels.index(question.subject), labels.index(question.object)
+
+    def bound() -> npt.NDArray[np.uint64]:
+        subjects, objects = training.bound_objects(subject), training.bound_objects(obj)
+        forward = stats.relationship_bits(subjects, objects)
+        reverse = stats.relationship_bits(objects, subjects)
+        masks: npt.NDArray[np.uint64] = forward | (reverse << np.uint64(len(vocabulary.relationships)))
+        return masks
+
+    masks = story.remembered(("found", question.subject, question.object), bound)
+    disagreements = training.disagreements[training.consistent]
+    found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, training)
+    return [
+        _count(pooled, *_relationship_selection(stats, pooled.masks, in_group, question)),
+        _count(pooled, *_relationship_selection(stats, pooled.masks, facts, question)),
+    ], found
+
+
+def _relationship_selection(
+    stats: FittedStatistics,
+    masks: npt.NDArray[np.uint64],
+    facts: list[tuple[RelationshipQuestion, bool]],
+    question: RelationshipQuestion,
+) -> tuple[Selection, Selection]:
+    """(agrees with every fact, the question holds) per mask of forward and reverse bits."""
+    vocabulary = stats.vocabulary
+    n_relationships = len(vocabulary.relationships)
+    selection = np.ones(len(masks), dtype=bool)
+    for asked, said in facts:
         bit = vocabulary.relationship_index[asked.relationship]
         if asked.subject != question.subject:
             bit += n_relationships  # the fact is about the other direction of the pair
-        selection &= ((histogram.masks >> np.uint64(bit)) & np.uint64(1) == 1) == said
+        selection &= ((masks >> np.uint64(bit)) & np.uint64(1) == 1) == said
     target_bit = np.uint64(vocabulary.relationship_index[question.relationship])
-    target = (histogram.masks >> target_bit) & np.uint64(1) == 1
-    return _count(histogram, selection, target)
+    return selection, (masks >> target_bit) & np.uint64(1) == 1
 
 
-def _count(histogram: Histogram, selection: Selection, target: Selection) -> tuple[int, int]:
+def _count(histogram: Histogram, selection: Selection, target: Selection) -> Level:
     population = int(histogram.counts[selection].sum())
     yes = int(histogram.counts[selection & target].sum())
     return yes, population
+
+
+def _found(
+    selection: Selection, target: Selection, disagreements: npt.NDArray[np.int64], training: TrainingState
+) -> Found:
+    """(yes, population) of bound items split by their image's disagreement count."""
+    depth = training.answered + 1
+    return (
+        np.bincount(disagreements[selection & target], minlength=depth),
+        np.bincount(disagreements[selection], minlength=depth),
+    )

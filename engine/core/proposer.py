@@ -25,9 +25,11 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
+import numpy.typing as npt
 
 from engine.core.errors import SettingError
-from engine.core.pooled import attribute_counts, attribute_counts_full, relationship_counts
+from engine.core.estimates import Estimate, chain, chain_arrays, powers, weighted_sums
+from engine.core.pooled import attribute_levels, relationship_levels
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
@@ -42,8 +44,14 @@ from engine.core.questions import (
 )
 from engine.core.statistics import FittedStatistics
 from engine.core.story import Story
-from engine.core.training import TrainingState
+from engine.core.training import Counts, TrainingState
 from engine.core.vocabulary import ObjectType
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+Level = tuple[npt.NDArray[np.int64] | FloatArray, npt.NDArray[np.int64] | FloatArray]
+
+ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story line, in order
 
 
 @dataclass(frozen=True)
@@ -57,10 +65,12 @@ class EngineSettings:
     # are asked there. The oracle rejects all of them when the annotation marks an object's attributes
     # unknown, and an operator who cannot tell three is unlikely to tell the rest (docs/decisions).
     rejection_limit: int = 3
-    # An instantiation question is estimated on the images consistent with every instantiation answer
-    # of the history when it is decidable on at least this many of them; otherwise on the pooled
-    # population of docs/method.md section 7 (docs/decisions/0010).
-    full_history_min_population: int = 40
+    # How many items of a finer population it takes to move the estimate halfway from the coarser
+    # population's p to the finer one's (engine.core.estimates, docs/decisions/0034).
+    prior_strength: float = 40.0
+    # lambda: a training image that disagrees with d of the history's instantiation answers counts
+    # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
+    consistency_weight: float = 0.85
     # Sharper questions: within the winning simplicity level, when some unpredictable candidate has
     # abs(p - 0.5) <= sharp_epsilon, the draw is among those only. None turns it off (docs/decisions/0011).
     sharp_epsilon: float | None = 0.05
@@ -76,25 +86,12 @@ class EngineSettings:
             raise SettingError("max_questions must be at least 1", where="max_questions")
         if self.rejection_limit < 1:
             raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
-        if self.full_history_min_population < 1:
-            raise SettingError(
-                "full_history_min_population must be at least 1", where="full_history_min_population"
-            )
+        if not 0 < self.prior_strength <= 1e9:
+            raise SettingError("prior_strength must be above 0 and at most 1e9", where="prior_strength")
+        if not 0 < self.consistency_weight <= 1:
+            raise SettingError("consistency_weight must be above 0 and at most 1", where="consistency_weight")
         if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
             raise SettingError("sharp_epsilon must be between 0 and epsilon", where="sharp_epsilon")
-
-
-@dataclass(frozen=True)
-class Estimate:
-    yes: int
-    population: int
-    # For instantiation and attribute questions: True when the full history was used, False when it
-    # backed off to the pooled history; None for relationship questions.
-    full_history: bool | None = None
-
-    @property
-    def p(self) -> float | None:
-        return self.yes / self.population if self.population else None
 
 
 @dataclass(frozen=True)
@@ -143,29 +140,27 @@ class Stream:
         """P_H(X_q = 1) and its population, for any question after the current history."""
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
-            return self._attribute_estimate(question)
+            return self._chain(*attribute_levels(self.stats, self.story, self.training, question))
         if isinstance(question, RelationshipQuestion):
-            return Estimate(*relationship_counts(self.stats, self.story, question))
+            return self._chain(*relationship_levels(self.stats, self.story, self.training, question))
         estimates = self._instantiation_estimates([question])
         return estimates[0]
 
-    def _attribute_estimate(self, question: AttributeQuestion) -> Estimate:
-        """On the objects bound to the label in the images of F when at least
-        `full_history_min_population` of them have known attributes agreeing with every fact about the
-        label; otherwise pooled over all objects of the type (docs/engine.md)."""
-        position = [record.label for record in self.story.labels].index(question.label)
-        objects = self.story.remembered(
-            ("objects", position), lambda: self.training.objects_in_full(position)
-        )
-        yes, population = attribute_counts_full(self.stats, self.story, question, objects)
-        if population >= self.settings.full_history_min_population:
-            return Estimate(yes, population, True)
-        return Estimate(*attribute_counts(self.stats, self.story, question), False)
+    def _weights(self) -> list[float]:
+        return powers(self.settings.consistency_weight, self.training.answered)
+
+    def _chain(
+        self, levels: list[tuple[int, int]], found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+    ) -> Estimate:
+        """The pooled levels, then the found level weighted by consistency."""
+        weights = self._weights()
+        yes, population = (float(weighted_sums(counts[None, :], weights)[0]) for counts in found)
+        return chain([*levels, (yes, population)], self.settings.prior_strength)
 
     def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
         """Estimates for many instantiation questions, batched by (type, attribute count)."""
         vocabulary = self.vocabulary
-        full_min = self.settings.full_history_min_population
+        strength = self.settings.prior_strength
         results: dict[InstantiationQuestion, Estimate] = {}
         groups: dict[tuple[str, bool], list[InstantiationQuestion]] = {}
         for question in questions:
@@ -175,22 +170,36 @@ class Stream:
             regions = sorted({vocabulary.region_index[q.region] for q in batch})
             column = {w: i for i, w in enumerate(regions)}
             if not with_attributes:
-                counts = self.training.counts_without_attributes(t, regions, full_min)
+                counts = self.training.counts_without_attributes(t, regions)
+                levels = {kind: self._levels(c) for kind, c in counts.items()}
+                shrunk = {kind: chain_arrays(level, strength) for kind, level in levels.items()}
                 for q in batch:
-                    c, i = counts[q.kind], column[vocabulary.region_index[q.region]]
-                    results[q] = Estimate(int(c.yes[i]), int(c.population[i]), bool(c.full[i]))
+                    i = column[vocabulary.region_index[q.region]]
+                    results[q] = _estimate_at(shrunk[q.kind], levels[q.kind], i)
                 continue
             object_type = vocabulary.object_type(type_name)
             sets = sorted({q.attributes for q in batch})
             row = {attributes: i for i, attributes in enumerate(sets)}
             per_region = self.training.counts_with_attributes(
-                t, regions, [object_type.mask_of(s) for s in sets], full_min
+                t, regions, [object_type.mask_of(s) for s in sets]
             )
+            cache: dict[tuple[Kind, int], tuple[list[Level], tuple[FloatArray, IntArray]]] = {}
             for q in batch:
-                c = per_region[q.kind][column[vocabulary.region_index[q.region]]]
-                j = row[q.attributes]
-                results[q] = Estimate(int(c.yes[j]), int(c.population[j]), bool(c.full[j]))
+                key = (q.kind, column[vocabulary.region_index[q.region]])
+                if key not in cache:
+                    level = self._levels(per_region[key[0]][key[1]])
+                    cache[key] = (level, chain_arrays(level, strength))
+                level, estimated = cache[key]
+                results[q] = _estimate_at(estimated, level, row[q.attributes])
         return [results[q] for q in questions]
+
+    def _levels(self, counts: Counts) -> list[Level]:
+        """An instantiation batch's pooled level (summed over d) and its consistency-weighted level."""
+        weights = self._weights()
+        return [
+            (counts.yes.sum(1), counts.population.sum(1)),
+            (weighted_sums(counts.yes, weights), weighted_sums(counts.population, weights)),
+        ]
 
     # --- Proposing -------------------------------------------------------------------------------------
 
@@ -198,56 +207,90 @@ class Stream:
         """The next question, or None when the stream is over."""
         if self.story.answered >= self.settings.max_questions:
             return None
-        latest = self.story.latest
-        if latest is not None:
-            for level in self._attribute_levels(latest.label):
-                chosen = self._choose(level, [self.estimate(q) for q in level])
-                if chosen is not None:
-                    return chosen
-            relationships = self._relationship_candidates(latest.label)
-            chosen = self._choose(relationships, [self.estimate(q) for q in relationships])
-            if chosen is not None:
-                return chosen
-        if self.story.focus is not None:
-            chosen = self._choose_instantiation(self._focus_regions(self.story.focus))
-            if chosen is not None:
-                return chosen
-            # Nothing unpredictable left there: back to the whole region set. The focus itself is kept
-            # (it is what the history says), so that the next proposal depends on the history alone.
-        return self._choose_instantiation(range(len(self.vocabulary.regions)))
+        return self._pick(self._groups())
 
-    def _choose(self, candidates: Sequence[Question], estimates: Sequence[Estimate]) -> Proposal | None:
+    def _groups(self) -> Iterator[list[Proposal]]:
+        """The unpredictable candidates of each group, in story-line and simplicity order: the latest
+        object's attribute levels, its relationships, the focus region's instantiation levels, then the
+        whole region set's. Lazily, so a group is estimated only when the ones before it did not settle
+        the choice."""
+        latest = self.story.latest
+        phase = self._phase_reached()
+        if latest is not None and phase == ATTRIBUTES:
+            for level in self._attribute_levels(latest.label):
+                yield self._winners(level, [self.estimate(q) for q in level])
+        if latest is not None and phase <= RELATIONSHIPS:
+            relationships = self._relationship_candidates(latest.label)
+            yield self._winners(relationships, [self.estimate(q) for q in relationships])
+        if self.story.focus is not None:
+            # When nothing sharp is left there, the whole region set is next. The focus itself is kept
+            # (it is what the history says), so that the next proposal depends on the history alone.
+            yield from self._instantiation_groups(self._focus_regions(self.story.focus))
+        yield from self._instantiation_groups(range(len(self.vocabulary.regions)))
+
+    def _pick(self, groups: Iterable[list[Proposal]]) -> Proposal | None:
+        """Sharp first: the first group holding a candidate with abs(p - 0.5) <= sharp_epsilon, drawn
+        among its sharp candidates; when no group has one, the first group with any unpredictable
+        candidate, drawn among all of them (the paper's rule). None: nothing unpredictable is left."""
+        sharp_epsilon = self.settings.sharp_epsilon
+        fallback: list[Proposal] = []
+        for winners in groups:
+            sharp = (
+                winners
+                if sharp_epsilon is None
+                else [w for w in winners if _rho(w.estimate) <= sharp_epsilon + 1e-12]
+            )
+            if sharp:
+                return self._draw(sharp)
+            fallback = fallback or winners
+        return self._draw(fallback) if fallback else None
+
+    def _draw(self, winners: Sequence[Proposal]) -> Proposal:
+        return winners[int(self.step_rng().integers(len(winners)))]
+
+    def _phase_reached(self) -> int:
+        """The furthest phase of the story line asked since the latest object was instantiated.
+
+        The story never goes back: an instantiation answer changes the populations of the bound levels,
+        and could make an attribute of the latest object unpredictable again after the stream has moved
+        on; asking it then would break the story line (and tell a guesser that the phase changed)."""
+        latest = self.story.latest
+        if latest is None:
+            return INSTANTIATION
+        phase = ATTRIBUTES
+        for question, _ in self.story.entries[latest.entry + 1 :]:
+            if isinstance(question, InstantiationQuestion):
+                return INSTANTIATION
+            if isinstance(question, RelationshipQuestion):
+                phase = RELATIONSHIPS
+        return phase
+
+    def _winners(self, candidates: Sequence[Question], estimates: Sequence[Estimate]) -> list[Proposal]:
+        """The unpredictable candidates: enough population, abs(p - 0.5) <= epsilon."""
         settings = self.settings
-        winners = [
+        return [
             Proposal(q, e)
             for q, e in zip(candidates, estimates, strict=True)
             if e.population >= settings.min_population
             and e.p is not None
             and abs(e.p - 0.5) <= settings.epsilon + 1e-12
         ]
-        if not winners:
-            return None
-        if settings.sharp_epsilon is not None:
-            # Prefer the candidates closest to a coin flip when there are any (docs/engine.md).
-            sharp = [w for w in winners if _rho(w.estimate) <= settings.sharp_epsilon + 1e-12]
-            winners = sharp or winners
-        return winners[int(self.step_rng().integers(len(winners)))]
 
     def step_rng(self) -> np.random.Generator:
         """The generator of the step about to be proposed: (stream seed, step index), nothing else."""
         return np.random.default_rng([*self.seed, len(self.story.entries)])
 
-    def _choose_instantiation(self, regions: Sequence[int] | range) -> Proposal | None:
+    def choose_instantiation(self, regions: Sequence[int] | range) -> Proposal | None:
+        """The proposal the sharp-first rule makes among the instantiation questions of `regions` alone."""
+        return self._pick(self._instantiation_groups(regions))
+
+    def _instantiation_groups(self, regions: Sequence[int] | range) -> Iterator[list[Proposal]]:
         exhausted = self._regions_past_rejection_limit()
         for size in range(self.settings.max_attributes + 1):
             allowed = [w for w in regions if size == 0 or w not in exhausted]
             level = [q for q in self._instantiation_candidates(allowed, size) if q not in self.story.rejected]
-            if not level:
-                continue
-            chosen = self._choose(level, self._instantiation_estimates(level))
-            if chosen is not None:
-                return chosen
-        return None
+            if level:
+                yield self._winners(level, self._instantiation_estimates(level))
 
     def _regions_past_rejection_limit(self) -> set[int]:
         """Regions where instantiation questions with attributes were rejected too often."""
@@ -313,7 +356,18 @@ class Stream:
 
 def _rho(estimate: Estimate) -> float:
     """abs(p - 0.5), for an estimate with a population."""
-    return abs(estimate.yes / estimate.population - 0.5)
+    assert estimate.p is not None
+    return abs(estimate.p - 0.5)
+
+
+def _estimate_at(shrunk: tuple[FloatArray, IntArray], levels: Sequence[Level], i: int) -> Estimate:
+    """The i-th candidate's estimate out of a batch's arrays."""
+    p, population = shrunk
+    return Estimate(
+        None if np.isnan(p[i]) else float(p[i]),
+        int(population[i]),
+        ((int(levels[0][0][i]), int(levels[0][1][i])), (float(levels[1][0][i]), float(levels[1][1][i]))),
+    )
 
 
 def check_seed(seed: Sequence[int]) -> tuple[int, ...]:

@@ -85,6 +85,10 @@ def merge(shards: Sequence[FittedStatistics]) -> FittedStatistics:
         pair_histograms={
             key: merge_histograms([s.pair_histograms[key] for s in shards]) for key in first.pair_histograms
         },
+        # Shards hold contiguous object ranges, so the offset pairs stay sorted by (subject, object).
+        rel_subject=np.concatenate([s.rel_subject + object_offsets[i] for i, s in enumerate(shards)]),
+        rel_object=np.concatenate([s.rel_object + object_offsets[i] for i, s in enumerate(shards)]),
+        rel_bits=np.concatenate([s.rel_bits for s in shards]).astype(np.uint64),
     )
     stats.meta.update(stats.summary())
     stats.meta["fit_seconds"] = round(sum(float(s.meta.get("fit_seconds", 0.0)) for s in shards), 3)

@@ -7,7 +7,9 @@ attribute bit mask, attributes known, region visibility mask), sorted by image, 
 - per type, the histogram of attribute masks of the objects with known attributes (attribute
   questions pool over objects, docs/method.md section 7, so the histogram is all they need);
 - per ordered pair of types, the histogram of relationship masks over ordered pairs of objects of the
-  same image (forward bits, then the reverse direction's bits shifted by the number of relationships).
+  same image (forward bits, then the reverse direction's bits shifted by the number of relationships);
+- the related ordered pairs themselves (`rel_subject`, `rel_object`, `rel_bits`, sorted by subject then
+  object), so that the relationships of the objects a history has bound can be looked up per image.
 
 The file is an uncompressed `.npz` (loads in milliseconds, no pickle) with the vocabulary, the settings
 and the counts in a JSON `meta` entry.
@@ -33,7 +35,7 @@ from engine.core.visibility import visibility_masks
 from engine.core.vocabulary import Vocabulary, parse_vocabulary
 
 FORMAT = "vtt-engine-statistics"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -68,6 +70,11 @@ class FittedStatistics:
     unknown_counts: npt.NDArray[np.uint16]  # (images, types, regions), attributes unknown only
     attribute_histograms: tuple[Histogram, ...]  # per type
     pair_histograms: dict[tuple[int, int], Histogram]  # per (subject type, object type)
+    # Every ordered pair of objects with at least one relationship, sorted by (subject, object): the
+    # relationships' bits (forward direction only; a symmetric one is stored both ways).
+    rel_subject: I64
+    rel_object: I64
+    rel_bits: U64
     meta: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -77,6 +84,11 @@ class FittedStatistics:
     @property
     def n_objects(self) -> int:
         return len(self.obj_image)
+
+    def relationship_bits(self, subjects: I64, objects: I64) -> U64:
+        """The forward relationship bits of each (subject, object) pair of object indices (0: none)."""
+        keys = self.rel_subject * self.n_objects + self.rel_object  # sorted, as the pairs are
+        return _lookup(keys, self.rel_bits, subjects.astype(np.int64) * self.n_objects + objects)
 
     def summary(self) -> dict[str, Any]:
         """Counts for people: images, objects, pairs, per-type attribute frequencies."""
@@ -133,6 +145,7 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
     visible_counts, unknown_counts = _region_counts(
         vocabulary, obj_image, obj_type, obj_known, obj_vis, n_images
     )
+    rel_subject, rel_object, rel_bits = _related_pairs(columns["relationships"], len(obj_type))
     stats = FittedStatistics(
         vocabulary=vocabulary,
         min_overlap=float(min_overlap),
@@ -148,7 +161,12 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
         visible_counts=visible_counts,
         unknown_counts=unknown_counts,
         attribute_histograms=_attribute_histograms(vocabulary, obj_type, obj_attrs, obj_known),
-        pair_histograms=_pair_histograms(vocabulary, image_start, obj_type, columns["relationships"]),
+        pair_histograms=_pair_histograms(
+            vocabulary, image_start, obj_type, rel_subject, rel_object, rel_bits
+        ),
+        rel_subject=rel_subject,
+        rel_object=rel_object,
+        rel_bits=rel_bits,
     )
     stats.meta.update(stats.summary())
     stats.meta["fit_seconds"] = round(time.perf_counter() - started, 3)
@@ -221,22 +239,31 @@ def _attribute_histograms(
     return tuple(histograms)
 
 
+def _related_pairs(relationships: array[int], n_objects: int) -> tuple[I64, I64, U64]:
+    """(subject, object, bits) for every related ordered pair, sorted by subject then object."""
+    rel = np.frombuffer(relationships, dtype=np.int64).reshape(-1, 3)
+    keys, inverse = np.unique(rel[:, 0] * n_objects + rel[:, 2], return_inverse=True)
+    bits = np.zeros(len(keys), dtype=np.uint64)
+    np.bitwise_or.at(bits, inverse.reshape(-1), np.left_shift(np.uint64(1), rel[:, 1].astype(np.uint64)))
+    if n_objects == 0:
+        return keys, keys.copy(), bits
+    return keys // n_objects, keys % n_objects, bits
+
+
 def _pair_histograms(
     vocabulary: Vocabulary,
     image_start: I64,
     obj_type: npt.NDArray[np.int8],
-    relationships: array[int],
+    rel_subject: I64,
+    rel_object: I64,
+    rel_bits: U64,
 ) -> dict[tuple[int, int], Histogram]:
     n_objects = len(obj_type)
     n_relationships = len(vocabulary.relationships)
     subjects, objects = _ordered_pairs(image_start)
-    rel = np.frombuffer(relationships, dtype=np.int64).reshape(-1, 3)
-    rel_keys = rel[:, 0] * n_objects + rel[:, 2]
-    keys, inverse = np.unique(rel_keys, return_inverse=True)
-    bits = np.zeros(len(keys), dtype=np.uint64)
-    np.bitwise_or.at(bits, inverse, np.left_shift(np.uint64(1), rel[:, 1].astype(np.uint64)))
-    forward = _lookup(keys, bits, subjects * n_objects + objects)
-    reverse = _lookup(keys, bits, objects * n_objects + subjects)
+    keys = rel_subject * n_objects + rel_object
+    forward = _lookup(keys, rel_bits, subjects * n_objects + objects)
+    reverse = _lookup(keys, rel_bits, objects * n_objects + subjects)
     masks = forward | (reverse << np.uint64(n_relationships))
     n_types = len(vocabulary.types)
     type_pair = obj_type[subjects].astype(np.int64) * n_types + obj_type[objects]
@@ -283,6 +310,9 @@ ARRAY_FIELDS = (
     "obj_vis",
     "visible_counts",
     "unknown_counts",
+    "rel_subject",
+    "rel_object",
+    "rel_bits",
 )
 
 

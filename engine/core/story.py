@@ -34,6 +34,7 @@ T = TypeVar("T")
 class LabelRecord:
     label: Label
     question: InstantiationQuestion  # the uniqueness question that instantiated the object
+    entry: int  # its position in the history
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Story:
             self.focus = question.region
         elif said and question.kind == Kind.UNIQUE:
             label = self.next_label(question.type)
-            self.labels.append(LabelRecord(label, question))
+            self.labels.append(LabelRecord(label, question, len(self.entries) - 1))
             self.focus = None
             return label
         return None

@@ -1,22 +1,22 @@
-"""Instantiation questions on the whole training set at once (docs/method.md section 7, first rule, with back-off).
+"""Instantiation questions on the whole training set at once (docs/method.md section 7, docs/engine.md).
 
-For an existence or uniqueness question q in region w there are two nested populations:
-- the *full* one: training images consistent with every answered instantiation question of the history
-  (H_I, whatever its region);
-- the *pooled* one: training images consistent with the reduced history H'_q: every positive uniqueness
-  answer (they fix which object each label is) and the existence and uniqueness answers whose region
-  intersects w.
-The estimate uses the full population when the question is decidable (not ambiguous) on at least
-`full_min` of its images, and backs off to the pooled one otherwise (docs/engine.md states it exactly).
-`TrainingState` keeps the full population as one boolean vector and, for each region w of the region
-set, the boolean vector of images consistent with H'_q for questions in w, and updates them as answers
-arrive:
-- a positive uniqueness answer removes the images where the question is not answered yes from every
-  region's population, and binds, in every remaining image, the object it singled out;
+For an existence or uniqueness question q in region w the population is P: the training images
+consistent with the reduced history H'_q (every positive uniqueness answer, which fixes which object
+each label is, and the existence and uniqueness answers about q's type whose region intersects w).
+Each image of P
+also has a disagreement count d: how many of the history's instantiation answers (whatever their
+region) it disagrees with. Counts are kept per d, so the estimator can take P as it is (the pooled
+level) and weighted by lambda^d (the consistency-weighted level; `engine.core.estimates`).
+
+`TrainingState` keeps, for each type t and region w, whether each image is consistent with H'_q for
+questions about t in w (one 64-bit region mask per type and image), the vector B of images consistent with every positive
+uniqueness answer, and each image's d, and updates them as answers arrive:
+- a positive uniqueness answer removes the images where the question is not answered yes from B and
+  from every region's population, and binds, in every remaining image, the object it singled out;
 - any other instantiation answer removes the images that answer differently only from the populations
-  of the regions that intersect its own;
-- every instantiation answer removes the images that answer differently from the full population.
-Attribute and relationship answers never touch it: they are dropped from H'_q.
+  of its own type in the regions that intersect its region;
+- every instantiation answer adds one to the d of the images that answer differently.
+Attribute and relationship answers never touch it.
 
 The answer of a question on an image depends on the objects not yet bound, so the state also keeps,
 per image, type and region, how many bound objects are visible there (all, and those with unknown
@@ -44,14 +44,14 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class Counts:
-    """For a batch of candidates: how many population images answer yes, and the population size.
-
-    Images on which a candidate is ambiguous are in neither count.
-    """
+    """For a batch of k candidates over the pooled population P: how many images answer yes, and how
+    many are decidable, split by d, the number of the history's instantiation answers the image
+    disagrees with (arrays shaped (k, d + 1)). Summing over d gives the pooled level; weighting by
+    lambda^d, the consistency-weighted one (`engine.core.estimates`). Images on which a candidate is
+    ambiguous are in neither count."""
 
     yes: IntArray
     population: IntArray
-    full: BoolArray  # whether the full population was used (else the pooled one)
 
 
 def region_relations(stats: FittedStatistics) -> tuple[BoolArray, BoolArray]:
@@ -68,10 +68,14 @@ class TrainingState:
         n_images, n_types, n_regions = stats.visible_counts.shape
         self.intersects, self.contains = region_relations(stats)
         self.consistent = np.ones(n_images, dtype=bool)
-        # full: images consistent with every answered instantiation question of the history.
-        self.full = np.ones(n_images, dtype=bool)
-        # population[w]: images consistent with H'_q for a question localised in region w.
-        self.population = np.ones((n_regions, n_images), dtype=bool)
+        # disagreements[image]: how many instantiation answers of the history the image disagrees with
+        # (meaningful on the images of `consistent`, where every label is bound).
+        self.disagreements = np.zeros(n_images, dtype=np.int64)
+        self.answered = 0
+        # Bit w of population_bits[t, image]: the image is consistent with H'_q for a question about
+        # type t localised in region w (a region set has at most 64 regions, as in `obj_vis`).
+        every_region = np.uint64((1 << n_regions) - 1) if n_regions < 64 else ~np.uint64(0)
+        self.population_bits = np.full((n_types, n_images), every_region, dtype=np.uint64)
         self.bound = np.zeros(stats.n_objects, dtype=bool)
         # label_objects[i][image]: the object bound to the i-th instantiated label in that image (-1 where
         # the label's uniqueness question was not answered yes).
@@ -79,6 +83,11 @@ class TrainingState:
         self.bound_visible = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self.bound_unknown = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+        # _intersecting_bits[r]: the regions that intersect region r, as a bit mask.
+        self._intersecting_bits = np.array(
+            [np.bitwise_or.reduce(self._region_bits[self.intersects[r]]) for r in range(n_regions)],
+            dtype=np.uint64,
+        )
 
     # --- Recording answers ---------------------------------------------------------------------------
 
@@ -89,7 +98,7 @@ class TrainingState:
         if question.kind == Kind.UNIQUE and answer == Answer.YES:
             agree = codes == YES
             self.consistent &= agree
-            self.population &= agree[None, :]
+            self.population_bits[:, ~agree] = 0
             bound = singled_out[agree[self.stats.obj_image[singled_out]]]
             self._bind(bound)
             per_image = np.full(self.stats.n_images, -1, dtype=np.int64)
@@ -97,8 +106,10 @@ class TrainingState:
             self.label_objects.append(per_image)
         else:
             agree = codes == CODE[answer]
-            self.population[self.intersects[region]] &= agree[None, :]
-        self.full &= agree
+            t = self.stats.vocabulary.type_index[question.type]
+            self.population_bits[t, ~agree] &= ~self._intersecting_bits[region]
+        self.disagreements += ~agree
+        self.answered += 1
 
     def _bind(self, objects: IntArray) -> None:
         stats = self.stats
@@ -109,10 +120,10 @@ class TrainingState:
         unknown = ~stats.obj_known[objects]
         self.bound_unknown[images[unknown], types[unknown]] += visible[unknown]
 
-    def objects_in_full(self, label_position: int) -> IntArray:
-        """The objects bound to the label instantiated `label_position`-th, in the images of F."""
-        objects = self.label_objects[label_position][self.full]
-        return objects[objects >= 0]
+    def bound_objects(self, label_position: int) -> IntArray:
+        """The objects bound to the label instantiated `label_position`-th, one per image consistent with
+        every positive uniqueness answer, in image order."""
+        return self.label_objects[label_position][self.consistent]
 
     # --- Answering one question on every image --------------------------------------------------------
 
@@ -142,47 +153,48 @@ class TrainingState:
 
     # --- Batched estimates ----------------------------------------------------------------------------
 
-    def counts_without_attributes(
-        self, type_index: int, regions: Sequence[int], full_min: int
-    ) -> dict[Kind, Counts]:
+    def population_of(self, type_index: int, regions: IntArray, images: IntArray) -> BoolArray:
+        """(images, regions): whether each image is in the pooled population of a question about the
+        type in each region."""
+        bits = self.population_bits[type_index, images]
+        in_population: BoolArray = (bits[:, None] & self._region_bits[regions][None, :]) != 0
+        return in_population
+
+    def by_disagreement(self, indicator: npt.NDArray[np.bool_], images: IntArray) -> IntArray:
+        """Per column of `indicator` (rows: `images`), how many rows are true, split by the images'
+        disagreement counts: shaped (columns, answered + 1)."""
+        depth = self.answered + 1
+        columns = indicator.shape[1]
+        rows, cols = np.nonzero(indicator)
+        cells = cols * depth + self.disagreements[images[rows]]
+        return np.bincount(cells, minlength=columns * depth).reshape(columns, depth)
+
+    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
         """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the count tables alone.
 
-        Without attributes no image is ambiguous, so the full population is used for every region at
-        once when it holds at least `full_min` images, and the pooled ones otherwise.
-        """
+        Without attributes no image is ambiguous. Only images consistent with every positive uniqueness
+        answer can be in a population, so only those are read."""
         stats = self.stats
         columns = np.asarray(regions, dtype=np.int64)
-        images = np.flatnonzero(self.full)
-        if len(images) >= full_min:
-            remaining = (
-                stats.visible_counts[images[:, None], type_index, columns[None, :]].astype(np.int32)
-                - self.bound_visible[images[:, None], type_index, columns[None, :]]
-            )
-            size = np.full(len(columns), len(images), dtype=np.int64)
-            used = np.ones(len(columns), dtype=bool)
-            return {
-                Kind.EXIST: Counts((remaining >= 1).sum(0), size, used),
-                Kind.UNIQUE: Counts((remaining == 1).sum(0), size.copy(), used.copy()),
-            }
-        remaining = (
-            stats.visible_counts[:, type_index, columns].astype(np.int32)
-            - self.bound_visible[:, type_index, columns]
-        )
-        population = self.population[columns].T
-        unused = np.zeros(len(columns), dtype=bool)
+        images = np.flatnonzero(self.consistent)
+        if len(images) == stats.n_images:
+            visible = stats.visible_counts[:, type_index, :][:, columns]
+            bound = self.bound_visible[:, type_index, :][:, columns]
+        else:
+            visible = stats.visible_counts[images[:, None], type_index, columns[None, :]]
+            bound = self.bound_visible[images[:, None], type_index, columns[None, :]]
+        remaining = visible.astype(np.int32) - bound
+        pooled = self.population_of(type_index, columns, images)
+        size = self.by_disagreement(pooled, images)
         return {
-            Kind.EXIST: Counts(((remaining >= 1) & population).sum(0), population.sum(0), unused),
-            Kind.UNIQUE: Counts(((remaining == 1) & population).sum(0), population.sum(0), unused.copy()),
+            Kind.EXIST: Counts(self.by_disagreement((remaining >= 1) & pooled, images), size),
+            Kind.UNIQUE: Counts(self.by_disagreement((remaining == 1) & pooled, images), size.copy()),
         }
 
     def counts_with_attributes(
-        self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int], full_min: int
+        self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int]
     ) -> dict[Kind, list[Counts]]:
-        """exist and unique for every (attribute set, region): one `Counts` per region, over the sets.
-
-        The full population is tried first; the pooled one is computed only for a region where some
-        set is decidable on fewer than `full_min` images of the full population.
-        """
+        """exist and unique for every (attribute set, region): one `Counts` per region, over the sets."""
         stats = self.stats
         masks = np.asarray(attribute_masks, dtype=np.uint64)
         free_known = (stats.obj_type == type_index) & ~self.bound & stats.obj_known
@@ -192,29 +204,45 @@ class TrainingState:
                 stats.unknown_counts[:, type_index, w].astype(np.int64) - self.bound_unknown[:, type_index, w]
             )
             visible_free_known = free_known & ((stats.obj_vis & self._region_bits[w]) != 0)
-            full = self._region_counts(visible_free_known, masks, self.full, unknown)
-            needs_pooled = any(bool((c.population < full_min).any()) for c in full)
-            pooled = (
-                self._region_counts(visible_free_known, masks, self.population[w], unknown)
-                if needs_pooled
-                else full
-            )
-            for kind, f, p in zip((Kind.EXIST, Kind.UNIQUE), full, pooled, strict=True):
-                use_full = f.population >= full_min
-                results[kind].append(
-                    Counts(
-                        np.where(use_full, f.yes, p.yes),
-                        np.where(use_full, f.population, p.population),
-                        use_full,
-                    )
-                )
+            population = self.population_of(type_index, np.array([w]), np.arange(stats.n_images))[:, 0]
+            objects = np.flatnonzero(visible_free_known & population[stats.obj_image])
+            exist, unique = self._region_counts(objects, masks, population, unknown)
+            results[Kind.EXIST].append(exist)
+            results[Kind.UNIQUE].append(unique)
         return results
 
     def _region_counts(
-        self, candidates: BoolArray, masks: npt.NDArray[np.uint64], population: BoolArray, unknown: IntArray
+        self, objects: IntArray, masks: npt.NDArray[np.uint64], population: BoolArray, unknown: IntArray
     ) -> tuple[Counts, Counts]:
-        objects = np.flatnonzero(candidates & population[self.stats.obj_image])
-        return _counts_for_region(self.stats, objects, masks, population, unknown)
+        """(exist, unique) counts over the population of one region for many attribute sets.
+
+        `objects` are the free known objects of the type visible in the region, in population images.
+        An image where none of them matches answers "no" when nothing there has unknown attributes and is
+        ambiguous otherwise; only images holding at least one such object need a per-set count.
+        """
+        stats = self.stats
+        n_sets = len(masks)
+        certain = np.flatnonzero(population & (unknown == 0))
+        # Before looking at objects: every certain image answers "no" to every set.
+        certain_no = np.broadcast_to(
+            np.bincount(self.disagreements[certain], minlength=self.answered + 1), (n_sets, self.answered + 1)
+        )
+        zeros = np.zeros((n_sets, self.answered + 1), dtype=np.int64)
+        if len(objects) == 0:
+            return Counts(zeros, certain_no.copy()), Counts(zeros.copy(), certain_no.copy())
+        has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
+        object_images = stats.obj_image[objects]
+        starts = np.flatnonzero(np.r_[True, object_images[1:] != object_images[:-1]])
+        per_image = np.add.reduceat(has.astype(np.int32), starts, axis=0)  # (images with objects, sets)
+        images = object_images[starts].astype(np.int64)
+        no_unknown = (unknown[images] == 0)[:, None]
+        some = per_image >= 1
+        # Certain images that do hold a match are not "no" after all.
+        certain_no = certain_no - self.by_disagreement(some & no_unknown, images)
+        exist_yes = self.by_disagreement(some, images)
+        unique_yes = self.by_disagreement((per_image == 1) & no_unknown, images)
+        unique_no = self.by_disagreement(per_image >= 2, images) + certain_no
+        return Counts(exist_yes, exist_yes + certain_no), Counts(unique_yes, unique_yes + unique_no)
 
 
 def answer_codes(kind: Kind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
@@ -224,39 +252,3 @@ def answer_codes(kind: Kind, matches: IntArray, unknown: IntArray) -> npt.NDArra
     return np.where(
         matches >= 2, NO, np.where(unknown > 0, AMBIGUOUS, np.where(matches == 1, YES, NO))
     ).astype(np.int8)
-
-
-def _counts_for_region(
-    stats: FittedStatistics,
-    objects: IntArray,
-    masks: npt.NDArray[np.uint64],
-    population: BoolArray,
-    unknown: IntArray,
-) -> tuple[Counts, Counts]:
-    """Counts over the population of one region for many attribute sets.
-
-    `objects` are the free known objects of the type visible in the region, in population images.
-    An image where none of them matches answers "no" when nothing there has unknown attributes and is
-    ambiguous otherwise; only images holding at least one such object need a per-set count.
-    """
-    certain_no_base = int((population & (unknown == 0)).sum())
-    n_sets = len(masks)
-    unused = np.zeros(n_sets, dtype=bool)
-    if len(objects) == 0:
-        zeros = np.zeros(n_sets, dtype=np.int64)
-        base = np.full(n_sets, certain_no_base, dtype=np.int64)
-        return Counts(zeros, base, unused), Counts(zeros.copy(), base.copy(), unused.copy())
-    has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
-    images = stats.obj_image[objects]
-    starts = np.flatnonzero(np.r_[True, images[1:] != images[:-1]])
-    per_image = np.add.reduceat(has.astype(np.int32), starts, axis=0)  # (images with objects, sets)
-    no_unknown = (unknown[images[starts]] == 0)[:, None]
-    some = per_image >= 1
-    # Images counted in certain_no_base that do hold a match are not "no" after all.
-    certain_no = certain_no_base - (some & no_unknown).sum(0)
-    exist_yes = some.sum(0)
-    unique_yes = ((per_image == 1) & no_unknown).sum(0)
-    unique_no = (per_image >= 2).sum(0) + certain_no
-    return Counts(exist_yes, exist_yes + certain_no, unused), Counts(
-        unique_yes, unique_yes + unique_no, unused
-    )

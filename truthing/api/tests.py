@@ -25,7 +25,8 @@ class EngineSettingsSerializer(serializers.Serializer):
     max_attributes = serializers.IntegerField(required=False, min_value=0, max_value=2)
     max_questions = serializers.IntegerField(required=False, min_value=1, max_value=1000)
     rejection_limit = serializers.IntegerField(required=False, min_value=1, max_value=1000)
-    full_history_min_population = serializers.IntegerField(required=False, min_value=1, max_value=10**9)
+    prior_strength = serializers.FloatField(required=False, min_value=0, max_value=1e9)
+    consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
     sharp_epsilon = serializers.FloatField(
         required=False,
         allow_null=True,

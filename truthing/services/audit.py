@@ -15,7 +15,7 @@ from django.db import transaction
 from engine.audit.run import audit_streams, reliability_svg, training_streams
 from engine.bridge import scenes_of
 from engine.core.drivers import StreamStep
-from engine.core.proposer import Estimate
+from engine.core.estimates import Estimate
 from engine.core.questions import Answer, Label, question_from_json
 from truthing import bridge
 from truthing.errors import TruthingErrorCode
@@ -91,9 +91,8 @@ def test_streams(test: Test) -> list[list[StreamStep]]:
     for step in steps:
         image = step.stream.test_image.image
         question = question_from_json(step.question, vocabulary, image.width, image.height)
-        yes = round((step.p or 0.0) * step.population)
         label = Label.parse(step.label, vocabulary, "label") if step.label else None
         streams.setdefault(step.stream_id, []).append(
-            StreamStep(step.index, question, Estimate(yes, step.population), Answer(step.answer), label)
+            StreamStep(step.index, question, Estimate(step.p, step.population), Answer(step.answer), label)
         )
     return list(streams.values())

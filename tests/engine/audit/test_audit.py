@@ -14,7 +14,7 @@ import pytest
 from engine.audit.features import FeatureSpace
 from engine.audit.run import audit_streams, reliability, reliability_svg, write_report
 from engine.core.drivers import StreamStep
-from engine.core.proposer import Estimate
+from engine.core.estimates import Estimate
 from engine.core.questions import Answer, Kind, Label, make_attribute, make_instantiation
 from tests.engine.core.random_scenes import default_vocabulary
 
@@ -23,10 +23,12 @@ ATTRIBUTES = ["male", "walking", "carrying something", "wearing a hat", "child",
 
 
 def stream(rng, predictable: bool) -> list[StreamStep]:
-    coin = Estimate(10, 20, None)
+    coin = Estimate(0.5, 20)
     steps = []
     first = make_instantiation(Kind.UNIQUE, "person", [], "whole", STREET)
-    steps.append(StreamStep(0, first, Estimate(10, 20, True), Answer.YES, Label("person", 1)))
+    steps.append(
+        StreamStep(0, first, Estimate(0.5, 20, ((10, 20), (10, 20))), Answer.YES, Label("person", 1))
+    )
     for attribute in rng.permutation(ATTRIBUTES):
         question = make_attribute(Kind.ATTR, Label("person", 1), [str(attribute)], STREET)
         if predictable:
@@ -38,7 +40,13 @@ def stream(rng, predictable: bool) -> list[StreamStep]:
         question = make_instantiation(Kind.EXIST, "vehicle", [], region, STREET)
         yes = region in ("left", "bottom") if predictable else bool(rng.random() < 0.5)
         steps.append(
-            StreamStep(len(steps), question, Estimate(10, 20, True), Answer(("no", "yes")[yes]), None)
+            StreamStep(
+                len(steps),
+                question,
+                Estimate(0.5, 20, ((10, 20), (10, 20))),
+                Answer(("no", "yes")[yes]),
+                None,
+            )
         )
     return steps
 

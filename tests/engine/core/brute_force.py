@@ -8,12 +8,13 @@ the engine.
 
 from __future__ import annotations
 
-from engine.core.oracle import PreparedScene, answer, replay
+from engine.core.oracle import Binding, PreparedScene, answer, replay
 from engine.core.questions import (
     Answer,
     AttributeQuestion,
     InstantiationQuestion,
     Kind,
+    Label,
     Question,
     RelationshipQuestion,
 )
@@ -22,34 +23,97 @@ from engine.core.vocabulary import Vocabulary
 History = list[tuple[Question, Answer]]
 
 
+Level = tuple[int, int]
+
+
 def brute_force(
     vocabulary: Vocabulary,
     training: list[PreparedScene],
     history: History,
     question: Question,
-    full_min: int = 40,
-) -> tuple[int, int]:
-    """(yes, population) for `question` after `history`; `full_min` is the setting
-    `full_history_min_population`."""
+    strength: float = 40.0,
+    weight: float = 0.85,
+) -> tuple[float | None, int, list[Level]]:
+    """(p, population, levels) for `question` after `history`; `strength` is `prior_strength`, `weight`
+    is `consistency_weight`."""
+    levels = brute_force_levels(vocabulary, training, history, question, weight)
+    population = levels[0][1]
+    if population == 0:
+        return None, 0, levels
+    p = levels[0][0] / population
+    for yes, n in levels[1:]:
+        p = (yes + strength * p) / (n + strength)
+    return p, population, levels
+
+
+def brute_force_levels(
+    vocabulary: Vocabulary, training: list[PreparedScene], history: History, question: Question, weight: float
+) -> list[Level]:
+    """(yes, population) of each level, coarsest first."""
     if isinstance(question, InstantiationQuestion):
-        full = count_on_consistent(training, instantiation_history(history), question)
-        if full[1] >= full_min:
-            return full
-        return count_on_consistent(training, reduced_history(vocabulary, history, question), question)
+        return _instantiation(vocabulary, training, history, question, weight)
     if isinstance(question, AttributeQuestion):
-        return _attribute(vocabulary, training, history, question, full_min)
-    return _relationship(vocabulary, training, history, question)
+        return _attribute(vocabulary, training, history, question, weight)
+    return _relationship(vocabulary, training, history, question, weight)
+
+
+def weighted(yes_by_d: list[int], population_by_d: list[int], weight: float) -> Level:
+    """sum over d of count * weight^d, in the order d = 0, 1, 2, ..."""
+    return (
+        sum(c * weight**d for d, c in enumerate(yes_by_d)),
+        sum(c * weight**d for d, c in enumerate(population_by_d)),
+    )
+
+
+def disagreements(scene: PreparedScene, history: History):
+    """For a scene that gives H_U: how many entries of H_I it disagrees with, and its binding after
+    H_I; None for any other scene."""
+    kept = instantiation_history(history)
+    binding = Binding()
+    counters: dict[str, int] = {}
+    d = 0
+    for asked, recorded in kept:
+        given, instantiated = answer(scene, binding, asked)
+        if given != recorded:
+            if recorded == Answer.YES and asked.kind == Kind.UNIQUE:
+                return None  # the label means nothing on this scene
+            d += 1
+        elif instantiated is not None and recorded == Answer.YES:
+            counters[asked.type] = counters.get(asked.type, 0) + 1
+            binding.bind(Label(asked.type, counters[asked.type]), instantiated)
+    return d, binding
+
+
+def _instantiation(
+    vocabulary, training, history, question: InstantiationQuestion, weight: float
+) -> list[Level]:
+    """The scenes that give H'_q, answered after replaying H_I: all alike, then by disagreement."""
+    depth = len(instantiation_history(history)) + 1
+    yes_by_d, population_by_d = [0] * depth, [0] * depth
+    pooled = reduced_history(vocabulary, history, question)
+    for scene in training:
+        consistent, _ = replay(scene, pooled)
+        if not consistent:
+            continue
+        d, binding = disagreements(scene, history)
+        given, _ = answer(scene, binding, question)
+        if given == Answer.AMBIGUOUS:
+            continue
+        population_by_d[d] += 1
+        yes_by_d[d] += given == Answer.YES
+    return [(sum(yes_by_d), sum(population_by_d)), weighted(yes_by_d, population_by_d, weight)]
 
 
 def reduced_history(vocabulary: Vocabulary, history: History, question: InstantiationQuestion) -> History:
-    """H'_q: positive uniqueness answers, and instantiation answers in regions intersecting q's."""
+    """H'_q: positive uniqueness answers, and instantiation answers about q's type in regions
+    intersecting q's."""
     region = vocabulary.region(question.region)
     kept = []
     for asked, given in history:
         if given == Answer.AMBIGUOUS or not isinstance(asked, InstantiationQuestion):
             continue
-        if (asked.kind == Kind.UNIQUE and given == Answer.YES) or vocabulary.region(asked.region).intersects(
-            region
+        if (asked.kind == Kind.UNIQUE and given == Answer.YES) or (
+            asked.type == question.type and vocabulary.region(asked.region).intersects(region)
         ):
             kept.append((asked, given))
     return kept
@@ -64,28 +128,13 @@ def instantiation_history(history: History) -> History:
     ]
 
 
-def count_on_consistent(training, kept: History, question) -> tuple[int, int]:
-    """Over the training scenes that give every answer of `kept`: (answered yes, not ambiguous)."""
-    yes = population = 0
-    for scene in training:
-        consistent, binding = replay(scene, kept)
-        if not consistent:
-            continue
-        given, _ = answer(scene, binding, question)
-        if given == Answer.AMBIGUOUS:
-            continue
-        population += 1
-        yes += given == Answer.YES
-    return yes, population
-
-
 def _has(attributes: frozenset[str], kind: Kind, named: tuple[str, ...]) -> bool:
     if kind == Kind.ATTR_OR:
         return any(a in attributes for a in named)
     return all(a in attributes for a in named)
 
 
-def _attribute(vocabulary, training, history, question: AttributeQuestion, full_min: int) -> tuple[int, int]:
+def _attribute(vocabulary, training, history, question: AttributeQuestion, weight: float) -> list[Level]:
     object_type = vocabulary.object_type(question.label.type)
     facts: list[tuple[Kind, tuple[str, ...], bool]] = []
     counters: dict[str, int] = {}
@@ -101,21 +150,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, full_
                 facts.append((Kind.ATTR_AND, asked.attributes, True))
         elif isinstance(asked, AttributeQuestion) and asked.label == question.label:
             facts.append((asked.kind, asked.attributes, given == Answer.YES))
-    # The full history: the object the label is bound to in each scene that gives H_I, when its
-    # attributes are known and agree with every fact about the label.
-    yes = population = 0
-    for scene in training:
-        consistent, binding = replay(scene, instantiation_history(history))
-        if not consistent:
-            continue
-        obj = scene.scene.objects[binding.object_of(question.label)]
-        if obj.attributes_known and all(_has(obj.attributes, k, named) == said for k, named, said in facts):
-            population += 1
-            yes += _has(obj.attributes, question.kind, question.attributes)
-    if population >= full_min:
-        return yes, population
-    # Backed off: pooled over all objects of the type, with the facts of the groups linked to the
-    # question's groups, through facts that span several groups.
+    # Pooled: the facts of the groups linked to the question's groups, through facts spanning groups.
     groups = {object_type.group_of[a] for a in question.attributes}
     grew = True
     while grew:
@@ -126,18 +161,40 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, full_
                 groups |= touched
                 grew = True
     relevant = [f for f in facts if {object_type.group_of[a] for a in f[1]} & groups]
-    yes = population = 0
+    every_object = [
+        obj for scene in training for obj in scene.scene.objects if obj.type == question.label.type
+    ]
+
+    def agrees(obj, chosen_facts) -> bool:
+        return obj.attributes_known and all(
+            _has(obj.attributes, kind, named) == said for kind, named, said in chosen_facts
+        )
+
+    def level(objects, chosen_facts) -> Level:
+        chosen = [obj for obj in objects if agrees(obj, chosen_facts)]
+        return sum(_has(obj.attributes, question.kind, question.attributes) for obj in chosen), len(chosen)
+
+    depth = len(instantiation_history(history)) + 1
+    yes_by_d, population_by_d = [0] * depth, [0] * depth
     for scene in training:
-        for obj in scene.scene.objects:
-            if obj.type != question.label.type or not obj.attributes_known:
-                continue
-            if all(_has(obj.attributes, kind, named) == said for kind, named, said in relevant):
-                population += 1
-                yes += _has(obj.attributes, question.kind, question.attributes)
-    return yes, population
+        found = disagreements(scene, history)
+        if found is None:
+            continue
+        d, binding = found
+        obj = scene.scene.objects[binding.object_of(question.label)]
+        if agrees(obj, facts):
+            population_by_d[d] += 1
+            yes_by_d[d] += _has(obj.attributes, question.kind, question.attributes)
+    return [
+        level(every_object, relevant),
+        level(every_object, facts),
+        weighted(yes_by_d, population_by_d, weight),
+    ]
 
 
-def _relationship(vocabulary, training, history, question: RelationshipQuestion) -> tuple[int, int]:
+def _relationship(
+    vocabulary, training, history, question: RelationshipQuestion, weight: float
+) -> list[Level]:
     group = vocabulary.relationship(question.relationship).group
     facts = [
         (asked, given == Answer.YES)
@@ -145,28 +202,52 @@ def _relationship(vocabulary, training, history, question: RelationshipQuestion)
         if given != Answer.AMBIGUOUS
         and isinstance(asked, RelationshipQuestion)
         and {asked.subject, asked.object} == {question.subject, question.object}
-        and vocabulary.relationship(asked.relationship).group == group
     ]
-    yes = population = 0
+    in_group = [(f, said) for f, said in facts if vocabulary.relationship(f.relationship).group == group]
+
+    def agrees(scene, a, b, chosen_facts) -> bool:
+        return all(
+            (
+                _related(vocabulary, scene, a, f.relationship, b)
+                if f.subject == question.subject
+                else _related(vocabulary, scene, b, f.relationship, a)
+            )
+            == said
+            for f, said in chosen_facts
+        )
+
+    def level(pairs, chosen_facts) -> Level:
+        yes = population = 0
+        for scene, a, b in pairs:
+            if agrees(scene, a, b, chosen_facts):
+                population += 1
+                yes += _related(vocabulary, scene, a, question.relationship, b)
+        return yes, population
+
+    every_pair = [
+        (prepared.scene, a, b)
+        for prepared in training
+        for a, first in enumerate(prepared.scene.objects)
+        for b, second in enumerate(prepared.scene.objects)
+        if a != b and first.type == question.subject.type and second.type == question.object.type
+    ]
+
+    depth = len(instantiation_history(history)) + 1
+    yes_by_d, population_by_d = [0] * depth, [0] * depth
     for prepared in training:
-        scene = prepared.scene
-        for a, first in enumerate(scene.objects):
-            for b, second in enumerate(scene.objects):
-                if a == b or first.type != question.subject.type or second.type != question.object.type:
-                    continue
-                agrees = all(
-                    (
-                        _related(vocabulary, scene, a, f.relationship, b)
-                        if f.subject == question.subject
-                        else _related(vocabulary, scene, b, f.relationship, a)
-                    )
-                    == said
-                    for f, said in facts
-                )
-                if agrees:
-                    population += 1
-                    yes += _related(vocabulary, scene, a, question.relationship, b)
-    return yes, population
+        found = disagreements(prepared, history)
+        if found is None:
+            continue
+        d, binding = found
+        a, b = binding.object_of(question.subject), binding.object_of(question.object)
+        if agrees(prepared.scene, a, b, facts):
+            population_by_d[d] += 1
+            yes_by_d[d] += _related(vocabulary, prepared.scene, a, question.relationship, b)
+    return [
+        level(every_pair, in_group),
+        level(every_pair, facts),
+        weighted(yes_by_d, population_by_d, weight),
+    ]
 
 
 def _related(vocabulary, scene, subject: int, predicate: str, obj: int) -> bool:

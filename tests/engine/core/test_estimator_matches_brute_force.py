@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +14,6 @@ from engine.core.questions import (
     Answer,
     InstantiationQuestion,
     Kind,
-    RelationshipQuestion,
     make_instantiation,
     make_relationship,
 )
@@ -32,8 +33,9 @@ VOCABULARIES = {"small": small_vocabulary(), "default": default_vocabulary()}
 
 
 def build(seed: int, vocabulary_name: str, min_overlap: float):
-    """A random training set, history and stream. The full-history threshold is drawn too, so both
-    branches of the back-off (full history, pooled history) are taken on these small training sets."""
+    """A random training set, history and stream. The prior strength and the consistency weight are
+    drawn too: from a strength that lets every level move p to one that keeps it near the pooled
+    level's, from a weight that nearly drops disagreeing images to one that keeps them all."""
     rng = np.random.default_rng(seed)
     vocabulary = VOCABULARIES[vocabulary_name]
     scenes = [random_scene(rng, vocabulary, f"s{i}") for i in range(int(rng.integers(1, 40)))]
@@ -46,9 +48,18 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
         else PreparedScene.build(random_scene(rng, vocabulary, "driver"), vocabulary, min_overlap)
     )
     history, story = random_history(rng, vocabulary, driver, int(rng.integers(0, 14)))
-    full_min = int(rng.choice([1, 3, 8, 40]))
-    stream = Stream.resume(stats, EngineSettings(full_history_min_population=full_min), (seed,), history)
+    strength = float(rng.choice([0.5, 3.0, 40.0, 1000.0]))
+    weight = float(rng.choice([0.1, 0.5, 0.85, 1.0]))
+    engine_settings = EngineSettings(prior_strength=strength, consistency_weight=weight)
+    stream = Stream.resume(stats, engine_settings, (seed,), history)
     return rng, vocabulary, training, history, story, stream
+
+
+def expected_for(stream, vocabulary, training, history, question):
+    settings = stream.settings
+    return brute_force(
+        vocabulary, training, history, question, settings.prior_strength, settings.consistency_weight
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -62,9 +73,8 @@ def test_single_estimates_equal_brute_force(seed, vocabulary_name, min_overlap):
     for _ in range(12):
         question = random_question(rng, vocabulary, story)
         estimate = stream.estimate(question)
-        full_min = stream.settings.full_history_min_population
-        expected = brute_force(vocabulary, training, history, question, full_min)
-        assert (estimate.yes, estimate.population) == expected, question
+        expected = expected_for(stream, vocabulary, training, history, question)
+        assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
 
 
 @settings(max_examples=40, deadline=None)
@@ -78,12 +88,10 @@ def test_batched_instantiation_estimates_equal_brute_force(seed, vocabulary_name
         if isinstance(question, InstantiationQuestion):
             batch.append(question)
     estimates = stream._instantiation_estimates(batch)
-    full_min = stream.settings.full_history_min_population
     for question, estimate in zip(batch, estimates, strict=True):
-        expected = brute_force(vocabulary, training, history, question, full_min)
-        assert (estimate.yes, estimate.population) == expected, question
-        if estimate.population:
-            assert estimate.p == estimate.yes / estimate.population
+        expected = expected_for(stream, vocabulary, training, history, question)
+        assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
+        assert estimate == stream.estimate(question)
 
 
 @settings(max_examples=60, deadline=None)
@@ -117,40 +125,18 @@ def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_na
         history.append((asked, given))
     for question in pair_questions:
         estimate = stream.estimate(question)
-        assert (estimate.yes, estimate.population) == brute_force(vocabulary, training, history, question), (
-            question
-        )
+        expected = brute_force(vocabulary, training, history, question)
+        assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
-def test_the_back_off_threshold_is_exact(seed, vocabulary_name):
-    """At a threshold equal to the full population the full history is used; one above, the pooled one.
-
-    The threshold is set from the brute force's own count of the full population (its answer with a
-    threshold of 0), so the boundary is hit on every instantiation and attribute question, not only when
-    a random threshold happens to land on it."""
-    rng, vocabulary, training, history, story, _ = build(seed, vocabulary_name, 0.0)
-    stats = fit(vocabulary, [p.scene for p in training])
-    checked = 0
+def test_the_levels_are_nested(seed, vocabulary_name):
+    """Each level's population is within the one above it (a finer level agrees with more of the
+    history), except an instantiation question's full level, which is within its pooled one."""
+    rng, vocabulary, _training, _history, story, stream = build(seed, vocabulary_name, 0.0)
     for _ in range(10):
         question = random_question(rng, vocabulary, story)
-        if isinstance(question, RelationshipQuestion):
-            continue
-        full = brute_force(vocabulary, training, history, question, full_min=0)
-        pooled = brute_force(vocabulary, training, history, question, full_min=10**9)
-        cases = [(full[1] + 1, pooled, False)]
-        if full[1] >= 1:
-            cases.append((full[1], full, True))
-        for full_min, expected, used_full in cases:
-            stream = Stream.resume(
-                stats, EngineSettings(full_history_min_population=full_min), (seed,), history
-            )
-            estimates = [stream.estimate(question)]
-            if isinstance(question, InstantiationQuestion):
-                estimates.append(stream._instantiation_estimates([question])[0])
-            for estimate in estimates:
-                assert (estimate.yes, estimate.population) == expected, (question, full_min)
-                assert estimate.full_history is used_full
-            checked += 1
-    assert checked
+        levels = stream.estimate(question).levels
+        assert all(n_fine <= n for (_, n), (_, n_fine) in itertools.pairwise(levels)), question
+        assert all(0 <= yes <= n for yes, n in levels), question

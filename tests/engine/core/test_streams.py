@@ -44,13 +44,18 @@ def replayed(stats, steps) -> Stream:
     return Stream.resume(stats, DEFAULTS, (0,), [(step.question, step.answer) for step in steps])
 
 
-def unpredictable(stream: Stream, questions) -> list:
+def unpredictable(stream: Stream, questions, band: float = DEFAULTS.epsilon) -> list:
+    """The questions the proposer may draw from: enough population, abs(p - 0.5) <= band."""
     estimates = [stream.estimate(q) for q in questions]
     return [
         q
         for q, e in zip(questions, estimates, strict=True)
-        if e.population >= DEFAULTS.min_population and abs(e.p - 0.5) <= DEFAULTS.epsilon
+        if e.population >= DEFAULTS.min_population and abs(e.p - 0.5) <= band + 1e-12
     ]
+
+
+def is_sharp(step) -> bool:
+    return abs(step.estimate.p - 0.5) <= DEFAULTS.sharp_epsilon + 1e-12
 
 
 def test_streams_say_something(streams):
@@ -156,18 +161,24 @@ def test_story_line_order(streams):
 
 
 def test_simplicity_preference_for_attribute_questions(stats, streams):
-    """A pair (and/or) is asked only when no single attribute question was unpredictable."""
-    for steps in streams[:6]:
+    """A pair (and/or) is asked only when no single attribute question was sharp, and a pair that is not
+    sharp only when no single one was unpredictable at all (sharp first, then simplicity)."""
+    checked = 0
+    for steps in streams[:8]:
         for k, step in enumerate(steps):
             if isinstance(step.question, AttributeQuestion) and step.question.complexity == 2:
                 stream = replayed(stats, steps[:k])
                 singles = stream._attribute_levels(step.question.label)[0]
-                assert unpredictable(stream, singles) == [], step.index
+                band = DEFAULTS.sharp_epsilon if is_sharp(step) else DEFAULTS.epsilon
+                assert unpredictable(stream, singles, band) == [], step.index
+                checked += 1
+    assert checked
 
 
 def test_instantiation_questions_stay_in_the_focus_region(stats, streams):
     """After "yes, there is one in w", instantiation questions stay in w until something is instantiated
-    there; one outside w is asked only when nothing unpredictable is left in w at that moment."""
+    there; one outside w is asked only when nothing sharp is left in w at that moment (and, when the
+    question asked is not sharp itself, nothing unpredictable)."""
     contains = Stream(stats, DEFAULTS, (0,)).training.contains
     index = VOCABULARY.region_index
     checked = 0
@@ -180,7 +191,11 @@ def test_instantiation_questions_stay_in_the_focus_region(stats, streams):
             if focus is not None and not contains[index[focus], index[question.region]]:
                 stream = replayed(stats, steps[:k])
                 inside = [r for r in range(len(VOCABULARY.regions)) if contains[index[focus], r]]
-                assert stream._choose_instantiation(inside) is None, (step.index, focus, question)
+                inside_choice = stream.choose_instantiation(inside)
+                if is_sharp(step):
+                    assert inside_choice is None or not is_sharp(inside_choice), (step.index, focus, question)
+                else:
+                    assert inside_choice is None, (step.index, focus, question)
             checked += focus is not None
             if step.answer == Answer.YES:
                 focus = question.region if question.kind == Kind.EXIST else None
@@ -192,7 +207,7 @@ def test_a_stream_ends_only_when_no_instantiation_question_is_unpredictable(stat
         if sum(s.answer != Answer.AMBIGUOUS for s in steps) >= DEFAULTS.max_questions:
             continue
         stream = replayed(stats, steps)
-        assert stream._choose_instantiation(range(len(VOCABULARY.regions))) is None
+        assert stream.choose_instantiation(range(len(VOCABULARY.regions))) is None
 
 
 def test_exploration_stops_where_questions_keep_being_rejected(stats, test_scenes):
