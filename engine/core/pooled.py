@@ -1,4 +1,4 @@
-"""Attribute and relationship questions: three nested populations each (docs/method.md section 7, docs/engine.md).
+"""Attribute and relationship questions: four nested populations each (docs/method.md section 7, docs/engine.md).
 
 Attribute question about object k of type t, from the coarsest level to the finest:
 1. *pooled*: the annotated objects of type t with known attributes that agree with what the history
@@ -7,16 +7,19 @@ Attribute question about object k of type t, from the coarsest level to the fine
    instantiated k; a fact spanning two groups ties them, so the groups are closed under such facts);
 2. *facts*: the same objects agreeing with every fact about k, whatever its group;
 3. *found*: the objects bound to k in the training images where every label is bound (the objects
-   found the way k was found), agreeing with every fact about k, counted by their image's disagreement
-   with the instantiation history (the weighted level of `engine.core.estimates`).
+   found the way k was found), agreeing with every fact about k;
+4. the same, counted by their image's disagreement with the instantiation history (the weighted level
+   of `engine.core.estimates`).
 
 Relationship question about (k, j), likewise: ordered pairs of objects of one image with the types of
 (k, j) that agree with the history's facts about the pair within the relationship's group (pooled),
-with every fact about the pair (facts), then the pairs bound to (k, j), by disagreement (found). Both
+with every fact about the pair (facts), then the pairs bound to (k, j) counted by disagreement (found,
+weighted; relationships have no unweighted found level, decision 0034). Both
 directions count as being about the pair: "j closer than k" is a fact when asking "k closer than j".
 
 The pooled and facts levels work on the fitted histograms (distinct masks with counts), never on the
-objects themselves; the found level on the one object (or pair) per image the training state has bound.
+objects themselves; the found levels on the one object (or pair) per image the training state has bound
+(`attribute_levels` and `relationship_levels` return them per disagreement count; the proposer sums).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ class EngineSettings:
     prior_strength: float = 40.0
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
     # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
-    consistency_weight: float = 0.85
+    consistency_weight: float = 0.7
     # Sharper questions: within the winning simplicity level, when some unpredictable candidate has
     # abs(p - 0.5) <= sharp_epsilon, the draw is among those only. None turns it off (docs/decisions/0011).
     sharp_epsilon: float | None = 0.05
@@ -140,9 +140,11 @@ class Stream:
         """P_H(X_q = 1) and its population, for any question after the current history."""
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
-            return self._chain(*attribute_levels(self.stats, self.story, self.training, question))
+            levels, found = attribute_levels(self.stats, self.story, self.training, question)
+            return self._chain(levels, found, plain=True)
         if isinstance(question, RelationshipQuestion):
-            return self._chain(*relationship_levels(self.stats, self.story, self.training, question))
+            levels, found = relationship_levels(self.stats, self.story, self.training, question)
+            return self._chain(levels, found, plain=False)
         estimates = self._instantiation_estimates([question])
         return estimates[0]
 
@@ -150,12 +152,16 @@ class Stream:
         return powers(self.settings.consistency_weight, self.training.answered)
 
     def _chain(
-        self, levels: list[tuple[int, int]], found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+        self,
+        levels: list[tuple[int, int]],
+        found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+        plain: bool,
     ) -> Estimate:
-        """The pooled levels, then the found level weighted by consistency."""
-        weights = self._weights()
-        yes, population = (float(weighted_sums(counts[None, :], weights)[0]) for counts in found)
-        return chain([*levels, (yes, population)], self.settings.prior_strength)
+        """The pooled levels, then the found level: all alike (when `plain`), then weighted by
+        consistency (decision 0034 says why relationships skip the plain one)."""
+        yes, population = (float(weighted_sums(counts[None, :], self._weights())[0]) for counts in found)
+        alike = [(int(found[0].sum()), int(found[1].sum()))] if plain else []
+        return chain([*levels, *alike, (yes, population)], self.settings.prior_strength)
 
     def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
         """Estimates for many instantiation questions, batched by (type, attribute count)."""

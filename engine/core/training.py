@@ -162,12 +162,20 @@ class TrainingState:
 
     def by_disagreement(self, indicator: npt.NDArray[np.bool_], images: IntArray) -> IntArray:
         """Per column of `indicator` (rows: `images`), how many rows are true, split by the images'
-        disagreement counts: shaped (columns, answered + 1)."""
+        disagreement counts: shaped (columns, answered + 1).
+
+        One pass per disagreement count present (a history of a few dozen answers leaves a handful
+        of distinct counts among the images of a population), not a pass per cell."""
         depth = self.answered + 1
-        columns = indicator.shape[1]
-        rows, cols = np.nonzero(indicator)
-        cells = cols * depth + self.disagreements[images[rows]]
-        return np.bincount(cells, minlength=columns * depth).reshape(columns, depth)
+        counts = np.zeros((indicator.shape[1], depth), dtype=np.int64)
+        disagreements = self.disagreements[images]
+        present = np.flatnonzero(np.bincount(disagreements, minlength=depth))
+        if len(present) == 1:
+            counts[:, present[0]] = np.count_nonzero(indicator, axis=0)
+            return counts
+        for d in present:
+            counts[:, d] = np.count_nonzero(indicator[disagreements == d], axis=0)
+        return counts
 
     def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
         """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the count tables alone.

@@ -188,6 +188,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
     return [
         level(every_object, relevant),
         level(every_object, facts),
+        (sum(yes_by_d), sum(population_by_d)),
         weighted(yes_by_d, population_by_d, weight),
     ]
 
