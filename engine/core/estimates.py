@@ -46,10 +46,21 @@ def powers(weight: float, disagreements: int) -> list[float]:
 
 
 def weighted_sums(by_disagreement: IntArray, weights: Sequence[float]) -> FloatArray:
-    """For counts shaped (items, d), sum over d of count * lambda^d, in the order d = 0, 1, ..."""
+    """For counts shaped (items, d), sum over d of count * lambda^d, in the order d = 0, 1, ...
+
+    Columns that are zero throughout are skipped: adding 0.0 changes no sum, so the result is the same
+    bits, and a history leaves only a few distinct disagreement counts."""
     total = np.zeros(by_disagreement.shape[0], dtype=np.float64)
-    for d, weight in enumerate(weights):
-        total = total + by_disagreement[:, d] * weight
+    for d in np.flatnonzero(by_disagreement.any(axis=0)):
+        total = total + by_disagreement[:, d] * weights[int(d)]
+    return total
+
+
+def weighted_sum(by_disagreement: IntArray, weights: Sequence[float]) -> float:
+    """`weighted_sums` for one item, in Python floats (the same bits)."""
+    total = 0.0
+    for d in np.flatnonzero(by_disagreement):
+        total = total + int(by_disagreement[d]) * weights[int(d)]
     return total
 
 

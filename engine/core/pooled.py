@@ -81,14 +81,12 @@ def relevant_facts(
     return chosen
 
 
-def _attribute_selection(
-    masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: list[Fact], question: AttributeQuestion
-) -> tuple[Selection, Selection]:
-    """(agrees with every fact, the question holds) per mask."""
+def _agreeing(masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: list[Fact]) -> Selection:
+    """Per mask: whether it agrees with every fact."""
     selection = np.ones(len(masks), dtype=bool)
     for kind, attributes, said in facts:
         selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
-    return selection, _satisfies(masks, question.kind, object_type.mask_of(question.attributes))
+    return selection
 
 
 def attribute_levels(
@@ -106,14 +104,21 @@ def attribute_levels(
         images = np.flatnonzero(training.consistent)[known]
         return stats.obj_attrs[objects[known]], training.disagreements[images]
 
-    # The same for every candidate about this label at this point of the history.
-    masks, disagreements = story.remembered(("found", question.label), bound)
-    relevant = relevant_facts(object_type, question.attributes, facts)
-    found = _found(*_attribute_selection(masks, object_type, facts, question), disagreements, training)
-    return [
-        _count(pooled, *_attribute_selection(pooled.masks, object_type, relevant, question)),
-        _count(pooled, *_attribute_selection(pooled.masks, object_type, facts, question)),
-    ], found
+    # The same for every candidate about this label at this point of the history (the relevant facts:
+    # for every candidate whose attributes are in the same groups).
+    label = question.label
+    masks, disagreements = story.remembered(("found", label), bound)
+    agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
+    agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
+    groups = frozenset(object_type.group_of[a] for a in question.attributes)
+    agrees_relevant = story.remembered(
+        ("relevant facts", label, groups),
+        lambda: _agreeing(pooled.masks, object_type, relevant_facts(object_type, question.attributes, facts)),
+    )
+    wanted = object_type.mask_of(question.attributes)
+    holds = _satisfies(pooled.masks, question.kind, wanted)
+    found = _found(agrees_found, _satisfies(masks, question.kind, wanted), disagreements, training)
+    return [_count(pooled, agrees_relevant, holds), _count(pooled, agrees_all, holds)], found
 
 
 def relationship_levels(

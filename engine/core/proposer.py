@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.core.errors import SettingError
-from engine.core.estimates import Estimate, chain, chain_arrays, powers, weighted_sums
+from engine.core.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
 from engine.core.pooled import attribute_levels, relationship_levels
 from engine.core.questions import (
     Answer,
@@ -39,7 +39,6 @@ from engine.core.questions import (
     Question,
     RelationshipQuestion,
     make_attribute,
-    make_instantiation,
     make_relationship,
 )
 from engine.core.statistics import FittedStatistics
@@ -51,6 +50,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Level = tuple[npt.NDArray[np.int64] | FloatArray, npt.NDArray[np.int64] | FloatArray]
 
+KINDS = (Kind.EXIST, Kind.UNIQUE)  # the instantiation kinds, in candidate order
 ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story line, in order
 
 
@@ -110,6 +110,7 @@ class Stream:
         self.vocabulary = stats.vocabulary
         self.story = Story(stats.vocabulary)
         self.training = TrainingState(stats)
+        self._sets: dict[tuple[str, int], list[tuple[str, ...]]] = {}
 
     @classmethod
     def resume(
@@ -149,7 +150,9 @@ class Stream:
         return estimates[0]
 
     def _weights(self) -> list[float]:
-        return powers(self.settings.consistency_weight, self.training.answered)
+        return self.story.remembered(
+            "weights", lambda: powers(self.settings.consistency_weight, self.training.answered)
+        )
 
     def _chain(
         self,
@@ -159,7 +162,8 @@ class Stream:
     ) -> Estimate:
         """The pooled levels, then the found level: all alike (when `plain`), then weighted by
         consistency (decision 0034 says why relationships skip the plain one)."""
-        yes, population = (float(weighted_sums(counts[None, :], self._weights())[0]) for counts in found)
+        weights = self._weights()
+        yes, population = weighted_sum(found[0], weights), weighted_sum(found[1], weights)
         alike = [(int(found[0].sum()), int(found[1].sum()))] if plain else []
         return chain([*levels, *alike, (yes, population)], self.settings.prior_strength)
 
@@ -294,9 +298,55 @@ class Stream:
         exhausted = self._regions_past_rejection_limit()
         for size in range(self.settings.max_attributes + 1):
             allowed = [w for w in regions if size == 0 or w not in exhausted]
-            level = [q for q in self._instantiation_candidates(allowed, size) if q not in self.story.rejected]
-            if level:
-                yield self._winners(level, self._instantiation_estimates(level))
+            if allowed:
+                yield self._instantiation_level(allowed, size)
+
+    def _instantiation_level(self, regions: Sequence[int], size: int) -> list[Proposal]:
+        """The unpredictable instantiation questions with `size` attributes in `regions`, never asked and
+        rejected before, in candidate order (type, attribute set, region, kind). Scored in arrays, one
+        batch per type: a level holds up to a few thousand candidates, and only the winners become
+        question objects."""
+        settings, vocabulary = self.settings, self.vocabulary
+        columns = np.asarray(regions, dtype=np.int64)
+        winners: list[Proposal] = []
+        for t, object_type in enumerate(vocabulary.types):
+            sets = self._conjunctive_sets(object_type, size)
+            if not sets:
+                continue
+            if size == 0:
+                counts = self.training.counts_without_attributes(t, regions)
+                per_kind = {kind: (c.yes[None], c.population[None]) for kind, c in counts.items()}
+            else:
+                masks = [object_type.mask_of(s) for s in sets]
+                by_region = self.training.counts_with_attributes(t, regions, masks)
+                per_kind = {
+                    kind: (np.stack([c.yes for c in cs], 1), np.stack([c.population for c in cs], 1))
+                    for kind, cs in by_region.items()
+                }
+            scored = {}
+            for kind, (yes, population) in per_kind.items():  # (sets, regions, d)
+                levels = self._levels(
+                    Counts(yes.reshape(-1, yes.shape[2]), population.reshape(-1, yes.shape[2]))
+                )
+                p, n = chain_arrays(levels, settings.prior_strength)
+                unpredictable = (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
+                scored[kind] = (levels, p, n, unpredictable.reshape(len(sets), len(columns)))
+            for i, j, k in np.argwhere(np.stack([scored[kind][3] for kind in KINDS], 2)):
+                kind = KINDS[k]
+                question = InstantiationQuestion(
+                    kind, object_type.name, sets[i], vocabulary.regions[columns[j]].id
+                )
+                if question in self.story.rejected:
+                    continue
+                levels, p, n, _ = scored[kind]
+                winners.append(Proposal(question, _estimate_at((p, n), levels, int(i * len(columns) + j))))
+        return winners
+
+    def _conjunctive_sets(self, object_type: ObjectType, size: int) -> list[tuple[str, ...]]:
+        key = (object_type.name, size)
+        if key not in self._sets:
+            self._sets[key] = list(attribute_sets(object_type, size, conjunctive=True))
+        return self._sets[key]
 
     def _regions_past_rejection_limit(self) -> set[int]:
         """Regions where instantiation questions with attributes were rejected too often."""
@@ -312,18 +362,6 @@ class Stream:
     def _focus_regions(self, focus: str) -> list[int]:
         f = self.vocabulary.region_index[focus]
         return [int(w) for w in np.flatnonzero(self.training.contains[f])]
-
-    def _instantiation_candidates(
-        self, regions: Sequence[int] | range, size: int
-    ) -> Iterator[InstantiationQuestion]:
-        vocabulary = self.vocabulary
-        for object_type in vocabulary.types:
-            for attributes in attribute_sets(object_type, size, conjunctive=True):
-                for w in regions:
-                    for kind in (Kind.EXIST, Kind.UNIQUE):
-                        yield make_instantiation(
-                            kind, object_type.name, attributes, vocabulary.regions[w].id, vocabulary
-                        )
 
     def _attribute_levels(self, label: Label) -> list[list[Question]]:
         rejections = sum(isinstance(q, AttributeQuestion) and q.label == label for q in self.story.rejected)

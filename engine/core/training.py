@@ -83,6 +83,7 @@ class TrainingState:
         self.bound_visible = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self.bound_unknown = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+        self._by_type: dict[int, IntArray] = {}
         # _intersecting_bits[r]: the regions that intersect region r, as a bit mask.
         self._intersecting_bits = np.array(
             [np.bitwise_or.reduce(self._region_bits[self.intersects[r]]) for r in range(n_regions)],
@@ -205,32 +206,52 @@ class TrainingState:
         """exist and unique for every (attribute set, region): one `Counts` per region, over the sets."""
         stats = self.stats
         masks = np.asarray(attribute_masks, dtype=np.uint64)
-        free_known = (stats.obj_type == type_index) & ~self.bound & stats.obj_known
+        # Only the images where every label is bound, and their free objects of the type with known
+        # attributes, can count; what does not depend on the region is computed once.
+        images = np.flatnonzero(self.consistent)
+        objects = self._objects_of_type(type_index)
+        objects = objects[
+            ~self.bound[objects] & stats.obj_known[objects] & self.consistent[stats.obj_image[objects]]
+        ]
+        object_vis = stats.obj_vis[objects]
+        object_population = self.population_bits[type_index, stats.obj_image[objects]]
+        has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
+        image_population = self.population_bits[type_index, images]
+        columns = np.asarray(regions, dtype=np.int64)
+        unknown = stats.unknown_counts[images, type_index][:, columns].astype(np.int64)
+        unknown -= self.bound_unknown[images, type_index][:, columns]
         results: dict[Kind, list[Counts]] = {Kind.EXIST: [], Kind.UNIQUE: []}
-        for w in regions:
-            unknown = (
-                stats.unknown_counts[:, type_index, w].astype(np.int64) - self.bound_unknown[:, type_index, w]
+        for c, w in enumerate(columns):
+            bit = self._region_bits[w]
+            kept = ((object_vis & bit) != 0) & ((object_population & bit) != 0)
+            in_population = (image_population & bit) != 0
+            exist, unique = self._region_counts(
+                objects[kept], has[kept], images, in_population, unknown[:, c]
             )
-            visible_free_known = free_known & ((stats.obj_vis & self._region_bits[w]) != 0)
-            population = self.population_of(type_index, np.array([w]), np.arange(stats.n_images))[:, 0]
-            objects = np.flatnonzero(visible_free_known & population[stats.obj_image])
-            exist, unique = self._region_counts(objects, masks, population, unknown)
             results[Kind.EXIST].append(exist)
             results[Kind.UNIQUE].append(unique)
         return results
 
+    def _objects_of_type(self, type_index: int) -> IntArray:
+        """Every object of the type, in image order (computed once per stream)."""
+        if type_index not in self._by_type:
+            self._by_type[type_index] = np.flatnonzero(self.stats.obj_type == type_index)
+        return self._by_type[type_index]
+
     def _region_counts(
-        self, objects: IntArray, masks: npt.NDArray[np.uint64], population: BoolArray, unknown: IntArray
+        self, objects: IntArray, has: BoolArray, images: IntArray, population: BoolArray, unknown: IntArray
     ) -> tuple[Counts, Counts]:
         """(exist, unique) counts over the population of one region for many attribute sets.
 
-        `objects` are the free known objects of the type visible in the region, in population images.
-        An image where none of them matches answers "no" when nothing there has unknown attributes and is
-        ambiguous otherwise; only images holding at least one such object need a per-set count.
+        `objects` are the free known objects of the type visible in the region, in population images, and
+        `has` (objects, sets) whether each has each set's attributes; `population` and `unknown` are per
+        image of `images` (the images where every label is bound). An image where none of the objects
+        matches answers "no" when nothing there has unknown attributes and is ambiguous otherwise; only
+        images holding at least one such object need a per-set count.
         """
         stats = self.stats
-        n_sets = len(masks)
-        certain = np.flatnonzero(population & (unknown == 0))
+        n_sets = has.shape[1]
+        certain = images[population & (unknown == 0)]
         # Before looking at objects: every certain image answers "no" to every set.
         certain_no = np.broadcast_to(
             np.bincount(self.disagreements[certain], minlength=self.answered + 1), (n_sets, self.answered + 1)
@@ -238,18 +259,17 @@ class TrainingState:
         zeros = np.zeros((n_sets, self.answered + 1), dtype=np.int64)
         if len(objects) == 0:
             return Counts(zeros, certain_no.copy()), Counts(zeros.copy(), certain_no.copy())
-        has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
         object_images = stats.obj_image[objects]
         starts = np.flatnonzero(np.r_[True, object_images[1:] != object_images[:-1]])
         per_image = np.add.reduceat(has.astype(np.int32), starts, axis=0)  # (images with objects, sets)
-        images = object_images[starts].astype(np.int64)
-        no_unknown = (unknown[images] == 0)[:, None]
+        holding = object_images[starts].astype(np.int64)
+        no_unknown = (unknown[np.searchsorted(images, holding)] == 0)[:, None]
         some = per_image >= 1
         # Certain images that do hold a match are not "no" after all.
-        certain_no = certain_no - self.by_disagreement(some & no_unknown, images)
-        exist_yes = self.by_disagreement(some, images)
-        unique_yes = self.by_disagreement((per_image == 1) & no_unknown, images)
-        unique_no = self.by_disagreement(per_image >= 2, images) + certain_no
+        certain_no = certain_no - self.by_disagreement(some & no_unknown, holding)
+        exist_yes = self.by_disagreement(some, holding)
+        unique_yes = self.by_disagreement((per_image == 1) & no_unknown, holding)
+        unique_no = self.by_disagreement(per_image >= 2, holding) + certain_no
         return Counts(exist_yes, exist_yes + certain_no), Counts(unique_yes, unique_yes + unique_no)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.estimates import chain, chain_arrays
+from engine.core.estimates import chain, chain_arrays, powers, weighted_sum, weighted_sums
 
 
 def test_each_level_is_shrunk_towards_the_one_above():
@@ -39,3 +39,16 @@ def test_arrays_and_scalars_agree_to_the_last_digit():
     p, _ = chain_arrays(levels, 40.0)
     for i in range(200):
         assert p[i] == chain([(int(y[i]), int(m[i])) for y, m in levels], 40.0).p
+
+
+def test_weighted_sums_in_python_and_numpy_agree_to_the_last_digit():
+    rng = np.random.default_rng(9)
+    weights = powers(0.7, 30)
+    counts = rng.integers(0, 50, (100, 31)) * (rng.random((100, 31)) < 0.3)
+    by_numpy = weighted_sums(counts, weights)
+    for i in range(100):
+        assert (
+            by_numpy[i]
+            == weighted_sum(counts[i], weights)
+            == sum(int(c) * weights[d] for d, c in enumerate(counts[i]))
+        )
