@@ -58,7 +58,7 @@ def render(scene, steps, vocabulary, command: str) -> str:
     return f"""Command: `{command}`. Trained on the demo's 2,591 reviewed training scenes; the test
 image is `{scene.image}` ({scene.width}x{scene.height}, {objects}); the oracle answers from its annotation.
 {len(steps)} proposals, {answered} answered. The population is the number of training images (instantiation
-questions), objects (attribute questions) or pairs (relationship questions) the estimate pools over.
+questions), objects (attribute questions) or pairs (relationship questions) of the estimate's coarsest level (the pooled one; docs/engine.md, "The chain").
 
 | # | question | region | p | population | answer |
 |---|---|---|---|---|---|
