@@ -86,9 +86,20 @@ class FittedStatistics:
         return len(self.obj_image)
 
     def relationship_bits(self, subjects: I64, objects: I64) -> U64:
-        """The forward relationship bits of each (subject, object) pair of object indices (0: none)."""
-        keys = self.rel_subject * self.n_objects + self.rel_object  # sorted, as the pairs are
-        return _lookup(keys, self.rel_bits, subjects.astype(np.int64) * self.n_objects + objects)
+        """The forward relationship bits of each (subject, object) pair of object indices (0: none).
+
+        The pairs are sorted by subject: find each subject's run, then walk the runs side by side (a
+        subject relates to a few objects of its image), never touching the other pairs."""
+        first = np.searchsorted(self.rel_subject, subjects, side="left")
+        end = np.searchsorted(self.rel_subject, subjects, side="right")
+        bits = np.zeros(len(subjects), dtype=np.uint64)
+        for step in range(int((end - first).max()) if len(subjects) else 0):
+            at = first + step
+            inside = at < end
+            at = np.where(inside, at, 0)
+            found = inside & (self.rel_object[at] == objects)
+            bits[found] = self.rel_bits[at[found]]
+        return bits
 
     def summary(self) -> dict[str, Any]:
         """Counts for people: images, objects, pairs, per-type attribute frequencies."""
