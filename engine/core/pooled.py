@@ -137,14 +137,10 @@ def relationship_levels(
     labels = [record.label for record in story.labels]
     subject, obj = labels.index(question.subject), labels.index(question.object)
 
-    def bound() -> npt.NDArray[np.uint64]:
-        subjects, objects = training.bound_objects(subject), training.bound_objects(obj)
-        forward = stats.relationship_bits(subjects, objects)
-        reverse = stats.relationship_bits(objects, subjects)
-        masks: npt.NDArray[np.uint64] = forward | (reverse << np.uint64(len(vocabulary.relationships)))
-        return masks
-
-    masks = story.remembered(("found", question.subject, question.object), bound)
+    masks = story.remembered(
+        ("found", question.subject, question.object),
+        lambda: stats.pair_masks(training.bound_objects(subject), training.bound_objects(obj)),
+    )
     disagreements = training.disagreements[training.consistent]
     found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, training)
     return [

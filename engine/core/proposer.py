@@ -1,21 +1,21 @@
-"""Choosing the next question (docs/method.md section 6).
+"""Choosing the next question (docs/method.md section 6, docs/engine.md "What one step does").
 
 A `Stream` holds the history of one test image (as a `Story`) and its effect on the training set (as a
-`TrainingState`). `propose()` walks the story line:
+`TrainingState`). `propose()` walks the story line in groups of candidates:
 1. attribute questions about the most recently instantiated object (single attributes, then and/or
-   pairs), while one of them is unpredictable;
-2. then relationship questions between it and the objects instantiated before it;
-3. then instantiation questions (existence and uniqueness), inside the focus region and its
-   subregions while there is one with something unpredictable in it, else over the whole region set;
-4. nothing: the stream ends (also at `max_questions` answered questions).
-Within a phase candidates are examined by increasing number of attributes and the first level holding
-an unpredictable candidate (|p - 0.5| <= epsilon with a population of at least `min_population`) wins:
-that is the simplicity preference, and it also spares the engine the costly levels most of the time.
-Within that level the sharpest candidates are preferred: if some have |p - 0.5| <= `sharp_epsilon`,
-only those remain. One of the remaining winners is drawn uniformly. The draw of step k uses a generator made from (stream seed, k)
-alone, and the focus region is a function of the history alone, so a stream rebuilt from its stored
-answers (`Stream.resume`) proposes exactly what the uninterrupted stream would have: a stream can live
-in a database and be advanced by any worker.
+   pairs);
+2. relationship questions between it and the objects instantiated before it;
+3. instantiation questions (existence and uniqueness) by number of attributes, inside the focus region
+   and its subregions, then over the whole region set;
+and the story never goes back to a phase it has left since the latest object was instantiated. A
+candidate is unpredictable when |p - 0.5| <= epsilon with a population of at least `min_population`.
+Sharp first: the first group holding a candidate with |p - 0.5| <= `sharp_epsilon` wins and one of its
+sharp candidates is drawn; with none anywhere, the first group holding an unpredictable candidate wins
+(the paper's rule); with none at all, the stream ends (also at `max_questions` answered questions).
+Groups are estimated lazily, which spares the costly levels most of the time. The draw of step k uses a
+generator made from (stream seed, k) alone, and the focus region is a function of the history alone, so
+a stream rebuilt from its stored answers (`Stream.resume`) proposes exactly what the uninterrupted
+stream would have: a stream can live in a database and be advanced by any worker.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ class EngineSettings:
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
     # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
     consistency_weight: float = 0.7
-    # Sharper questions: within the winning simplicity level, when some unpredictable candidate has
-    # abs(p - 0.5) <= sharp_epsilon, the draw is among those only. None turns it off (docs/decisions/0011).
+    # Sharper questions: the first group of candidates holding one with abs(p - 0.5) <= sharp_epsilon
+    # wins, and the draw is among those. None turns it off (docs/decisions/0035).
     sharp_epsilon: float | None = 0.05
 
     def __post_init__(self) -> None:
@@ -146,8 +146,7 @@ class Stream:
         if isinstance(question, RelationshipQuestion):
             levels, found = relationship_levels(self.stats, self.story, self.training, question)
             return self._chain(levels, found, plain=False)
-        estimates = self._instantiation_estimates([question])
-        return estimates[0]
+        return self._instantiation_estimate(question)
 
     def _weights(self) -> list[float]:
         return self.story.remembered(
@@ -167,41 +166,36 @@ class Stream:
         alike = [(int(found[0].sum()), int(found[1].sum()))] if plain else []
         return chain([*levels, *alike, (yes, population)], self.settings.prior_strength)
 
-    def _instantiation_estimates(self, questions: Sequence[InstantiationQuestion]) -> list[Estimate]:
-        """Estimates for many instantiation questions, batched by (type, attribute count)."""
-        vocabulary = self.vocabulary
-        strength = self.settings.prior_strength
-        results: dict[InstantiationQuestion, Estimate] = {}
-        groups: dict[tuple[str, bool], list[InstantiationQuestion]] = {}
-        for question in questions:
-            groups.setdefault((question.type, bool(question.attributes)), []).append(question)
-        for (type_name, with_attributes), batch in groups.items():
-            t = vocabulary.type_index[type_name]
-            regions = sorted({vocabulary.region_index[q.region] for q in batch})
-            column = {w: i for i, w in enumerate(regions)}
-            if not with_attributes:
-                counts = self.training.counts_without_attributes(t, regions)
-                levels = {kind: self._levels(c) for kind, c in counts.items()}
-                shrunk = {kind: chain_arrays(level, strength) for kind, level in levels.items()}
-                for q in batch:
-                    i = column[vocabulary.region_index[q.region]]
-                    results[q] = _estimate_at(shrunk[q.kind], levels[q.kind], i)
-                continue
-            object_type = vocabulary.object_type(type_name)
-            sets = sorted({q.attributes for q in batch})
-            row = {attributes: i for i, attributes in enumerate(sets)}
-            per_region = self.training.counts_with_attributes(
-                t, regions, [object_type.mask_of(s) for s in sets]
-            )
-            cache: dict[tuple[Kind, int], tuple[list[Level], tuple[FloatArray, IntArray]]] = {}
-            for q in batch:
-                key = (q.kind, column[vocabulary.region_index[q.region]])
-                if key not in cache:
-                    level = self._levels(per_region[key[0]][key[1]])
-                    cache[key] = (level, chain_arrays(level, strength))
-                level, estimated = cache[key]
-                results[q] = _estimate_at(estimated, level, row[q.attributes])
-        return [results[q] for q in questions]
+    def _instantiation_estimate(self, question: InstantiationQuestion) -> Estimate:
+        """One instantiation question, through the proposer's own batch scoring."""
+        t = self.vocabulary.type_index[question.type]
+        region = self.vocabulary.region_index[question.region]
+        levels, p, n = self._score_instantiation(t, [region], [question.attributes])[question.kind]
+        return _estimate_at((p, n), levels, 0)
+
+    def _score_instantiation(
+        self, t: int, regions: Sequence[int], sets: Sequence[tuple[str, ...]]
+    ) -> dict[Kind, tuple[list[Level], FloatArray, IntArray]]:
+        """Per kind, the levels, p and population of every (attribute set, region) of one type, all
+        sets of one size, in the order set-major, then region (index set * len(regions) + region)."""
+        if not sets[0]:
+            counts = self.training.counts_without_attributes(t, regions)
+            per_kind = {kind: (c.yes[None], c.population[None]) for kind, c in counts.items()}
+        else:
+            object_type = self.vocabulary.types[t]
+            masks = [object_type.mask_of(s) for s in sets]
+            by_region = self.training.counts_with_attributes(t, regions, masks)
+            per_kind = {
+                kind: (np.stack([c.yes for c in cs], 1), np.stack([c.population for c in cs], 1))
+                for kind, cs in by_region.items()
+            }
+        scored = {}
+        for kind, (yes, population) in per_kind.items():  # (sets, regions, d)
+            depth = yes.shape[2]
+            levels = self._levels(Counts(yes.reshape(-1, depth), population.reshape(-1, depth)))
+            p, n = chain_arrays(levels, self.settings.prior_strength)
+            scored[kind] = (levels, p, n)
+        return scored
 
     def _levels(self, counts: Counts) -> list[Level]:
         """An instantiation batch's pooled level (summed over d) and its consistency-weighted level."""
@@ -307,39 +301,28 @@ class Stream:
         batch per type: a level holds up to a few thousand candidates, and only the winners become
         question objects."""
         settings, vocabulary = self.settings, self.vocabulary
-        columns = np.asarray(regions, dtype=np.int64)
         winners: list[Proposal] = []
         for t, object_type in enumerate(vocabulary.types):
             sets = self._conjunctive_sets(object_type, size)
             if not sets:
                 continue
-            if size == 0:
-                counts = self.training.counts_without_attributes(t, regions)
-                per_kind = {kind: (c.yes[None], c.population[None]) for kind, c in counts.items()}
-            else:
-                masks = [object_type.mask_of(s) for s in sets]
-                by_region = self.training.counts_with_attributes(t, regions, masks)
-                per_kind = {
-                    kind: (np.stack([c.yes for c in cs], 1), np.stack([c.population for c in cs], 1))
-                    for kind, cs in by_region.items()
-                }
-            scored = {}
-            for kind, (yes, population) in per_kind.items():  # (sets, regions, d)
-                levels = self._levels(
-                    Counts(yes.reshape(-1, yes.shape[2]), population.reshape(-1, yes.shape[2]))
-                )
-                p, n = chain_arrays(levels, settings.prior_strength)
-                unpredictable = (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
-                scored[kind] = (levels, p, n, unpredictable.reshape(len(sets), len(columns)))
-            for i, j, k in np.argwhere(np.stack([scored[kind][3] for kind in KINDS], 2)):
+            scored = self._score_instantiation(t, regions, sets)
+            unpredictable = np.stack(
+                [
+                    (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
+                    for _, p, n in (scored[kind] for kind in KINDS)
+                ],
+                1,
+            ).reshape(len(sets), len(regions), len(KINDS))
+            for i, j, k in np.argwhere(unpredictable):
                 kind = KINDS[k]
                 question = InstantiationQuestion(
-                    kind, object_type.name, sets[i], vocabulary.regions[columns[j]].id
+                    kind, object_type.name, sets[i], vocabulary.regions[regions[j]].id
                 )
                 if question in self.story.rejected:
                     continue
-                levels, p, n, _ = scored[kind]
-                winners.append(Proposal(question, _estimate_at((p, n), levels, int(i * len(columns) + j))))
+                levels, p, n = scored[kind]
+                winners.append(Proposal(question, _estimate_at((p, n), levels, int(i * len(regions) + j))))
         return winners
 
     def _conjunctive_sets(self, object_type: ObjectType, size: int) -> list[tuple[str, ...]]:
@@ -405,7 +388,7 @@ def _rho(estimate: Estimate) -> float:
 
 
 def _estimate_at(shrunk: tuple[FloatArray, IntArray], levels: Sequence[Level], i: int) -> Estimate:
-    """The i-th candidate's estimate out of a batch's arrays."""
+    """The i-th instantiation candidate's estimate out of a batch's arrays (its two levels)."""
     p, population = shrunk
     return Estimate(
         None if np.isnan(p[i]) else float(p[i]),

@@ -85,21 +85,12 @@ class FittedStatistics:
     def n_objects(self) -> int:
         return len(self.obj_image)
 
-    def relationship_bits(self, subjects: I64, objects: I64) -> U64:
-        """The forward relationship bits of each (subject, object) pair of object indices (0: none).
-
-        The pairs are sorted by subject: find each subject's run, then walk the runs side by side (a
-        subject relates to a few objects of its image), never touching the other pairs."""
-        first = np.searchsorted(self.rel_subject, subjects, side="left")
-        end = np.searchsorted(self.rel_subject, subjects, side="right")
-        bits = np.zeros(len(subjects), dtype=np.uint64)
-        for step in range(int((end - first).max()) if len(subjects) else 0):
-            at = first + step
-            inside = at < end
-            at = np.where(inside, at, 0)
-            found = inside & (self.rel_object[at] == objects)
-            bits[found] = self.rel_bits[at[found]]
-        return bits
+    def pair_masks(self, subjects: I64, objects: I64) -> U64:
+        """The relationship mask of each ordered pair of objects, as in `pair_histograms`."""
+        n_relationships = len(self.vocabulary.relationships)
+        return _pair_masks(
+            self.rel_subject, self.rel_object, self.rel_bits, n_relationships, subjects, objects
+        )
 
     def summary(self) -> dict[str, Any]:
         """Counts for people: images, objects, pairs, per-type attribute frequencies."""
@@ -269,13 +260,9 @@ def _pair_histograms(
     rel_object: I64,
     rel_bits: U64,
 ) -> dict[tuple[int, int], Histogram]:
-    n_objects = len(obj_type)
-    n_relationships = len(vocabulary.relationships)
     subjects, objects = _ordered_pairs(image_start)
-    keys = rel_subject * n_objects + rel_object
-    forward = _lookup(keys, rel_bits, subjects * n_objects + objects)
-    reverse = _lookup(keys, rel_bits, objects * n_objects + subjects)
-    masks = forward | (reverse << np.uint64(n_relationships))
+    n_relationships = len(vocabulary.relationships)
+    masks = _pair_masks(rel_subject, rel_object, rel_bits, n_relationships, subjects, objects)
     n_types = len(vocabulary.types)
     type_pair = obj_type[subjects].astype(np.int64) * n_types + obj_type[objects]
     histograms = {}
@@ -298,12 +285,32 @@ def _ordered_pairs(image_start: I64) -> tuple[I64, I64]:
     return subjects[distinct], objects[distinct]
 
 
-def _lookup(keys: I64, values: U64, wanted: I64) -> U64:
-    if len(keys) == 0:
-        return np.zeros(len(wanted), dtype=np.uint64)
-    position = np.clip(np.searchsorted(keys, wanted), 0, len(keys) - 1)
-    found = keys[position] == wanted
-    return np.where(found, values[position], np.uint64(0))
+def _pair_masks(
+    rel_subject: I64, rel_object: I64, rel_bits: U64, n_relationships: int, subjects: I64, objects: I64
+) -> U64:
+    """Per ordered pair: the forward direction's bits, then the reverse direction's shifted by the number
+    of relationships."""
+    forward = _related_bits(rel_subject, rel_object, rel_bits, subjects, objects)
+    reverse = _related_bits(rel_subject, rel_object, rel_bits, objects, subjects)
+    masks: U64 = forward | (reverse << np.uint64(n_relationships))
+    return masks
+
+
+def _related_bits(rel_subject: I64, rel_object: I64, rel_bits: U64, subjects: I64, objects: I64) -> U64:
+    """The relationship bits of each (subject, object) pair, 0 where they are not related.
+
+    The related pairs are sorted by subject: find each subject's run, then walk the runs side by side
+    (a subject relates to a few objects of its image), never touching the other pairs."""
+    first = np.searchsorted(rel_subject, subjects, side="left")
+    end = np.searchsorted(rel_subject, subjects, side="right")
+    bits = np.zeros(len(subjects), dtype=np.uint64)
+    for step in range(int((end - first).max()) if len(subjects) else 0):
+        at = first + step
+        inside = at < end
+        at = np.where(inside, at, 0)
+        found = inside & (rel_object[at] == objects)
+        bits[found] = rel_bits[at[found]]
+    return bits
 
 
 # --- The file -------------------------------------------------------------------------------------------

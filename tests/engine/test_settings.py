@@ -28,3 +28,15 @@ def test_a_bad_value_is_refused_with_the_setting_named(settings):
     settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {"ENGINE_EPSILON": 0.9}}
     with pytest.raises(EngineError, match="epsilon"):
         engine_settings()
+
+
+def test_a_stored_test_that_names_a_retired_setting_is_read_without_it(settings):
+    """Tests stored before decision 0034 name full_history_min_population; their streams go on."""
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    assert engine_settings(full_history_min_population=40, epsilon=0.1) == EngineSettings(epsilon=0.1)
+
+
+def test_a_prior_strength_of_zero_is_refused(settings):
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    with pytest.raises(EngineError, match="prior_strength"):
+        engine_settings(prior_strength=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import given, settings
@@ -12,7 +13,6 @@ from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.questions import (
     Answer,
-    InstantiationQuestion,
     Kind,
     make_instantiation,
     make_relationship,
@@ -79,16 +79,18 @@ def test_single_estimates_equal_brute_force(seed, vocabulary_name, min_overlap):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
-def test_batched_instantiation_estimates_equal_brute_force(seed, vocabulary_name):
-    """Many regions and attribute sets at once: the path the proposer takes."""
-    rng, vocabulary, training, history, story, stream = build(seed, vocabulary_name, 0.0)
-    batch = []
-    while len(batch) < 25:
-        question = random_question(rng, vocabulary, story)
-        if isinstance(question, InstantiationQuestion):
-            batch.append(question)
-    estimates = stream._instantiation_estimates(batch)
-    for question, estimate in zip(batch, estimates, strict=True):
+def test_the_proposers_instantiation_levels_equal_brute_force(seed, vocabulary_name):
+    """Every region and attribute set of a level at once: the path the proposer takes. With epsilon
+    0.5 and a minimum population of 1, every candidate with a population is a winner."""
+    rng, vocabulary, training, history, story, built = build(seed, vocabulary_name, 0.0)
+    wide = replace(built.settings, epsilon=0.5, min_population=1)
+    stream = Stream.resume(built.stats, wide, (seed,), history)
+    winners = [
+        w for size in range(3) for w in stream._instantiation_level(range(len(vocabulary.regions)), size)
+    ]
+    for i in rng.permutation(len(winners))[:25]:
+        question, estimate = winners[i].question, winners[i].estimate
+        assert question not in story.rejected
         expected = expected_for(stream, vocabulary, training, history, question)
         assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
         assert estimate == stream.estimate(question)
