@@ -36,6 +36,8 @@ from engine.core.vocabulary import ObjectType
 Fact = tuple[Kind, tuple[str, ...], bool]
 Level = tuple[int, int]
 Found = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]  # (yes, population) per disagreement count
+# Distinct (mask, disagreement count) pairs of bound items and how many items carry each (`tally`).
+Tally = tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
 
 Selection = npt.NDArray[np.bool_]
 
@@ -98,16 +100,15 @@ def attribute_levels(
     pooled = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
     position = [record.label for record in story.labels].index(question.label)
 
-    def bound() -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+    def bound() -> Tally:
         objects = training.bound_objects(position)
         known = stats.obj_known[objects]
-        images = np.flatnonzero(training.consistent)[known]
-        return stats.obj_attrs[objects[known]], training.disagreements[images]
+        return tally(stats.obj_attrs[objects[known]], training.disagreements[known])
 
     # The same for every candidate about this label at this point of the history (the relevant facts:
     # for every candidate whose attributes are in the same groups).
     label = question.label
-    masks, disagreements = story.remembered(("found", label), bound)
+    masks, disagreements, counts = story.remembered(("found", label), bound)
     agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
     agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
     groups = frozenset(object_type.group_of[a] for a in question.attributes)
@@ -117,7 +118,7 @@ def attribute_levels(
     )
     wanted = object_type.mask_of(question.attributes)
     holds = _satisfies(pooled.masks, question.kind, wanted)
-    found = _found(agrees_found, _satisfies(masks, question.kind, wanted), disagreements, training)
+    found = _found(agrees_found, _satisfies(masks, question.kind, wanted), disagreements, counts, training)
     return [_count(pooled, agrees_relevant, holds), _count(pooled, agrees_all, holds)], found
 
 
@@ -137,12 +138,11 @@ def relationship_levels(
     labels = [record.label for record in story.labels]
     subject, obj = labels.index(question.subject), labels.index(question.object)
 
-    masks = story.remembered(
+    masks, disagreements, counts = story.remembered(
         ("found", question.subject, question.object),
-        lambda: stats.pair_masks(training.bound_objects(subject), training.bound_objects(obj)),
+        lambda: tally(training.pair_masks(subject, obj), training.disagreements),
     )
-    disagreements = training.disagreements[training.consistent]
-    found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, training)
+    found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, counts, training)
     return [
         _count(pooled, *_relationship_selection(stats, pooled.masks, in_group, question)),
         _count(pooled, *_relationship_selection(stats, pooled.masks, facts, question)),
@@ -174,12 +174,33 @@ def _count(histogram: Histogram, selection: Selection, target: Selection) -> Lev
     return yes, population
 
 
+def tally(masks: npt.NDArray[np.uint64], disagreements: npt.NDArray[np.int64]) -> Tally:
+    """The bound items (one per image of B) as distinct (mask, disagreement count) pairs with how many
+    items carry each: a few hundred pairs stand for up to a million items, once per history state, and
+    every candidate about the label (or pair) then reads those."""
+    if len(masks) == 0:
+        return masks, disagreements, np.zeros(0, dtype=np.int64)
+    order = np.lexsort((disagreements, masks))
+    masks, disagreements = masks[order], disagreements[order]
+    starts = np.flatnonzero(
+        np.r_[True, (masks[1:] != masks[:-1]) | (disagreements[1:] != disagreements[:-1])]
+    )
+    counts = np.diff(np.r_[starts, len(masks)])
+    return masks[starts], disagreements[starts], counts
+
+
 def _found(
-    selection: Selection, target: Selection, disagreements: npt.NDArray[np.int64], training: TrainingState
+    selection: Selection,
+    target: Selection,
+    disagreements: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    training: TrainingState,
 ) -> Found:
-    """(yes, population) of bound items split by their image's disagreement count."""
+    """(yes, population) of the tallied bound items split by their image's disagreement count."""
     depth = training.answered + 1
+    chosen = selection & target
+    # Float sums of integer counts are exact below 2**53.
     return (
-        np.bincount(disagreements[selection & target], minlength=depth),
-        np.bincount(disagreements[selection], minlength=depth),
+        np.bincount(disagreements[chosen], weights=counts[chosen], minlength=depth).astype(np.int64),
+        np.bincount(disagreements[selection], weights=counts[selection], minlength=depth).astype(np.int64),
     )

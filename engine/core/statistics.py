@@ -23,6 +23,7 @@ import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,28 @@ class FittedStatistics:
     @property
     def n_objects(self) -> int:
         return len(self.obj_image)
+
+    @cached_property
+    def visible_by_region(self) -> npt.NDArray[np.uint16]:
+        """`visible_counts` laid out (types, regions, images): a region's counts over every image are
+        contiguous, which is how the estimates read them. Built once per process, not stored."""
+        return np.ascontiguousarray(self.visible_counts.transpose(1, 2, 0))
+
+    @cached_property
+    def unknown_by_region(self) -> npt.NDArray[np.uint16]:
+        """`unknown_counts` laid out (types, regions, images), like `visible_by_region`."""
+        return np.ascontiguousarray(self.unknown_counts.transpose(1, 2, 0))
+
+    @cached_property
+    def obj_attribute_class(self) -> npt.NDArray[np.int32]:
+        """Per object, the position of its attribute mask among its type's distinct masks (the masks of
+        `attribute_histograms`), -1 where its attributes are unknown: an attribute set is then tested
+        on the few distinct masks instead of on every object. Computed once per process, not stored."""
+        classes = np.full(self.n_objects, -1, dtype=np.int32)
+        for t, histogram in enumerate(self.attribute_histograms):
+            chosen = (self.obj_type == t) & self.obj_known
+            classes[chosen] = np.searchsorted(histogram.masks, self.obj_attrs[chosen])
+        return classes
 
     def pair_masks(self, subjects: I64, objects: I64) -> U64:
         """The relationship mask of each ordered pair of objects, as in `pair_histograms`."""

@@ -8,24 +8,30 @@ also has a disagreement count d: how many of the history's instantiation answers
 region) it disagrees with. Counts are kept per d, so the estimator can take P as it is (the pooled
 level) and weighted by lambda^d (the consistency-weighted level; `engine.core.estimates`).
 
-`TrainingState` keeps, for each type t and region w, whether each image is consistent with H'_q for
-questions about t in w (one 64-bit region mask per type and image), the vector B of images consistent with every positive
-uniqueness answer, and each image's d, and updates them as answers arrive:
-- a positive uniqueness answer removes the images where the question is not answered yes from B and
-  from every region's population, and binds, in every remaining image, the object it singled out;
+`TrainingState` keeps B, the images consistent with every positive uniqueness answer, and for each
+image of B its d and, for each type t and region w, whether it is consistent with H'_q for questions
+about t in w (one 64-bit region mask per type and image). It updates them as answers arrive:
+- a positive uniqueness answer shrinks B to the images where the question is answered yes and binds,
+  in each, the object it singled out;
 - any other instantiation answer removes the images that answer differently only from the populations
   of its own type in the regions that intersect its region;
 - every instantiation answer adds one to the d of the images that answer differently.
 Attribute and relationship answers never touch it.
 
+Every per-image array is kept over B alone, compacted each time B shrinks: a stream's answers halve B
+again and again, so most proposals read a small part of a large training set (at a million images
+this is what keeps a proposal in milliseconds).
+
 The answer of a question on an image depends on the objects not yet bound, so the state also keeps,
-per image, type and region, how many bound objects are visible there (all, and those with unknown
-attributes): an instantiation question without attributes is then answered for every image from two
-(images x regions) tables, with no pass over objects.
+per image of B, type and region, how many free (unbound) objects are visible there (all, and those
+with unknown attributes): an instantiation question without attributes is then answered for every
+image from two (images x regions) tables, with no pass over objects; with attributes, from the free
+objects of the type, kept per type.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -67,85 +73,146 @@ class TrainingState:
         self.stats = stats
         n_images, n_types, n_regions = stats.visible_counts.shape
         self.intersects, self.contains = region_relations(stats)
-        self.consistent = np.ones(n_images, dtype=bool)
-        # disagreements[image]: how many instantiation answers of the history the image disagrees with
-        # (meaningful on the images of `consistent`, where every label is bound).
+        # B, the images consistent with every positive uniqueness answer (the only ones where the labels
+        # mean something), in image order. Every per-image array below is over B alone and is compacted
+        # when B shrinks, so a proposal late in a stream reads the few images still consistent, not the
+        # whole training set.
+        self.images: IntArray = np.arange(n_images, dtype=np.int64)
+        # disagreements[b]: how many instantiation answers of the history image b disagrees with.
         self.disagreements = np.zeros(n_images, dtype=np.int64)
         self.answered = 0
-        # Bit w of population_bits[t, image]: the image is consistent with H'_q for a question about
-        # type t localised in region w (a region set has at most 64 regions, as in `obj_vis`).
+        # Bit w of population_bits[t, b]: image b is consistent with H'_q for a question about type t
+        # localised in region w (a region set has at most 64 regions, as in `obj_vis`).
         every_region = np.uint64((1 << n_regions) - 1) if n_regions < 64 else ~np.uint64(0)
         self.population_bits = np.full((n_types, n_images), every_region, dtype=np.uint64)
-        self.bound = np.zeros(stats.n_objects, dtype=bool)
-        # label_objects[i][image]: the object bound to the i-th instantiated label in that image (-1 where
-        # the label's uniqueness question was not answered yes).
+        # free_visible[t, w, b]: the objects of type t visible in region w of image b that no label is
+        # bound to; free_unknown: those of them whose attributes are unknown. Region-major, so that the
+        # images of one region are contiguous. The fitted tables themselves (read only) until the
+        # first binding, which compacts them into copies first.
+        self.free_visible: npt.NDArray[np.uint16] = stats.visible_by_region
+        self.free_unknown: npt.NDArray[np.uint16] = stats.unknown_by_region
+        # label_objects[i][b]: the object bound to the i-th instantiated label in image b.
         self.label_objects: list[IntArray] = []
-        self.bound_visible = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
-        self.bound_unknown = np.zeros((n_images, n_types, n_regions), dtype=np.int32)
         self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
-        self._by_type: dict[int, IntArray] = {}
+        self._free: dict[int, FreeObjects] = {}
+        self._known_free: dict[int, FreeObjects] = {}
+        self._rows_by_disagreement: list[tuple[int, BoolArray]] | None = None
+        # _pair_masks[(i, j)][b]: the relationships between the objects bound to the i-th and j-th
+        # instantiated labels in image b (as in `FittedStatistics.pair_masks`).
+        self._pair_masks: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
         # _intersecting_bits[r]: the regions that intersect region r, as a bit mask.
         self._intersecting_bits = np.array(
             [np.bitwise_or.reduce(self._region_bits[self.intersects[r]]) for r in range(n_regions)],
             dtype=np.uint64,
         )
 
+    @property
+    def n_consistent(self) -> int:
+        """|B|: how many training images are consistent with every positive uniqueness answer."""
+        return len(self.images)
+
     # --- Recording answers ---------------------------------------------------------------------------
 
     def record(self, question: InstantiationQuestion, answer: Answer) -> None:
         """Condition on an answered (not rejected) instantiation question."""
         codes, singled_out = self.answers(question)
-        region = self.stats.vocabulary.region_index[question.region]
+        t = self.stats.vocabulary.type_index[question.type]
         if question.kind == Kind.UNIQUE and answer == Answer.YES:
             agree = codes == YES
-            self.consistent &= agree
-            self.population_bits[:, ~agree] = 0
-            bound = singled_out[agree[self.stats.obj_image[singled_out]]]
-            self._bind(bound)
-            per_image = np.full(self.stats.n_images, -1, dtype=np.int64)
-            per_image[self.stats.obj_image[bound]] = bound
+            free = self._free_objects(t)
+            chosen = singled_out[agree[free.positions[singled_out]]]  # one per image answering yes
+            per_image = np.full(len(self.images), -1, dtype=np.int64)
+            per_image[free.positions[chosen]] = free.objects[chosen]
             self.label_objects.append(per_image)
+            self._set_free(t, free.without(chosen))
+            self._keep(agree)
+            self._bind(t, self.label_objects[-1])
         else:
             agree = codes == CODE[answer]
-            t = self.stats.vocabulary.type_index[question.type]
+            region = self.stats.vocabulary.region_index[question.region]
             self.population_bits[t, ~agree] &= ~self._intersecting_bits[region]
-        self.disagreements += ~agree
+            self.disagreements += ~agree
         self.answered += 1
+        self._rows_by_disagreement = None
 
-    def _bind(self, objects: IntArray) -> None:
+    def _keep(self, agree: BoolArray) -> None:
+        """Shrink B to the images where `agree`, and every per-image array with it (copies: the fitted
+        tables are never written)."""
+        remap = np.cumsum(agree) - 1  # an image's position in the new B
+        self.images = self.images[agree]
+        self.disagreements = self.disagreements[agree]
+        self.population_bits = self.population_bits[:, agree]
+        self.free_visible = self.free_visible[:, :, agree]
+        self.free_unknown = self.free_unknown[:, :, agree]
+        self.label_objects = [objects[agree] for objects in self.label_objects]
+        self._pair_masks = {pair: masks[agree] for pair, masks in self._pair_masks.items()}
+        self._free = {t: free.kept(agree, remap) for t, free in self._free.items()}
+        self._known_free = {}
+
+    def _bind(self, type_index: int, objects: IntArray) -> None:
+        """Take one newly bound object per image of B out of the free counts."""
         stats = self.stats
-        self.bound[objects] = True
-        images, types = stats.obj_image[objects], stats.obj_type[objects].astype(np.int64)
-        visible = ((stats.obj_vis[objects, None] & self._region_bits[None, :]) != 0).astype(np.int32)
-        self.bound_visible[images, types] += visible
-        unknown = ~stats.obj_known[objects]
-        self.bound_unknown[images[unknown], types[unknown]] += visible[unknown]
+        visible = ((self._region_bits[:, None] & stats.obj_vis[None, objects]) != 0).astype(np.uint16)
+        self.free_visible[type_index] -= visible
+        self.free_unknown[type_index] -= visible * ~stats.obj_known[None, objects]
 
     def bound_objects(self, label_position: int) -> IntArray:
-        """The objects bound to the label instantiated `label_position`-th, one per image consistent with
-        every positive uniqueness answer, in image order."""
-        return self.label_objects[label_position][self.consistent]
+        """The objects bound to the label instantiated `label_position`-th, one per image of B."""
+        return self.label_objects[label_position]
+
+    def pair_masks(self, subject_position: int, object_position: int) -> npt.NDArray[np.uint64]:
+        """Per image of B, the relationship mask between the objects bound to two labels (given by
+        their instantiation order); looked up once per pair, then only compacted with B."""
+        key = (subject_position, object_position)
+        if key not in self._pair_masks:
+            self._pair_masks[key] = self.stats.pair_masks(
+                self.label_objects[subject_position], self.label_objects[object_position]
+            )
+        return self._pair_masks[key]
+
+    # --- The free objects of a type --------------------------------------------------------------------
+
+    def _free_objects(self, type_index: int) -> FreeObjects:
+        """The objects of the type in the images of B that no label is bound to, in image order (built
+        once per stream and type, then kept up to date by bindings and compactions)."""
+        if type_index not in self._free:
+            stats = self.stats
+            objects = np.flatnonzero(stats.obj_type == type_index)
+            position = np.full(stats.n_images, -1, dtype=np.int64)
+            position[self.images] = np.arange(len(self.images))
+            positions = position[stats.obj_image[objects]]
+            objects, positions = objects[positions >= 0], positions[positions >= 0]
+            self._free[type_index] = FreeObjects.of(stats, objects, positions)
+        return self._free[type_index]
+
+    def _set_free(self, type_index: int, free: FreeObjects) -> None:
+        self._free[type_index] = free
+        self._known_free.pop(type_index, None)
+
+    def _free_known_objects(self, type_index: int) -> FreeObjects:
+        """The free objects of the type whose attributes are known."""
+        if type_index not in self._known_free:
+            free = self._free_objects(type_index)
+            self._known_free[type_index] = free.selected(free.known)
+        return self._known_free[type_index]
 
     # --- Answering one question on every image --------------------------------------------------------
 
     def answers(self, question: InstantiationQuestion) -> tuple[npt.NDArray[np.int8], IntArray]:
-        """Per image the answer code; for a uniqueness question also the objects that single it out.
-
-        Only images still consistent with the positive uniqueness answers matter (elsewhere the labels
-        mean nothing); the codes of the others are computed but never used.
-        """
+        """Per image of B the answer code; for a uniqueness question also the objects that single it
+        out (as indices into the type's free objects)."""
         stats = self.stats
         t = stats.vocabulary.type_index[question.type]
         w = stats.vocabulary.region_index[question.region]
         wanted = np.uint64(stats.vocabulary.object_type(question.type).mask_of(question.attributes))
-        candidates = (stats.obj_type == t) & ~self.bound & ((stats.obj_vis & self._region_bits[w]) != 0)
+        free = self._free_objects(t)
+        matching = (free.vis & self._region_bits[w]) != 0
         if wanted:
-            matching = candidates & stats.obj_known & ((stats.obj_attrs & wanted) == wanted)
-            unknown = stats.unknown_counts[:, t, w].astype(np.int64) - self.bound_unknown[:, t, w]
+            matching &= free.known & ((free.attrs & wanted) == wanted)
+            unknown = self.free_unknown[t, w].astype(np.int64)
         else:
-            matching = candidates
-            unknown = np.zeros(stats.n_images, dtype=np.int64)
-        matches = np.bincount(stats.obj_image[matching], minlength=stats.n_images)
+            unknown = np.zeros(len(self.images), dtype=np.int64)
+        matches = np.bincount(free.positions[matching], minlength=len(self.images))
         codes = answer_codes(question.kind, matches, unknown)
         singled_out = (
             np.flatnonzero(matching) if question.kind == Kind.UNIQUE else np.empty(0, dtype=np.int64)
@@ -154,116 +221,102 @@ class TrainingState:
 
     # --- Batched estimates ----------------------------------------------------------------------------
 
-    def population_of(self, type_index: int, regions: IntArray, images: IntArray) -> BoolArray:
-        """(images, regions): whether each image is in the pooled population of a question about the
-        type in each region."""
-        bits = self.population_bits[type_index, images]
-        in_population: BoolArray = (bits[:, None] & self._region_bits[regions][None, :]) != 0
+    def population_of(self, type_index: int, regions: IntArray) -> BoolArray:
+        """(regions, images of B): whether each image is in the pooled population of a question about
+        the type in each region."""
+        bits = self.population_bits[type_index]
+        in_population: BoolArray = (bits[None, :] & self._region_bits[regions][:, None]) != 0
         return in_population
 
-    def by_disagreement(self, indicator: npt.NDArray[np.bool_], images: IntArray) -> IntArray:
-        """Per column of `indicator` (rows: `images`), how many rows are true, split by the images'
-        disagreement counts: shaped (columns, answered + 1).
+    def by_disagreement(self, indicator: BoolArray, positions: IntArray | None = None) -> IntArray:
+        """Per row of `indicator` (columns: the images of B, or those at `positions`), how many columns
+        are true, split by the images' disagreement counts: shaped (rows, answered + 1).
 
         One pass per disagreement count present (a history of a few dozen answers leaves a handful
         of distinct counts among the images of a population), not a pass per cell."""
         depth = self.answered + 1
-        counts = np.zeros((indicator.shape[1], depth), dtype=np.int64)
-        disagreements = self.disagreements[images]
-        present = np.flatnonzero(np.bincount(disagreements, minlength=depth))
-        if len(present) == 1:
-            counts[:, present[0]] = np.count_nonzero(indicator, axis=0)
+        counts = np.zeros((indicator.shape[0], depth), dtype=np.int64)
+        if positions is None:
+            by_d = self._by_disagreement()
+        else:
+            by_d = _split_by_value(self.disagreements[positions], depth)
+        if len(by_d) == 1:
+            counts[:, by_d[0][0]] = np.count_nonzero(indicator, axis=1)
             return counts
-        for d in present:
-            counts[:, d] = np.count_nonzero(indicator[disagreements == d], axis=0)
+        for d, columns in by_d:
+            counts[:, d] = np.count_nonzero(indicator[:, columns], axis=1)
         return counts
 
-    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
-        """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the count tables alone.
+    def _by_disagreement(self) -> list[tuple[int, BoolArray]]:
+        """Each disagreement count present in B, with which images of B have it (once per answer)."""
+        if self._rows_by_disagreement is None:
+            self._rows_by_disagreement = _split_by_value(self.disagreements, self.answered + 1)
+        return self._rows_by_disagreement
 
-        Without attributes no image is ambiguous. Only images consistent with every positive uniqueness
-        answer can be in a population, so only those are read."""
-        stats = self.stats
+    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
+        """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the free counts alone
+        (without attributes no image is ambiguous)."""
         columns = np.asarray(regions, dtype=np.int64)
-        images = np.flatnonzero(self.consistent)
-        if len(images) == stats.n_images:
-            visible = stats.visible_counts[:, type_index, :][:, columns]
-            bound = self.bound_visible[:, type_index, :][:, columns]
-        else:
-            visible = stats.visible_counts[images[:, None], type_index, columns[None, :]]
-            bound = self.bound_visible[images[:, None], type_index, columns[None, :]]
-        remaining = visible.astype(np.int32) - bound
-        pooled = self.population_of(type_index, columns, images)
-        size = self.by_disagreement(pooled, images)
+        remaining = self.free_visible[type_index][columns]
+        pooled = self.population_of(type_index, columns)
+        size = self.by_disagreement(pooled)
         return {
-            Kind.EXIST: Counts(self.by_disagreement((remaining >= 1) & pooled, images), size),
-            Kind.UNIQUE: Counts(self.by_disagreement((remaining == 1) & pooled, images), size.copy()),
+            Kind.EXIST: Counts(self.by_disagreement((remaining >= 1) & pooled), size),
+            Kind.UNIQUE: Counts(self.by_disagreement((remaining == 1) & pooled), size.copy()),
         }
 
     def counts_with_attributes(
         self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int]
     ) -> dict[Kind, list[Counts]]:
         """exist and unique for every (attribute set, region): one `Counts` per region, over the sets."""
-        stats = self.stats
         masks = np.asarray(attribute_masks, dtype=np.uint64)
-        # Only the images where every label is bound, and their free objects of the type with known
-        # attributes, can count; what does not depend on the region is computed once.
-        images = np.flatnonzero(self.consistent)
-        objects = self._objects_of_type(type_index)
-        objects = objects[
-            ~self.bound[objects] & stats.obj_known[objects] & self.consistent[stats.obj_image[objects]]
-        ]
-        object_vis = stats.obj_vis[objects]
-        object_population = self.population_bits[type_index, stats.obj_image[objects]]
-        has = (stats.obj_attrs[objects, None] & masks[None, :]) == masks[None, :]  # (objects, sets)
-        image_population = self.population_bits[type_index, images]
+        # Only the free objects of the type with known attributes can match. Whether an object has a
+        # set's attributes is read from a (sets x distinct masks) table: a type has a few hundred
+        # distinct masks and may have millions of objects.
+        free = self._free_known_objects(type_index)
+        distinct = self.stats.attribute_histograms[type_index].masks
+        has_set = np.ascontiguousarray(((distinct[:, None] & masks[None, :]) == masks[None, :]).T)
+        object_population = self.population_bits[type_index, free.positions]
+        image_population = self.population_bits[type_index]
         columns = np.asarray(regions, dtype=np.int64)
-        unknown = stats.unknown_counts[images, type_index][:, columns].astype(np.int64)
-        unknown -= self.bound_unknown[images, type_index][:, columns]
+        unknown = self.free_unknown[type_index][columns]
         results: dict[Kind, list[Counts]] = {Kind.EXIST: [], Kind.UNIQUE: []}
         for c, w in enumerate(columns):
             bit = self._region_bits[w]
-            kept = ((object_vis & bit) != 0) & ((object_population & bit) != 0)
+            kept = ((free.vis & bit) != 0) & ((object_population & bit) != 0)
             in_population = (image_population & bit) != 0
             exist, unique = self._region_counts(
-                objects[kept], has[kept], images, in_population, unknown[:, c]
+                free.positions[kept], has_set[:, free.classes[kept]], in_population, unknown[c]
             )
             results[Kind.EXIST].append(exist)
             results[Kind.UNIQUE].append(unique)
         return results
 
-    def _objects_of_type(self, type_index: int) -> IntArray:
-        """Every object of the type, in image order (computed once per stream)."""
-        if type_index not in self._by_type:
-            self._by_type[type_index] = np.flatnonzero(self.stats.obj_type == type_index)
-        return self._by_type[type_index]
-
     def _region_counts(
-        self, objects: IntArray, has: BoolArray, images: IntArray, population: BoolArray, unknown: IntArray
+        self, positions: IntArray, has: BoolArray, population: BoolArray, unknown: npt.NDArray[np.uint16]
     ) -> tuple[Counts, Counts]:
         """(exist, unique) counts over the population of one region for many attribute sets.
 
-        `objects` are the free known objects of the type visible in the region, in population images, and
-        `has` (objects, sets) whether each has each set's attributes; `population` and `unknown` are per
-        image of `images` (the images where every label is bound). An image where none of the objects
+        `positions` are the images (in B) of the free known objects of the type visible in the region,
+        in population images, in image order, and `has` (sets, objects) whether each has each set's
+        attributes; `population` and `unknown` are per image of B. An image where none of the objects
         matches answers "no" when nothing there has unknown attributes and is ambiguous otherwise; only
         images holding at least one such object need a per-set count.
         """
-        stats = self.stats
-        n_sets = has.shape[1]
-        certain = images[population & (unknown == 0)]
+        n_sets = has.shape[0]
+        depth = self.answered + 1
+        certain = population & (unknown == 0)
         # Before looking at objects: every certain image answers "no" to every set.
         certain_no = np.broadcast_to(
-            np.bincount(self.disagreements[certain], minlength=self.answered + 1), (n_sets, self.answered + 1)
+            np.bincount(self.disagreements[certain], minlength=depth), (n_sets, depth)
         )
-        zeros = np.zeros((n_sets, self.answered + 1), dtype=np.int64)
-        if len(objects) == 0:
+        zeros = np.zeros((n_sets, depth), dtype=np.int64)
+        if len(positions) == 0:
             return Counts(zeros, certain_no.copy()), Counts(zeros.copy(), certain_no.copy())
-        object_images = stats.obj_image[objects]
-        starts = np.flatnonzero(np.r_[True, object_images[1:] != object_images[:-1]])
-        per_image = np.add.reduceat(has.astype(np.int32), starts, axis=0)  # (images with objects, sets)
-        holding = object_images[starts].astype(np.int64)
-        no_unknown = (unknown[np.searchsorted(images, holding)] == 0)[:, None]
+        starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
+        per_image = np.add.reduceat(has, starts, axis=1, dtype=np.int32)  # (sets, images with objects)
+        holding = positions[starts]
+        no_unknown = (unknown[holding] == 0)[None, :]
         some = per_image >= 1
         # Certain images that do hold a match are not "no" after all.
         certain_no = certain_no - self.by_disagreement(some & no_unknown, holding)
@@ -271,6 +324,57 @@ class TrainingState:
         unique_yes = self.by_disagreement((per_image == 1) & no_unknown, holding)
         unique_no = self.by_disagreement(per_image >= 2, holding) + certain_no
         return Counts(exist_yes, exist_yes + certain_no), Counts(unique_yes, unique_yes + unique_no)
+
+
+@dataclass(frozen=True)
+class FreeObjects:
+    """Objects of one type in the images of B, in image order, with what the estimates read of them."""
+
+    objects: IntArray  # indices into the fitted object arrays
+    positions: IntArray  # each object's image, as a position in B
+    vis: npt.NDArray[np.uint64]
+    attrs: npt.NDArray[np.uint64]
+    known: BoolArray
+    classes: npt.NDArray[np.int32]  # `FittedStatistics.obj_attribute_class`
+
+    @classmethod
+    def of(cls, stats: FittedStatistics, objects: IntArray, positions: IntArray) -> FreeObjects:
+        return cls(
+            objects,
+            positions,
+            stats.obj_vis[objects],
+            stats.obj_attrs[objects],
+            stats.obj_known[objects],
+            stats.obj_attribute_class[objects],
+        )
+
+    def selected(self, keep: BoolArray) -> FreeObjects:
+        return FreeObjects(
+            self.objects[keep],
+            self.positions[keep],
+            self.vis[keep],
+            self.attrs[keep],
+            self.known[keep],
+            self.classes[keep],
+        )
+
+    def without(self, indices: IntArray) -> FreeObjects:
+        keep = np.ones(len(self.objects), dtype=bool)
+        keep[indices] = False
+        return self.selected(keep)
+
+    def kept(self, images: BoolArray, remap: IntArray) -> FreeObjects:
+        """The objects in the images B keeps, with their positions in the new B."""
+        kept = self.selected(images[self.positions])
+        return dataclasses.replace(kept, positions=remap[kept.positions])
+
+
+def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray]]:
+    """Each value of `values` present (all below `depth`), with where it occurs."""
+    present = np.flatnonzero(np.bincount(values, minlength=depth))
+    if len(present) == 1:
+        return [(int(present[0]), np.ones(len(values), dtype=bool))]
+    return [(int(d), values == d) for d in present]
 
 
 def answer_codes(kind: Kind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
