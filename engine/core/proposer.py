@@ -211,6 +211,15 @@ class Stream:
         """The next question, or None when the stream is over."""
         if self.story.answered >= self.settings.max_questions:
             return None
+        if not self.story.entries:
+            # Every stream starts from the same empty history: its candidates are worked out once per
+            # process and settings (at a million training images that first look takes about a second).
+            first = self.stats.memo.get(("first candidates", self.settings))
+            if first is None:
+                first = self.stats.memo[("first candidates", self.settings)] = self._candidates(
+                    self._groups()
+                )
+            return self._draw(first) if first else None
         return self._pick(self._groups())
 
     def _groups(self) -> Iterator[list[Proposal]]:
@@ -233,9 +242,14 @@ class Stream:
         yield from self._instantiation_groups(range(len(self.vocabulary.regions)))
 
     def _pick(self, groups: Iterable[list[Proposal]]) -> Proposal | None:
-        """Sharp first: the first group holding a candidate with abs(p - 0.5) <= sharp_epsilon, drawn
-        among its sharp candidates; when no group has one, the first group with any unpredictable
-        candidate, drawn among all of them (the paper's rule). None: nothing unpredictable is left."""
+        """One of `_candidates(groups)`, drawn; None: nothing unpredictable is left."""
+        candidates = self._candidates(groups)
+        return self._draw(candidates) if candidates else None
+
+    def _candidates(self, groups: Iterable[list[Proposal]]) -> list[Proposal]:
+        """Sharp first: the sharp candidates (abs(p - 0.5) <= sharp_epsilon) of the first group holding
+        one; when no group has one, every unpredictable candidate of the first group with any (the
+        paper's rule); empty when nothing unpredictable is left."""
         sharp_epsilon = self.settings.sharp_epsilon
         fallback: list[Proposal] = []
         for winners in groups:
@@ -245,9 +259,9 @@ class Stream:
                 else [w for w in winners if _rho(w.estimate) <= sharp_epsilon + 1e-12]
             )
             if sharp:
-                return self._draw(sharp)
+                return sharp
             fallback = fallback or winners
-        return self._draw(fallback) if fallback else None
+        return fallback
 
     def _draw(self, winners: Sequence[Proposal]) -> Proposal:
         return winners[int(self.step_rng().integers(len(winners)))]

@@ -87,6 +87,12 @@ class FittedStatistics:
         return len(self.obj_image)
 
     @cached_property
+    def memo(self) -> dict[Any, Any]:
+        """What proposers working on these statistics compute once and share within a process (the
+        candidates for an empty history, per settings)."""
+        return {}
+
+    @cached_property
     def visible_by_region(self) -> npt.NDArray[np.uint16]:
         """`visible_counts` laid out (types, regions, images): a region's counts over every image are
         contiguous, which is how the estimates read them. Built once per process, not stored."""

@@ -236,3 +236,18 @@ def test_exploration_stops_where_questions_keep_being_rejected(stats, test_scene
                 per_region[question.region] = per_region.get(question.region, 0) + 1
         assert all(count <= limit for count in per_label.values()), per_label
         assert all(count <= limit for count in per_region.values()), per_region
+
+
+def test_the_shared_first_candidates_depend_on_the_settings(stats):
+    """Every stream's first look is worked out once per process and settings (`FittedStatistics.memo`):
+    a stream with other settings on the same statistics proposes what it would on statistics nobody
+    proposed on yet."""
+    other = EngineSettings(sharp_epsilon=None, epsilon=0.02)
+    seeds = [stream_seed(9, i) for i in range(20)]
+    for seed in seeds:
+        Stream(stats, DEFAULTS, seed).propose()
+    shared = [Stream(stats, other, seed).propose() for seed in seeds]
+    fresh_stats = fit(VOCABULARY, [parse_scene(s, VOCABULARY) for s in generate_scenes(1200, seed=11)])
+    fresh = [Stream(fresh_stats, other, seed).propose() for seed in seeds]
+    assert shared == fresh
+    assert {p.question for p in fresh} != {Stream(stats, DEFAULTS, s).propose().question for s in seeds}
