@@ -14,9 +14,9 @@ would be in photographs of a supermarket car park:
   children next to an adult, the odd person standing;
 * carts: pushed (full on the way to a car, empty back towards the corral), next to a car being loaded,
   in the corral (empty) or stray;
-* relationships are derived from the geometry and the groups and are complete: ``in front of`` holds
-  when the subject is at least a metre nearer and the boxes overlap horizontally; ``parked next to``
-  for cars in neighbouring spaces of one row.
+* relationships are derived from the geometry and the groups and are complete: ``closer than`` holds
+  when the subject is at least a metre nearer the camera, ``in front of`` when it is and the boxes
+  also overlap horizontally; ``parked next to`` for cars in neighbouring spaces of one row.
 
 Some objects have attributes marked unknown (far away and small).
 """
@@ -187,8 +187,10 @@ def generate_scene(rng: np.random.Generator, name: str) -> dict[str, Any]:
 
     for a in range(len(objects)):
         for b in range(len(objects)):
-            if a != b and place[a][1] + 1.0 <= place[b][1] and _overlap_x(objects[a], objects[b]):
-                relationships.append((a, "in front of", b))
+            if a != b and place[a][1] + 1.0 <= place[b][1]:
+                relationships.append((a, "closer than", b))
+                if _overlap_x(objects[a], objects[b]):
+                    relationships.append((a, "in front of", b))
     return {
         "image": name,
         "width": width,

@@ -27,6 +27,10 @@ def test_scenes_parse_against_the_parking_vocabulary_and_are_reproducible():
 def test_relationships_follow_the_world_model():
     for scene in generate_scenes(200, seed=4):
         objects = {o["id"]: o for o in scene["objects"]}
+        closer = {
+            (r["subject"], r["object"]) for r in scene["relationships"] if r["predicate"] == "closer than"
+        }
+        assert not {(o, s) for s, o in closer} & closer  # an order: never both ways
         for r in scene["relationships"]:
             subject, obj = objects[r["subject"]], objects[r["object"]]
             if r["predicate"] == "pushing":
@@ -35,3 +39,5 @@ def test_relationships_follow_the_world_model():
                 assert "with a door open" in obj["attributes"]
             if r["predicate"] == "parked next to" and obj["attributes_known"]:
                 assert "parked" in obj["attributes"]
+            if r["predicate"] == "in front of":
+                assert (r["subject"], r["object"]) in closer
