@@ -108,21 +108,34 @@ def job_enqueue(job: Job) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
+def task_send(send: Callable[[], object], what: str) -> bool:
+    """Hand a task to the broker (`send`, e.g. `lambda: task.delay(pk)`; eager mode runs it here) and
+    say whether it got there. Never raises: with the broker down, what the caller just stored stays
+    stored, and the caller's sweeper or beat queues the task again later."""
+    try:
+        send()
+    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
+        logger.warning("Could not queue %s (%s); it will be queued again later.", what, exc)
+        return False
+    return True
+
+
 def _send(model: type[Job], pk: int) -> bool:
-    """Hand the task to the broker (eager mode: run it here). Never raises: the sweeper tries again."""
+    """Hand the job's task to the broker; when it cannot, mark the job for the sweeper."""
     from vtt_site.celery import app
 
     model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
     model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
-    try:
+
+    def send() -> None:
         if model.task_name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
         app.tasks[model.task_name].delay(pk)
-    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
-        logger.warning("Could not queue %s %s (%s); the sweeper queues it again.", model.__name__, pk, exc)
-        model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
-        return False
-    return True
+
+    if task_send(send, f"{model.__name__} {pk}"):
+        return True
+    model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
+    return False
 
 
 def job_sweep() -> int:

@@ -9,7 +9,6 @@ answer to any step but the current one is a 409 that changes nothing and says no
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -24,9 +23,8 @@ from evaluation.models import Answer, Session, SessionState, TestSchedule, Visio
 from evaluation.selectors import Answerer
 from truthing.published import PlanStep, TestPlan, published_tests, test_plan
 from vtt_site.errors import ConflictError, NotFoundError
+from vtt_site.jobs import task_send
 from vtt_site.sql import HandQuery, columns, for_update_of, instance
-
-logger = logging.getLogger(__name__)
 
 
 def plan_of(session: Session) -> TestPlan:
@@ -93,12 +91,7 @@ def scoring_queue(session_id: int) -> bool:
     again later."""
     from evaluation import tasks
 
-    try:
-        tasks.score_session.delay(session_id)
-    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
-        logger.warning("Could not queue the scoring of session %s (%s); the beat will.", session_id, exc)
-        return False
-    return True
+    return task_send(lambda: tasks.score_session.delay(session_id), f"the scoring of session {session_id}")
 
 
 def scores_missing_queue(*, limit: int = 100) -> int:

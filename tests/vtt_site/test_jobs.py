@@ -138,3 +138,16 @@ def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(
             first = ImportJob.objects.get(pk=job.pk).heartbeat_at
             time.sleep(0.5)
         assert ImportJob.objects.get(pk=job.pk).heartbeat_at > first
+
+
+def test_task_send_says_whether_the_task_reached_the_broker_and_never_raises(caplog):
+    sent = []
+    assert jobs.task_send(lambda: sent.append(1), "the thing 7") is True
+    assert sent == [1]
+
+    def refused() -> None:
+        raise OperationalError("connection refused")
+
+    with caplog.at_level("WARNING", logger="vtt_site.jobs"):
+        assert jobs.task_send(refused, "the thing 8") is False
+    assert "Could not queue the thing 8" in caplog.text

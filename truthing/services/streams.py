@@ -9,7 +9,6 @@ step already there, or adds exactly the step the first attempt would have added.
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
@@ -24,9 +23,8 @@ from truthing.models import Check, Step, StepAnswer, Stream, StreamState, TestSt
 from truthing.services.checks import checks_create_for
 from truthing.services.tests import require_open
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+from vtt_site.jobs import task_send
 from vtt_site.leases import lease_release, lease_renew, lease_require
-
-logger = logging.getLogger(__name__)
 
 ANSWERS = tuple(StepAnswer.values)
 
@@ -143,12 +141,7 @@ def stream_wait_for_proposal(stream: Stream, *extra_fields: str) -> None:
 def queue_proposal(stream_id: int) -> bool:
     """Hand the proposal task to the broker. Never raises: with the broker down the answer is kept, the
     stream waits, and the sweeper queues the task again once the broker is back."""
-    try:
-        tasks.stream_propose.delay(stream_id)
-    except Exception as exc:
-        logger.warning("Could not queue the proposal of stream %s (%s); the sweeper will.", stream_id, exc)
-        return False
-    return True
+    return task_send(lambda: tasks.stream_propose.delay(stream_id), f"the proposal of stream {stream_id}")
 
 
 def streams_sweep() -> int:
