@@ -49,8 +49,8 @@ class PlanStream:
     width: int
     height: int
     first_ordinal: int
-    # The number of shown steps is deliberately not here: a stream's length says something about its
-    # image, so a system learns it only when the stream ends.
+    # How many steps of the stream are shown. Never sent to a system: a stream's length says something
+    # about its image, so a system learns it only when the stream ends.
     steps: int
 
 
@@ -59,17 +59,6 @@ class TestPlan:
     test_id: int
     streams: tuple[PlanStream, ...]
     steps: tuple[PlanStep, ...]
-
-    def labels_before(self, step: PlanStep) -> list[dict[str, Any]]:
-        """The labels instantiated in the step's stream before it, each with the question (its region and
-        attributes) that defined it."""
-        stream = self.streams[step.stream_pos]
-        before = self.steps[stream.first_ordinal : step.ordinal]
-        return [
-            {"label": s.label, "step": s.step_pos, "question": s.question, "text": s.text}
-            for s in before
-            if s.label
-        ]
 
 
 def published_tests() -> QuerySet[Test]:

@@ -111,10 +111,22 @@ def test_a_kept_question_is_what_the_serializer_makes_of_the_plan_in_any_order(p
             "image": {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": url},
             "question": step.question,
             "text": step.text,
-            "labels": plan.labels_before(step),
+            "labels": labels_before(plan, step),
         }
         shown = question_shown(session_id=5, plan=plan, step=step)
         assert shown == through(s.CurrentQuestionSerializer, expected)
     assert [len(question_shown(session_id=5, plan=plan, step=st)["labels"]) for st in plan.steps] == [
         0, 0, 1, 1, 0, 0, 1, 1, 2, 0, 0
     ]  # fmt: skip
+
+
+def labels_before(plan, step) -> list[dict]:
+    """The labels instantiated in the step's stream before it, each with the question that defined it:
+    written plainly here, against the incremental build of `evaluation.api.questions`."""
+    stream = plan.streams[step.stream_pos]
+    before = plan.steps[stream.first_ordinal : step.ordinal]
+    return [
+        {"label": s.label, "step": s.step_pos, "question": s.question, "text": s.text}
+        for s in before
+        if s.label
+    ]
