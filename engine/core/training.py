@@ -96,7 +96,7 @@ class TrainingState:
         self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
         self._free: dict[int, FreeObjects] = {}
         self._known_free: dict[int, FreeObjects] = {}
-        self._rows_by_disagreement: list[tuple[int, BoolArray]] | None = None
+        self._rows_by_disagreement: list[tuple[int, BoolArray | slice]] | None = None
         # _pair_masks[(i, j)][b]: the relationships between the objects bound to the i-th and j-th
         # instantiated labels in image b (as in `FittedStatistics.pair_masks`).
         self._pair_masks: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
@@ -105,11 +105,6 @@ class TrainingState:
             [np.bitwise_or.reduce(self._region_bits[self.intersects[r]]) for r in range(n_regions)],
             dtype=np.uint64,
         )
-
-    @property
-    def n_consistent(self) -> int:
-        """|B|: how many training images are consistent with every positive uniqueness answer."""
-        return len(self.images)
 
     # --- Recording answers ---------------------------------------------------------------------------
 
@@ -145,7 +140,10 @@ class TrainingState:
         self.free_visible = self.free_visible[:, :, agree]
         self.free_unknown = self.free_unknown[:, :, agree]
         self.label_objects = [objects[agree] for objects in self.label_objects]
-        self._pair_masks = {pair: masks[agree] for pair, masks in self._pair_masks.items()}
+        # A positive uniqueness answer makes a new latest label, and the proposer asks only about pairs
+        # with the latest label: the cached pairs would not be read again (and are looked up anew if
+        # they are).
+        self._pair_masks = {}
         self._free = {t: free.kept(agree, remap) for t, free in self._free.items()}
         self._known_free = {}
 
@@ -162,7 +160,7 @@ class TrainingState:
 
     def pair_masks(self, subject_position: int, object_position: int) -> npt.NDArray[np.uint64]:
         """Per image of B, the relationship mask between the objects bound to two labels (given by
-        their instantiation order); looked up once per pair, then only compacted with B."""
+        their instantiation order); looked up once per pair while B stays the same."""
         key = (subject_position, object_position)
         if key not in self._pair_masks:
             self._pair_masks[key] = self.stats.pair_masks(
@@ -240,14 +238,11 @@ class TrainingState:
             by_d = self._by_disagreement()
         else:
             by_d = _split_by_value(self.disagreements[positions], depth)
-        if len(by_d) == 1:
-            counts[:, by_d[0][0]] = np.count_nonzero(indicator, axis=1)
-            return counts
         for d, columns in by_d:
             counts[:, d] = np.count_nonzero(indicator[:, columns], axis=1)
         return counts
 
-    def _by_disagreement(self) -> list[tuple[int, BoolArray]]:
+    def _by_disagreement(self) -> list[tuple[int, BoolArray | slice]]:
         """Each disagreement count present in B, with which images of B have it (once per answer)."""
         if self._rows_by_disagreement is None:
             self._rows_by_disagreement = _split_by_value(self.disagreements, self.answered + 1)
@@ -334,8 +329,12 @@ class FreeObjects:
     positions: IntArray  # each object's image, as a position in B
     vis: npt.NDArray[np.uint64]
     attrs: npt.NDArray[np.uint64]
-    known: BoolArray
-    classes: npt.NDArray[np.int32]  # `FittedStatistics.obj_attribute_class`
+    classes: npt.NDArray[np.int32]  # `FittedStatistics.obj_attribute_class` (-1: attributes unknown)
+
+    @property
+    def known(self) -> BoolArray:
+        known: BoolArray = self.classes >= 0
+        return known
 
     @classmethod
     def of(cls, stats: FittedStatistics, objects: IntArray, positions: IntArray) -> FreeObjects:
@@ -344,7 +343,6 @@ class FreeObjects:
             positions,
             stats.obj_vis[objects],
             stats.obj_attrs[objects],
-            stats.obj_known[objects],
             stats.obj_attribute_class[objects],
         )
 
@@ -354,7 +352,6 @@ class FreeObjects:
             self.positions[keep],
             self.vis[keep],
             self.attrs[keep],
-            self.known[keep],
             self.classes[keep],
         )
 
@@ -369,11 +366,12 @@ class FreeObjects:
         return dataclasses.replace(kept, positions=remap[kept.positions])
 
 
-def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray]]:
-    """Each value of `values` present (all below `depth`), with where it occurs."""
+def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray | slice]]:
+    """Each value of `values` present (all below `depth`), with where it occurs (every position, as a
+    slice that selects without copying, when there is one value: the usual case early in a stream)."""
     present = np.flatnonzero(np.bincount(values, minlength=depth))
     if len(present) == 1:
-        return [(int(present[0]), np.ones(len(values), dtype=bool))]
+        return [(int(present[0]), slice(None))]
     return [(int(d), values == d) for d in present]
 
 
