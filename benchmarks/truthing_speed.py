@@ -49,7 +49,7 @@ from benchmarks.report import commit, machine, write_section  # noqa: E402
 from demo.synthetic import generate_scenes  # noqa: E402
 from engine import services as engine_services  # noqa: E402
 from truthing.models import AutomaticTruthing, Stream, StreamState  # noqa: E402
-from truthing.services import tests as test_services  # noqa: E402
+from truthing.services import lifecycle  # noqa: E402
 from truthing.services.queue import operator_next  # noqa: E402
 from truthing.services.streams import step_answer  # noqa: E402
 from vtt_site.celery import app as celery_app  # noqa: E402
@@ -178,21 +178,21 @@ def run(args, folder: Path, database_name: str) -> dict:
         test_images = collection.images.filter(split=Split.TEST)
         blind_ids = list(test_images.filter(original_name__startswith="blind").values_list("pk", flat=True))
         with transaction.atomic():
-            operator_test = test_services.test_create(
+            operator_test = lifecycle.test_create(
                 name="operators", statistics=statistics_row, image_ids=blind_ids, seed=1
             )
-            test_services.test_start(test=operator_test)
+            lifecycle.test_start(test=operator_test)
         latencies = answer_until(operator, args.answers)
         if not latencies:
             sys.exit("the operator got no work")
 
         auto_ids = list(test_images.filter(original_name__startswith="test").values_list("pk", flat=True))
         with transaction.atomic():
-            auto_test = test_services.test_create(
+            auto_test = lifecycle.test_create(
                 name="oracle", statistics=statistics_row, image_ids=auto_ids, seed=1
             )
             started = time.perf_counter()
-            test_services.test_start(test=auto_test)
+            lifecycle.test_start(test=auto_test)
         jobs = AutomaticTruthing.objects.filter(test=auto_test)
         while jobs.exclude(status__in=["done", "failed"]).exists():
             time.sleep(0.2)

@@ -23,8 +23,8 @@ from engine.core.vocabulary import default_regions
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
 from truthing.models import AutomaticTruthing, Test, TestState
-from truthing.services import tests as test_services
-from truthing.services.automatic import truth_automatically
+from truthing.services import lifecycle
+from truthing.services.automatic import automatic_truthing_run
 from vtt_site.errors import ApplicationError
 
 DEMO_TEST_NAME = "Demo street test"
@@ -53,7 +53,7 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
         )
         if images:
             test_images = test_images[:images]
-        existing = test_services.test_create(
+        existing = lifecycle.test_create(
             name=DEMO_TEST_NAME,
             statistics=statistics,
             image_ids=test_images,
@@ -65,12 +65,12 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
     with override_settings(VTT=no_checks):
         if existing.state == TestState.DRAFT:
             with transaction.atomic():
-                existing = test_services.test_start(test=existing)
+                existing = lifecycle.test_start(test=existing)
         # Eager: the jobs ran when the start committed and this finds them done; with a worker this
         # process truths the parts the worker does not hold already.
         for job in AutomaticTruthing.objects.filter(test=existing):
-            truth_automatically(job_id=job.pk)
-    return test_services.test_publish(test=Test.objects.get(pk=existing.pk))
+            automatic_truthing_run(job_id=job.pk)
+    return lifecycle.test_publish(test=Test.objects.get(pk=existing.pk))
 
 
 def seeing_training_data(test: Test) -> tuple[dict[str, Any], list[tuple[float, float, float, float]], list]:

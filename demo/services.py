@@ -33,8 +33,8 @@ from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
 from truthing.models import AutomaticTruthing, Test, TestState
-from truthing.services.automatic import truth_automatically
-from truthing.services.tests import publish_blockers, test_create, test_publish, test_start
+from truthing.services.automatic import automatic_truthing_run
+from truthing.services.lifecycle import publish_blockers, test_create, test_publish, test_start
 from vtt_site.errors import ApplicationError
 
 COLLECTION_NAME = "Demo street scenes"
@@ -202,7 +202,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
             # Eager (make run): the job ran when the start committed; this finds it done. With a worker
             # this process truths it unless the worker holds it already.
             for job in AutomaticTruthing.objects.filter(test=published):
-                truth_automatically(job_id=job.pk)
+                automatic_truthing_run(job_id=job.pk)
         published.refresh_from_db()
         blockers = publish_blockers(published)
         if blockers:

@@ -39,7 +39,6 @@ class VisionSystem(models.Model):
 class TestSchedule(models.Model):
     """Evaluation settings of a published test: an optional deadline."""
 
-    __test__ = False
     test = models.OneToOneField("truthing.Test", on_delete=models.CASCADE, related_name="+")
     deadline = models.DateTimeField(
         null=True, blank=True, help_text="After it, unanswered questions count as wrong and sessions close."
@@ -103,11 +102,15 @@ class Answer(models.Model):
 
 
 class Score(models.Model):
-    """A session's scores, computed by evaluation.services.scores from the stored answers alone."""
+    """A session's scores, computed by the scoring core (scoring.scores) from the stored answers alone,
+    and stored by evaluation.services.scores."""
 
     session = models.OneToOneField(Session, on_delete=models.CASCADE, related_name="score")
     accuracy = models.FloatField(null=True)
     data = models.JSONField()
+    version = models.PositiveIntegerField(
+        default=1, help_text="The scoring.scores.SCORING_VERSION that computed it; older ones are recomputed."
+    )
     computed_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

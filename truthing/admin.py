@@ -29,7 +29,7 @@ from truthing.models import (
     TestState,
 )
 from truthing.selectors import test_export
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
 from vtt_site.errors import ApplicationError
 
 SETTING_FIELDS = [f.name for f in dataclass_fields(EngineSettings)]
@@ -123,7 +123,7 @@ class TestAdmin(admin.ModelAdmin):
             return
         cleaned = form.cleaned_data
         try:
-            created = test_services.test_create(
+            created = lifecycle.test_create(
                 name=cleaned["name"],
                 description=cleaned.get("description", ""),
                 statistics=cleaned["statistics"],
@@ -153,15 +153,15 @@ class TestAdmin(admin.ModelAdmin):
 
     @admin.action(description="Start truthing the selected draft tests")
     def start(self, request, queryset):
-        self._each(request, queryset, test_services.test_start, "truthing started")
+        self._each(request, queryset, lifecycle.test_start, "truthing started")
 
     @admin.action(description="Publish the selected tests (freezes them)")
     def publish(self, request, queryset):
-        self._each(request, queryset, test_services.test_publish, "published")
+        self._each(request, queryset, lifecycle.test_publish, "published")
 
     @admin.action(description="Archive the selected published tests")
     def archive(self, request, queryset):
-        self._each(request, queryset, test_services.test_archive, "archived")
+        self._each(request, queryset, lifecycle.test_archive, "archived")
 
     @admin.action(description="Export the selected tests with their answers (JSON)")
     def export(self, request, queryset):

@@ -24,7 +24,6 @@ from vtt_site.leases import Leased
 
 
 class TestState(models.TextChoices):
-    __test__ = False  # not a pytest test class
     DRAFT = "draft"
     TRUTHING = "truthing"
     PUBLISHED = "published"
@@ -32,8 +31,6 @@ class TestState(models.TextChoices):
 
 
 class Test(models.Model):
-    __test__ = False  # not a pytest test class
-
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     # PROTECT: a test is frozen with the statistics it was built on.
@@ -68,8 +65,6 @@ class TruthingMode(models.TextChoices):
 
 
 class TestImage(models.Model):
-    __test__ = False  # not a pytest test class
-
     test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="test_images")
     image = models.ForeignKey("annotations.Image", on_delete=models.PROTECT, related_name="+")
     position = models.PositiveIntegerField(help_text="Order of the image in the test; part of its seed.")
@@ -233,7 +228,7 @@ class AutomaticTruthing(Job):
 
     running_statuses = (Status.TRUTHING,)
     done_status = Status.DONE
-    task_name = "truthing.truth_automatically"
+    task_name = "truthing.automatic_truthing_run"
 
     test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="automatic_truthings")
     # The oracle's work on a test is split in `parts` jobs that workers run side by side: part k truths
@@ -255,8 +250,6 @@ class AutomaticTruthing(Job):
 class TestAudit(Job):
     """The independent audit of a test (engine.audit): a blind guesser trained on oracle streams of the
     statistics' training images, scored on the test's own streams. What a test author shows reviewers."""
-
-    __test__ = False  # not a pytest test class
 
     class Status(models.TextChoices):
         QUEUED = "queued"

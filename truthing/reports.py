@@ -13,6 +13,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from scoring.kinds import KINDS
+from scoring.stats import proportion
 from truthing.models import (
     AutomaticTruthing,
     CheckAnswer,
@@ -23,9 +25,6 @@ from truthing.models import (
     Test,
     TestAudit,
 )
-from vtt_site.stats import proportion
-
-KINDS = ("exist", "unique", "attr", "attr_and", "attr_or", "rel")
 
 
 def test_card(*, test: Test) -> dict[str, Any]:

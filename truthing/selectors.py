@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from django.urls import reverse
 
+from annotations.selectors.images import image_picture
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, CheckKind, Step, Stream, StreamState, Test, TestState
 from vtt_site.errors import NotFoundError
@@ -93,13 +93,7 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
         "kind": "check" if isinstance(work, Check) else "stream",
         "id": work.pk,
         "test": {"id": test.pk, "name": test.name, "state": test.state},
-        "image": {
-            "id": image.pk,
-            "name": image.original_name,
-            "width": image.width,
-            "height": image.height,
-            "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
-        },
+        "image": image_picture(image),
         "state": state,
         "pending": _question(pending),
         "labels": _label_entries(before),

@@ -1,19 +1,25 @@
 from django.urls import path
 
-from truthing.api import tests, work
+from truthing.api import lifecycle, quality, work
 
 urlpatterns = [
-    path("truthing/tests/", tests.TestListCreateApi.as_view(), name="truthing-tests"),
-    path("truthing/tests/<int:test_id>/", tests.TestApi.as_view(), name="truthing-test"),
-    path("truthing/tests/<int:test_id>/start/", tests.TestStartApi.as_view(), name="truthing-test-start"),
+    path("truthing/tests/", lifecycle.TestListCreateApi.as_view(), name="truthing-tests"),
+    path("truthing/tests/<int:test_id>/", lifecycle.TestApi.as_view(), name="truthing-test"),
+    path("truthing/tests/<int:test_id>/start/", lifecycle.TestStartApi.as_view(), name="truthing-test-start"),
     path(
-        "truthing/tests/<int:test_id>/publish/", tests.TestPublishApi.as_view(), name="truthing-test-publish"
+        "truthing/tests/<int:test_id>/publish/",
+        lifecycle.TestPublishApi.as_view(),
+        name="truthing-test-publish",
     ),
     path(
-        "truthing/tests/<int:test_id>/archive/", tests.TestArchiveApi.as_view(), name="truthing-test-archive"
+        "truthing/tests/<int:test_id>/archive/",
+        lifecycle.TestArchiveApi.as_view(),
+        name="truthing-test-archive",
     ),
-    path("truthing/tests/<int:test_id>/export/", tests.TestExportApi.as_view(), name="truthing-test-export"),
-    path("truthing/tests/<int:test_id>/audit/", tests.TestAuditApi.as_view(), name="truthing-test-audit"),
+    path(
+        "truthing/tests/<int:test_id>/export/", lifecycle.TestExportApi.as_view(), name="truthing-test-export"
+    ),
+    path("truthing/tests/<int:test_id>/audit/", lifecycle.TestAuditApi.as_view(), name="truthing-test-audit"),
     path("truthing/queue/next/", work.QueueNextApi.as_view(), name="truthing-queue-next"),
     path("truthing/streams/<int:stream_id>/", work.StreamApi.as_view(), name="truthing-stream"),
     path(
@@ -30,11 +36,11 @@ urlpatterns = [
         "truthing/checks/<int:check_id>/answer/", work.CheckAnswerApi.as_view(), name="truthing-check-answer"
     ),
     path("truthing/checks/<int:check_id>/leave/", work.CheckLeaveApi.as_view(), name="truthing-check-leave"),
-    path("truthing/disagreements/", tests.DisagreementListApi.as_view(), name="truthing-disagreements"),
+    path("truthing/disagreements/", quality.DisagreementListApi.as_view(), name="truthing-disagreements"),
     path(
         "truthing/disagreements/<int:disagreement_id>/decide/",
-        tests.DisagreementDecideApi.as_view(),
+        quality.DisagreementDecideApi.as_view(),
         name="truthing-disagreement-decide",
     ),
-    path("truthing/operators/", tests.OperatorStatisticsApi.as_view(), name="truthing-operators"),
+    path("truthing/operators/", quality.OperatorStatisticsApi.as_view(), name="truthing-operators"),
 ]

@@ -108,10 +108,18 @@ def job_enqueue(job: Job) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
-def task_send(send: Callable[[], object], what: str) -> bool:
-    """Hand a task to the broker (`send`, e.g. `lambda: task.delay(pk)`; eager mode runs it here) and
-    say whether it got there. Never raises: with the broker down, what the caller just stored stays
-    stored, and the caller's sweeper or beat queues the task again later."""
+def task_queue(name: str, *args: Any, what: str) -> bool:
+    """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
+    it here). The one way any service queues a task: by name, so that a services module never imports
+    a tasks module (which imports the services: a circle). Never raises: with the broker down, what the
+    caller just stored stays stored, and the caller's sweeper or beat queues the task again later."""
+    from vtt_site.celery import app
+
+    def send() -> None:
+        if name not in app.tasks:
+            app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
+        app.tasks[name].delay(*args)
+
     try:
         send()
     except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
@@ -122,17 +130,9 @@ def task_send(send: Callable[[], object], what: str) -> bool:
 
 def _send(model: type[Job], pk: int) -> bool:
     """Hand the job's task to the broker; when it cannot, mark the job for the sweeper."""
-    from vtt_site.celery import app
-
     model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
     model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
-
-    def send() -> None:
-        if model.task_name not in app.tasks:
-            app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
-        app.tasks[model.task_name].delay(pk)
-
-    if task_send(send, f"{model.__name__} {pk}"):
+    if task_queue(model.task_name, pk, what=f"{model.__name__} {pk}"):
         return True
     model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
     return False

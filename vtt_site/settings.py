@@ -208,7 +208,7 @@ CELERY_BEAT_SCHEDULE = {
         # A busy worker must not pile sweeps up: one that waited a whole period is dropped.
         "options": {"expires": JOB_SWEEP_SECONDS},
     },
-    # Streams waiting for a proposal whose task was lost (truthing.services.streams.streams_sweep).
+    # Streams waiting for a proposal whose task was lost (truthing.services.proposals.streams_sweep).
     "streams-sweep": {
         "task": "truthing.streams_sweep",
         "schedule": JOB_SWEEP_SECONDS,
@@ -221,9 +221,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
         "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },
-    # Ended sessions whose scoring task was lost (evaluation.services.sessions.scores_missing_queue).
+    # Ended sessions whose scoring task was lost, or scored by an older scoring version
+    # (evaluation.services.scores.scores_due_queue).
     "sessions-score-missing": {
-        "task": "evaluation.scores_missing_queue",
+        "task": "evaluation.scores_due_queue",
         "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
         "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },

@@ -15,7 +15,7 @@ from annotations.services.queues import (
     DECISIONS,
     SEND_BACK,
     annotation_next,
-    lease_release,
+    image_leave,
     review_decide,
     review_next,
 )
@@ -77,7 +77,7 @@ class LeaseReleaseApi(APIView):
         summary="Give an image you hold back to its queue",
     )
     def delete(self, request, image_id: int):
-        lease_release(
+        image_leave(
             image=access_image(user=request.user, image_id=image_id, operation=request.operation),
             user=request.user,
         )

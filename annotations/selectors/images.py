@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image
@@ -49,3 +50,15 @@ def access_image(*, user: Any, image_id: int, operation: str | None = None) -> I
         )
     require_member_role(user=user, collection=image.collection, operation=operation)
     return image
+
+
+def image_picture(image: Image) -> dict[str, Any]:
+    """What a page needs to draw an image: its name, size and the address of its pixels (None when it
+    has none), for the annotation pages and the operator's alike."""
+    return {
+        "id": image.pk,
+        "name": image.original_name,
+        "width": image.width,
+        "height": image.height,
+        "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
+    }

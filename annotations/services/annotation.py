@@ -31,7 +31,7 @@ from vtt_site.leases import holds_lease, lease_renew, lease_require
 def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> dict[str, Any]:
     """Replace the image's annotation with `{"objects": [...], "relationships": [...]}`; only the
     holder of the image's annotation lease may. Returns the stored record (ids "o1".."oN")."""
-    locked = lock_image(image)
+    locked = lock_image(image.pk)
     require_lease(locked, user, Stage.ANNOTATE)
     index = vocabulary_index(locked.collection.vocabulary)
     scene = parse_annotation(locked, document, index.core)
@@ -48,7 +48,7 @@ def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> 
 @transaction.atomic
 def annotation_submit(*, image: Image, user: Any) -> Image:
     """Hand the annotation over to the review queue (an image with nothing to box is submitted empty)."""
-    locked = lock_image(image)
+    locked = lock_image(image.pk)
     require_lease(locked, user, Stage.ANNOTATE)
     _require_complete(locked)
     locked.stage = Stage.REVIEW
@@ -83,11 +83,13 @@ def _require_complete(image: Image) -> None:
 # --- Shared with the queues and the import ---------------------------------------------------------------
 
 
-def lock_image(image: Image) -> Image:
-    """The image row, locked until the transaction ends, keeping the caller's loaded collection."""
-    locked = Image.objects.select_for_update().get(pk=image.pk)
-    locked.collection = image.collection
-    return locked
+def lock_image(image_id: int) -> Image:
+    """The image row (with its collection and vocabulary), locked until the transaction ends."""
+    return (
+        Image.objects.select_for_update(of=("self",))
+        .select_related("collection__vocabulary")
+        .get(pk=image_id)
+    )
 
 
 def image_lease_minutes() -> int:

@@ -54,9 +54,9 @@ def review_next(*, collection: Collection, user: Any) -> Image | None:
 
 
 @transaction.atomic
-def lease_release(*, image: Image, user: Any) -> Image:
+def image_leave(*, image: Image, user: Any) -> Image:
     """Give the image back to its queue (an admin may release anyone's lease)."""
-    locked = lock_image(image)
+    locked = lock_image(image.pk)
     release(locked, user, what=locked.original_name, may_release_any=is_admin(user))
     return locked
 
@@ -65,7 +65,7 @@ def lease_release(*, image: Image, user: Any) -> Image:
 def review_decide(*, image: Image, user: Any, decision: str, comment: str = "") -> Image:
     """Accept (the image joins the collection's training set when its split is train) or send back to
     its annotator with a comment saying what to fix."""
-    locked = lock_image(image)
+    locked = lock_image(image.pk)
     if locked.stage == Stage.REVIEW and locked.annotator_id == user.pk:
         raise PermissionDeniedError(
             AnnotationErrorCode.SELF_REVIEW,

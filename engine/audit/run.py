@@ -25,18 +25,15 @@ from engine.core.scene import Scene
 from engine.core.shards import merge
 from engine.core.statistics import FittedStatistics, fit
 from engine.core.vocabulary import Vocabulary
+from scoring.stats import wilson_interval
 
 RELIABILITY_BINS = 10
 
 
-def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion."""
-    if total == 0:
-        return (math.nan, math.nan)
-    phat = successes / total
-    centre = (phat + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(phat * (1 - phat) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return centre - half, centre + half
+def wilson(successes: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (scoring.stats); NaN bounds without trials, which
+    the report's JSON and tables show as missing."""
+    return wilson_interval(successes, total) or (math.nan, math.nan)
 
 
 def training_streams(

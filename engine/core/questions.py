@@ -17,18 +17,10 @@ from typing import Any
 from engine.core.errors import CoreErrorCode, QuestionError, at
 from engine.core.vocabulary import ObjectType, Region, Vocabulary
 
-
-class Kind(StrEnum):
-    EXIST = "exist"
-    UNIQUE = "unique"
-    ATTR = "attr"
-    ATTR_AND = "attr_and"
-    ATTR_OR = "attr_or"
-    REL = "rel"
-
-
-INSTANTIATION_KINDS = frozenset({Kind.EXIST, Kind.UNIQUE})
-ATTRIBUTE_KINDS = frozenset({Kind.ATTR, Kind.ATTR_AND, Kind.ATTR_OR})
+# The kinds are defined once, in the scoring core; the engine's modules read them here.
+from scoring.kinds import ATTRIBUTE_KINDS as ATTRIBUTE_KINDS
+from scoring.kinds import INSTANTIATION_KINDS as INSTANTIATION_KINDS
+from scoring.kinds import Kind as Kind
 
 
 class Answer(StrEnum):

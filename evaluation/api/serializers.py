@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from scoring.kinds import KINDS
+
 
 class RegionSerializer(serializers.Serializer):
     id = serializers.CharField()
@@ -20,7 +22,7 @@ class QuestionSerializer(serializers.Serializer):
     """One of exist/unique (type, attributes, region), attr/attr_and/attr_or (label, attributes) or rel
     (subject, relationship, object)."""
 
-    kind = serializers.ChoiceField(choices=["exist", "unique", "attr", "attr_and", "attr_or", "rel"])
+    kind = serializers.ChoiceField(choices=KINDS)
     type = serializers.CharField(required=False)
     attributes = serializers.ListField(child=serializers.CharField(), required=False)
     region = RegionSerializer(required=False)
@@ -177,7 +179,6 @@ class LeaderboardSerializer(serializers.Serializer):
 
 
 class TestSerializer(serializers.Serializer):
-    __test__ = False
     id = serializers.IntegerField()
     name = serializers.CharField()
     description = serializers.CharField(allow_blank=True)
@@ -213,7 +214,6 @@ class StreamScoreSerializer(serializers.Serializer):
 
 
 class ScoreTestSerializer(serializers.Serializer):
-    __test__ = False
     id = serializers.IntegerField()
     name = serializers.CharField()
     state = serializers.ChoiceField(

@@ -10,14 +10,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api import TokenOutputSerializer
-from evaluation import leaderboard as boards
-from evaluation import selectors
 from evaluation.api import serializers as s
 from evaluation.api.questions import question_shown, step_at
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, SessionState, TestSchedule
 from evaluation.scopes import scoped_system_id
-from evaluation.services import scores, sessions, systems
+from evaluation.selectors import access as selectors
+from evaluation.selectors import leaderboard as boards
+from evaluation.selectors.plans import plan_of
+from evaluation.selectors.scores import session_score
+from evaluation.services import sessions, systems
 from truthing.published import TestPlan, published_tests, test_image_file
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
@@ -112,7 +114,6 @@ class SystemTokenCreateApi(APIView):
 
 
 class TestListApi(APIView):
-    __test__ = False
     operation = "evaluation.test.list"
 
     @extend_schema(responses=paginated(s.TestSerializer), summary="Published tests a system may take")
@@ -188,7 +189,7 @@ class QuestionApi(APIView):
             user=request.user, auth=request.auth, session_id=session_id, act=True
         )
         session = sessions.session_refresh(session=session)
-        plan = sessions.plan_of(session)
+        plan = plan_of(session)
         step = None if session.over else step_at(plan, session.answered)
         # SessionQuestionSerializer's shape, the question serialized once per step (api/questions.py).
         body = {
@@ -249,7 +250,7 @@ class SessionImageApi(APIView):
         session = selectors.access_session(
             user=request.user, auth=request.auth, session_id=session_id, act=True
         )
-        plan = sessions.plan_of(session)
+        plan = plan_of(session)
         reached = {st.test_image_id for st in plan.streams[: _streams_reached(session, plan)]}
         opened = (
             test_image_file(test_id=session.test_id, test_image_id=image_id) if image_id in reached else None
@@ -279,7 +280,7 @@ class ScoreApi(APIView):
         session = selectors.access_session(user=request.user, auth=request.auth, session_id=session_id)
         session = sessions.session_refresh(session=session)
         stored = getattr(session, "score", None) if session.state != SessionState.ACTIVE else None
-        data = stored.data if stored is not None else scores.session_score(session=session)
+        data = stored.data if stored is not None else session_score(session=session)
         return Response(s.ScoreSerializer(data).data)
 
 

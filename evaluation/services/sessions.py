@@ -10,7 +10,6 @@ answer to any step but the current one is a 409 that changes nothing and says no
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -20,22 +19,12 @@ from django.utils import timezone
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Answer, Session, SessionState, TestSchedule, VisionSystem
-from evaluation.selectors import Answerer
+from evaluation.selectors.access import Answerer
+from evaluation.selectors.plans import deadline_of, plan_of
+from evaluation.services.scores import scoring_queue
 from truthing.published import PlanStep, TestPlan, published_tests, test_plan
 from vtt_site.errors import ConflictError, NotFoundError
-from vtt_site.jobs import task_send
 from vtt_site.sql import HandQuery, columns, for_update_of, instance
-
-
-def plan_of(session: Session) -> TestPlan:
-    plan = test_plan(test_id=session.test_id)
-    if plan is None:  # a published test is never unpublished; this is a broken database
-        raise ConflictError(EvaluationErrorCode.TEST_NOT_PUBLISHED, "The session's test is not published.")
-    return plan
-
-
-def deadline_of(test_id: int):
-    return TestSchedule.objects.filter(test_id=test_id).values_list("deadline", flat=True).first()
 
 
 def max_systems_per_owner() -> int:
@@ -83,29 +72,6 @@ def _end(session: Session, state: SessionState) -> None:
     session.save(update_fields=["state", "ended_at"])
     session_id = session.pk
     transaction.on_commit(lambda: scoring_queue(session_id))
-
-
-def scoring_queue(session_id: int) -> bool:
-    """Hand the scoring of an ended session to the broker. Never raises: with the broker down the
-    answer that ended the session is stored all the same, and `scores_missing_queue` queues the scoring
-    again later."""
-    from evaluation import tasks
-
-    return task_send(lambda: tasks.score_session.delay(session_id), f"the scoring of session {session_id}")
-
-
-def scores_missing_queue(*, limit: int = 100) -> int:
-    """Queue the scoring of the sessions that ended (finished or expired) more than
-    EVALUATION_SCORE_GRACE_SECONDS ago and have no score: their task was lost (the broker was down when
-    they ended, or a worker died with the message). Scoring is idempotent, so one that was only slow is
-    scored twice to the same figures. The oldest first, at most `limit` a run (a periodic task)."""
-    ended_before = timezone.now() - timedelta(seconds=settings.EVALUATION_SCORE_GRACE_SECONDS)
-    unscored = Session.objects.filter(
-        state__in=[SessionState.FINISHED, SessionState.EXPIRED],
-        score__isnull=True,
-        ended_at__lte=ended_before,
-    ).order_by("ended_at", "pk")
-    return sum(scoring_queue(pk) for pk in unscored.values_list("pk", flat=True)[:limit])
 
 
 def expire_if_due(session: Session) -> bool:
@@ -169,7 +135,7 @@ def answer_submit(
     *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None = None
 ) -> AnswerResult:
     """Store the answer to the current step (or replay the stored one). `caller` limits which sessions
-    may be answered in (evaluation.selectors.answerable; None: any): the check and the row lock are one
+    may be answered in (evaluation.selectors.access.answerable; None: any): the check and the row lock are one
     query. A refusal is raised after the transaction commits, so that closing a session whose deadline
     passed is kept."""
     outcome = _answer_locked(session_id=session_id, stream=stream, step=step, answer=answer, caller=caller)

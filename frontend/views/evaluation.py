@@ -7,14 +7,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import may
-from evaluation import leaderboard as boards
-from evaluation import plots, selectors
+from evaluation.selectors import access as selectors
+from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
-from evaluation.services.scores import KINDS
+from frontend.plots import leaderboard as plots
+from scoring.kinds import KINDS
 from truthing.published import frozen_tests
 from vtt_site.errors import ApplicationError
 
@@ -98,11 +98,11 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
     names = [row["system"]["name"] for row in shown]
     context = {
         "board": board,
-        "by_position_svg": mark_safe(
-            plots.accuracy_by_position([(n, row["by_position"]) for n, row in zip(names, shown, strict=True)])
+        "by_position_svg": plots.accuracy_by_position(
+            [(n, row["by_position"]) for n, row in zip(names, shown, strict=True)]
         ),
-        "by_kind_svg": mark_safe(
-            plots.accuracy_by_kind([(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS)
+        "by_kind_svg": plots.accuracy_by_kind(
+            [(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS
         ),
     }
     return render(request, "frontend/leaderboard.html", context)

@@ -19,17 +19,17 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import is_admin, may
-from frontend import plots
+from frontend.plots import card as plots
 from frontend.views.common import require
+from scoring.stats import proportion
 from truthing import reports, selectors
 from truthing.api.serializers import WorkSerializer
 from truthing.models import Check, Disagreement, Stream, StreamState, TestState
-from truthing.services import checks as check_services
-from truthing.services import tests as test_services
+from truthing.services import audit, lifecycle
+from truthing.services.adjudication import disagreement_decide as decide
 from truthing.services.queue import operator_next
 from vtt_site.errors import ApplicationError, NotFoundError
 from vtt_site.leases import holds_lease
-from vtt_site.stats import proportion
 
 # --- the operator's work ---------------------------------------------------------------------------
 
@@ -147,9 +147,7 @@ def disagreement_decide(request: HttpRequest, disagreement_id: int) -> HttpRespo
     answer = request.POST.get("answer", "")
     stored = Disagreement.objects.filter(pk=disagreement_id).values_list("step__answer", flat=True).first()
     try:
-        decided = check_services.disagreement_decide(
-            disagreement_id=disagreement_id, user=request.user, answer=answer
-        )
+        decided = decide(disagreement_id=disagreement_id, user=request.user, answer=answer)
     except ApplicationError as exc:
         messages.error(request, f"Not decided: {exc.message}")
     else:
@@ -195,23 +193,21 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
         "plots": plots.card_plots(card),
         "automatic": reports.automatic_progress(test),
         "audit": getattr(test, "audit", None),
-        "blockers": test_services.publish_blockers(test) if test.state == TestState.TRUTHING else [],
+        "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
     }
     return render(request, "frontend/test_card.html", context)
 
 
-def _audit(*, test):
-    from truthing.services.audit import test_audit_start
-
-    return test_audit_start(test=test)
-
-
 TRANSITIONS = {
-    "start": (test_services.test_start, "truthing.test.start", "Truthing started"),
-    "audit": (_audit, "truthing.test.audit", "Audit queued: this page shows its report when it is done"),
-    "publish": (test_services.test_publish, "truthing.test.publish", "Published: vision systems may take it"),
-    "archive": (test_services.test_archive, "truthing.test.archive", "Archived"),
+    "start": (lifecycle.test_start, "truthing.test.start", "Truthing started"),
+    "audit": (
+        audit.test_audit_start,
+        "truthing.test.audit",
+        "Audit queued: this page shows its report when it is done",
+    ),
+    "publish": (lifecycle.test_publish, "truthing.test.publish", "Published: vision systems may take it"),
+    "archive": (lifecycle.test_archive, "truthing.test.archive", "Archived"),
 }
 
 

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotations.models import Image, Stage
 from annotations.selectors.annotation import image_annotation
+from annotations.selectors.images import image_picture
 from annotations.selectors.vocabularies import vocabulary_document
 from annotations.services.annotation import holds_image
 from annotations.services.queues import annotation_next, review_next
@@ -111,12 +112,8 @@ def page_data(image: Image, mode: str) -> dict[str, Any]:
     collection = image.collection
     return {
         "mode": mode,
-        "image": {
-            "id": image.pk,
-            "name": image.original_name,
-            "width": image.width,
-            "height": image.height,
-            "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
+        "image": image_picture(image)
+        | {
             "stage": image.stage,
             "split": image.split,
             "lease_expires_at": image.lease_expires_at.isoformat() if image.lease_expires_at else None,

@@ -13,10 +13,10 @@ from annotations.models import CollectionMembership, MemberRole, Split
 from tests.e2e.conftest import login, shot, upload_street
 from truthing import tasks
 from truthing.models import Disagreement, DisagreementState, Stream, StreamState, TestState
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
+from truthing.services.proposals import stream_propose as propose
 from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer
-from truthing.services.streams import stream_propose as propose
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -71,7 +71,7 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
     operator = operators[0]
     members(trained_collection, operator)
     (image,) = pictured_test_images(trained_collection, 1)
-    test = test_services.test_start(test=make_test([image]))
+    test = lifecycle.test_start(test=make_test([image]))
     propose(stream_id=Stream.objects.get(test_image__test=test).pk)  # the first question, at start
 
     page = new_page()
@@ -145,7 +145,7 @@ def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     members(trained_collection, first, checker)
     members(trained_collection, reviewer, role=MemberRole.REVIEWER)
     (image,) = pictured_test_images(trained_collection, 1)
-    test_services.test_start(test=make_test([image]))
+    lifecycle.test_start(test=make_test([image]))
     stream = operator_next(user=first)
     while True:
         stream.refresh_from_db()

@@ -11,8 +11,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from evaluation import tasks
-from evaluation.leaderboard import leaderboard
 from evaluation.models import Answer, Score, Session
+from evaluation.selectors.leaderboard import leaderboard
 from evaluation.services.scores import score_store
 from evaluation.services.sessions import answer_submit, session_enrol, session_void
 from tests.evaluation.conftest import shown_positions
@@ -92,9 +92,9 @@ def test_only_ended_unscored_sessions_past_the_grace_are_queued(published_test, 
     score_store(session_id=scored.pk)
     session_void(session_id=voided.pk, by=owner, reason="cheated")
     session_enrol(system=system, test_id=published_test.pk)  # active: not over, nothing to score
-    from evaluation.services.sessions import scores_missing_queue
+    from evaluation.services.scores import scores_due_queue
 
-    assert scores_missing_queue() == 1
+    assert scores_due_queue() == 1
     assert set(Score.objects.values_list("session_id", flat=True)) == {lost.pk, scored.pk}
 
 
@@ -106,3 +106,29 @@ def test_scoring_twice_stores_the_same_figures(published_test, system):
     second = score_store(session_id=session.pk)
     assert Score.objects.filter(session=session).count() == 1
     assert first.pk == second.pk and first.data == second.data and first.accuracy == second.accuracy
+
+
+def test_scores_of_another_scoring_version_are_recomputed_by_the_beat(
+    published_test, system, beat_task, monkeypatch, django_capture_on_commit_callbacks
+):
+    from evaluation.services import scores
+    from scoring.scores import SCORING_VERSION
+
+    session = session_enrol(system=system, test_id=published_test.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        for n, (stream, step) in enumerate(shown_positions()):
+            answer_submit(session_id=session.pk, stream=stream, step=step, answer=n % 2 == 0)
+    session.refresh_from_db()
+    stored = Score.objects.get(session=session)  # scored when the session ended
+    assert stored.version == SCORING_VERSION
+    assert beat_task.delay().get() == 0  # current: nothing to do
+    # A row left by an older scoring, with figures that scoring no longer gives.
+    Score.objects.filter(pk=stored.pk).update(version=SCORING_VERSION - 1, data={"old": True}, accuracy=0.0)
+    assert beat_task.delay().get() == 1
+    stored.refresh_from_db()
+    assert stored.version == SCORING_VERSION and stored.data == scores.session_score(session=session)
+    # The scoring core changes: every stored score is recomputed, once.
+    monkeypatch.setattr(scores, "SCORING_VERSION", SCORING_VERSION + 1)
+    assert beat_task.delay().get() == 1
+    assert Score.objects.get(pk=stored.pk).version == SCORING_VERSION + 1
+    assert beat_task.delay().get() == 0

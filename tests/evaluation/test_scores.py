@@ -7,9 +7,12 @@ import pytest
 
 from accounts.roles import Role
 from evaluation.models import Score
-from evaluation.services.scores import compare, mcnemar_exact, score_store, session_score
+from evaluation.selectors.scores import session_score
+from evaluation.services.scores import score_store
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
+from scoring.scores import compare
+from scoring.stats import mcnemar_exact
 
 pytestmark = pytest.mark.django_db
 
@@ -64,7 +67,7 @@ def test_the_scores_of_a_hand_built_session_are_the_hand_computed_ones(
 
 
 def test_rel_one_of_one_has_the_wilson_interval_of_one_success():
-    from vtt_site.stats import wilson_interval
+    from scoring.stats import wilson_interval
 
     assert wilson_interval(1, 1)[0] == pytest.approx(0.206549314377, abs=1e-11)
 
@@ -88,7 +91,7 @@ def test_two_systems_are_compared_on_the_questions_both_answered(
         False,
         django_capture_on_commit_callbacks,
     )
-    from evaluation.services.scores import session_answers
+    from evaluation.selectors.scores import session_answers
 
     result = compare(session_answers(yes), session_answers(no))
     assert result == {

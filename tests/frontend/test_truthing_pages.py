@@ -11,7 +11,7 @@ import pytest
 from accounts.roles import Role
 from truthing.models import Disagreement, DisagreementState, Stream, StreamState, TestState
 from truthing.selectors import work_view
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
 from truthing.services.checks import check_answer
 from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer
@@ -38,7 +38,7 @@ def truth(user, stream, answer_of=lambda step: "no"):
 def test_take_next_opens_the_held_stream_with_its_question_and_nobody_else_gets_it(
     client, make_test, unannotated_test_images, operators, users
 ):
-    test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     operator, other = operators[:2]
     client.force_login(operator)
     home = client.get("/truthing/")
@@ -69,7 +69,7 @@ def test_take_next_opens_the_held_stream_with_its_question_and_nobody_else_gets_
 
 def _disagreement(settings, make_test, images, operators):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    test = test_services.test_start(test=make_test(images[:1]))
+    test = lifecycle.test_start(test=make_test(images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
     truth(first, stream, lambda step: "yes" if step.index == 0 else "no")
@@ -86,7 +86,7 @@ def test_a_check_opens_on_the_same_page_without_undo(
     client, settings, make_test, unannotated_test_images, operators
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     stream = operator_next(user=operators[0])
     truth(operators[0], stream)
     client.force_login(operators[1])
@@ -149,7 +149,7 @@ def test_an_admin_is_told_what_keeps_a_test_from_publishing_then_publishes_and_s
     card = published.content.decode()
     for plot in ("lengths", "kinds", "rates", "blind"):
         assert re.search(rf'data-testid="plot-{plot}"><svg class="plot" viewBox', card), plot
-    answered = test_services.Stream.objects.filter(test_image__test=test).count()
+    answered = lifecycle.Stream.objects.filter(test_image__test=test).count()
     assert answered == 3 and re.search(r'data-figure="streams">3 \(3 ended', card)
     assert 'data-testid="archive"' in card and f"/api/v1/truthing/tests/{test.pk}/export/" in card
     assert " style=" not in card and "<script>" not in card

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import Role
-from evaluation.leaderboard import leaderboard
 from evaluation.models import Score, Session, TestSchedule
+from evaluation.selectors.leaderboard import leaderboard
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
 from tests.evaluation.conftest import build_test, shown_positions
@@ -57,4 +57,4 @@ def test_the_workers_beat_scores_a_session_whose_scoring_task_was_lost(start_wor
     score = wait_for(lambda: Score.objects.filter(session=session).first(), 60, "the lost scoring", log)
     assert score.data["accuracy"]["trials"] == len(shown_positions())
     assert [row["system"]["name"] for row in leaderboard(test_id=test.pk)["rows"]] == ["finished unseen"]
-    assert "evaluation.scores_missing_queue" in log.read_text()
+    assert "evaluation.scores_due_queue" in log.read_text()

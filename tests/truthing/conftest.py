@@ -47,11 +47,11 @@ def annotated_test_images(trained_collection):
 
 @pytest.fixture
 def make_test(statistics, users):
-    from truthing.services import tests as test_services
+    from truthing.services import lifecycle
 
     def make(images, **kwargs):
         options = {"settings": SETTINGS, "seed": 7} | kwargs
-        return test_services.test_create(
+        return lifecycle.test_create(
             name=kwargs.pop("name", f"test {len(images)}-{options['seed']}"),
             statistics=statistics,
             image_ids=[i.pk for i in images],

@@ -8,7 +8,7 @@ import pytest
 from accounts.roles import Role
 from truthing import reports
 from truthing.models import TestAudit
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
 from truthing.services.audit import test_audit_start as start_audit
 from vtt_site.errors import ConflictError
 
@@ -22,7 +22,7 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     draft = make_test(annotated_test_images)
     with pytest.raises(ConflictError):
         start_audit(test=draft)
-    test = test_services.test_start(test=draft)  # the oracle truths it (eager job)
+    test = lifecycle.test_start(test=draft)  # the oracle truths it (eager job)
     audit = start_audit(test=test)  # eager: the job ran when the start committed
     audit.refresh_from_db()
     assert audit.status == TestAudit.Status.DONE, audit.message

@@ -13,15 +13,15 @@ from engine.core.cli import main as vtt_engine
 from tests.truthing.conftest import SETTINGS
 from truthing.bridge import statistics_of
 from truthing.models import AutomaticTruthing, Step, Stream, StreamState, TruthingMode
-from truthing.services import tests as test_services
-from truthing.services.automatic import truth_automatically
+from truthing.services import lifecycle
+from truthing.services.automatic import automatic_truthing_run
 
 
 @pytest.mark.django_db(transaction=True)
 def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
     make_test, annotated_test_images, statistics, tmp_path
 ):
-    test = test_services.test_start(test=make_test(annotated_test_images, seed=11))
+    test = lifecycle.test_start(test=make_test(annotated_test_images, seed=11))
     streams = Stream.objects.filter(test_image__test=test).order_by("test_image__position")
     assert {s.test_image.mode for s in streams} == {TruthingMode.AUTOMATIC}
     assert all(s.state == StreamState.ENDED for s in streams)
@@ -69,7 +69,7 @@ def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
 
 @pytest.mark.django_db(transaction=True)
 def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_test_images):
-    test = test_services.test_start(test=make_test(annotated_test_images[:2]))
+    test = lifecycle.test_start(test=make_test(annotated_test_images[:2]))
     before = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
     jobs = AutomaticTruthing.objects.filter(test=test).order_by("part")
     # Two parts (the default) side by side: image positions 0 and 1, one stream each.
@@ -77,16 +77,14 @@ def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_t
         (0, "done", 1.0, 1, 1),
         (1, "done", 1.0, 1, 1),
     ]
-    assert truth_automatically(job_id=jobs[0].pk).status == "done"  # a second delivery: nothing to do
+    assert automatic_truthing_run(job_id=jobs[0].pk).status == "done"  # a second delivery: nothing to do
     after = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
     assert after == before
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_test_mixes_oracle_and_operator_images(make_test, annotated_test_images, unannotated_test_images):
-    test = test_services.test_start(
-        test=make_test([*annotated_test_images[:2], *unannotated_test_images[:2]])
-    )
+    test = lifecycle.test_start(test=make_test([*annotated_test_images[:2], *unannotated_test_images[:2]]))
     modes = dict(
         Stream.objects.filter(test_image__test=test).values_list(
             "test_image__image__original_name", "test_image__mode"

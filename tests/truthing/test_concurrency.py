@@ -16,7 +16,7 @@ from engine.core.story import Story
 from tests.truthing.conftest import operator_of
 from truthing import bridge
 from truthing.models import Step, Stream, StreamState
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
 
 OPERATORS = 16
 
@@ -68,7 +68,7 @@ def test_sixteen_operators_truth_a_test_together(
     from accounts.roles import Role
 
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0}
-    test = test_services.test_start(test=make_test(unannotated_test_images, streams_per_image=7))
+    test = lifecycle.test_start(test=make_test(unannotated_test_images, streams_per_image=7))
     operators = [
         operator_of(trained_collection, make_user(Role.OPERATOR, username=f"operator-{i}"))
         for i in range(OPERATORS)

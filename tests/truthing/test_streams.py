@@ -9,9 +9,10 @@ import pytest
 
 from truthing import bridge
 from truthing.models import Stream, StreamState, TestState, TruthingMode
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
+from truthing.services.proposals import stream_propose
 from truthing.services.queue import operator_next
-from truthing.services.streams import step_answer, step_undo, stream_propose
+from truthing.services.streams import step_answer, step_undo
 from vtt_site.errors import ApplicationError, ConflictError
 
 
@@ -36,7 +37,7 @@ def truth_with(user, stream, answer_of=lambda step: "no", undo_at=None):
 
 @pytest.mark.django_db(transaction=True)
 def test_starting_proposes_the_first_question_of_every_operator_stream(make_test, unannotated_test_images):
-    test = test_services.test_start(test=make_test(unannotated_test_images, streams_per_image=2))
+    test = lifecycle.test_start(test=make_test(unannotated_test_images, streams_per_image=2))
     streams = Stream.objects.filter(test_image__test=test)
     assert test.state == TestState.TRUTHING and streams.count() == 6
     assert {s.test_image.mode for s in streams} == {TruthingMode.OPERATOR}
@@ -50,7 +51,7 @@ def test_starting_proposes_the_first_question_of_every_operator_stream(make_test
 def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducible(
     make_test, unannotated_test_images, operators
 ):
-    test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     operator = operators[0]
     stream = operator_next(user=operator)
     assert isinstance(stream, Stream) and stream.lease_holder_id == operator.pk
@@ -77,7 +78,7 @@ def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducib
 def test_answers_are_refused_out_of_turn_out_of_lease_and_in_published_tests(
     make_test, unannotated_test_images, operators
 ):
-    test_services.test_start(test=make_test(unannotated_test_images[:2]))
+    lifecycle.test_start(test=make_test(unannotated_test_images[:2]))
     first, second = operators[:2]
     mine, theirs = operator_next(user=first), operator_next(user=second)
     assert mine.pk != theirs.pk
@@ -96,7 +97,7 @@ def test_answers_are_refused_out_of_turn_out_of_lease_and_in_published_tests(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_second_proposal_adds_nothing(make_test, unannotated_test_images):
-    test = test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     stream = Stream.objects.get(test_image__test=test)
     before = list(stream.steps.values_list("pk", "index"))
     stream_propose(stream_id=stream.pk)
@@ -106,13 +107,13 @@ def test_a_second_proposal_adds_nothing(make_test, unannotated_test_images):
 
 @pytest.mark.django_db(transaction=True)
 def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images, operators):
-    test = test_services.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     with pytest.raises(ConflictError) as error:
-        test_services.test_publish(test=test)
+        lifecycle.test_publish(test=test)
     assert error.value.code == "test_unfinished" and "1 stream(s) have not ended" in error.value.message
     stream = operator_next(user=operators[0])
     truth_with(operators[0], stream)
-    test = test_services.test_publish(test=test)
+    test = lifecycle.test_publish(test=test)
     assert test.state == TestState.PUBLISHED
     with pytest.raises(ConflictError) as error:
         step_undo(stream_id=stream.pk, user=operators[0])

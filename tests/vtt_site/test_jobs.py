@@ -140,14 +140,21 @@ def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(
         assert ImportJob.objects.get(pk=job.pk).heartbeat_at > first
 
 
-def test_task_send_says_whether_the_task_reached_the_broker_and_never_raises(caplog):
-    sent = []
-    assert jobs.task_send(lambda: sent.append(1), "the thing 7") is True
-    assert sent == [1]
+def test_task_queue_queues_by_name_says_whether_the_task_reached_the_broker_and_never_raises(monkeypatch):
+    from vtt_site.celery import app
 
-    def refused() -> None:
+    app.loader.import_default_modules()  # (Celery's Django fixup sets logging up again: caplog loses it)
+    warnings = []
+    monkeypatch.setattr(jobs.logger, "warning", lambda message, *args: warnings.append(message % args))
+    task = app.tasks["vtt_site.jobs_sweep"]
+    sent = []
+    monkeypatch.setattr(task, "delay", lambda *args: sent.append(args))
+    assert jobs.task_queue("vtt_site.jobs_sweep", 7, what="the thing 7") is True
+    assert sent == [(7,)]
+
+    def refused(*args) -> None:
         raise OperationalError("connection refused")
 
-    with caplog.at_level("WARNING", logger="vtt_site.jobs"):
-        assert jobs.task_send(refused, "the thing 8") is False
-    assert "Could not queue the thing 8" in caplog.text
+    monkeypatch.setattr(task, "delay", refused)
+    assert jobs.task_queue("vtt_site.jobs_sweep", 8, what="the thing 8") is False
+    assert warnings == ["Could not queue the thing 8 (connection refused); it will be queued again later."]

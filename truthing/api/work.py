@@ -90,9 +90,7 @@ class StreamLeaveApi(APIView):
 
     @extend_schema(request=None, responses={204: None}, summary="Give the stream back to the queue")
     def post(self, request, stream_id: int):
-        stream_services.stream_leave(
-            stream_id=stream_id, user=request.user, may_release_any=is_admin(request.user)
-        )
+        stream_services.stream_leave(stream_id=stream_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -121,7 +119,5 @@ class CheckLeaveApi(APIView):
 
     @extend_schema(request=None, responses={204: None}, summary="Give the check back to the queue")
     def post(self, request, check_id: int):
-        check_services.check_leave(
-            check_id=check_id, user=request.user, may_release_any=is_admin(request.user)
-        )
+        check_services.check_leave(check_id=check_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

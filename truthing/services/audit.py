@@ -20,6 +20,7 @@ from engine.core.questions import Answer, Label, question_from_json
 from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
+from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
@@ -27,7 +28,7 @@ from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_
 @transaction.atomic
 def test_audit_start(*, test: Test, user=None) -> TestAudit:
     """Queue the audit of a test whose streams have ended (again, if it was audited before)."""
-    test = Test.objects.select_for_update().get(pk=test.pk)
+    test = lock_test(test.pk)
     if (
         test.state == TestState.DRAFT
         or test.test_images.filter(streams__state__in=[StreamState.PROPOSING, StreamState.PENDING]).exists()

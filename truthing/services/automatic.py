@@ -18,8 +18,8 @@ from engine.core.drivers import StreamStep, run_automatic
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from truthing import bridge
 from truthing.models import AutomaticTruthing, Step, Stream, StreamState, Test, TruthingMode
-from truthing.services.checks import checks_create_for
-from truthing.services.streams import lock_stream
+from truthing.services.checks import check_create_for
+from truthing.services.rules import lock_stream
 from vtt_site.jobs import job_enqueue, job_finish, job_progress, job_run
 
 WRITE_BATCH = 50  # streams per transaction: few enough that a takeover redoes little
@@ -43,7 +43,7 @@ def automatic_truthing_start(*, test: Test) -> list[AutomaticTruthing]:
     return jobs
 
 
-def truth_automatically(*, job_id: int) -> AutomaticTruthing:
+def automatic_truthing_run(*, job_id: int) -> AutomaticTruthing:
     job_run(AutomaticTruthing, job_id, _run)
     return AutomaticTruthing.objects.get(pk=job_id)
 
@@ -117,4 +117,4 @@ def _write_streams(steps_by_stream: dict[int, list[StreamStep]], stats: CoreStat
     Step.objects.bulk_create(rows, batch_size=2000)
     Stream.objects.bulk_update(ended, ["state", "ended_at", "proposing_since"])
     for stream in ended:
-        checks_create_for(stream)
+        check_create_for(stream)

@@ -20,7 +20,7 @@ from django.db.models import Exists, OuterRef
 from accounts.roles import is_admin
 from annotations.models import CollectionMembership, MemberRole
 from truthing.models import Check, Step, Stream, StreamState, TestState
-from truthing.services.streams import lease_minutes, operator_streams
+from truthing.services.rules import lease_minutes, operator_streams
 from vtt_site.leases import lease_release_all, lease_renew_held, lease_take
 
 STREAM_RELATED = ("test_image__test", "test_image__image")

@@ -1,5 +1,5 @@
-"""Tests (admins create, start, publish, archive and export them; operators and reviewers read them),
-adjudication (reviewers) and operators' statistics (admins)."""
+"""Tests: admins create, start, publish, archive, audit and export them; operators and reviewers read
+them (the test and its card)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from rest_framework.views import APIView
 from engine.core.proposer import EngineSettings
 from engine.selectors import statistics_get
 from truthing import reports, selectors
-from truthing.services import checks as check_services
-from truthing.services import tests as test_services
+from truthing.services import audit, lifecycle
 from vtt_site.api.pagination import page_response, paginated
 
 
@@ -67,7 +66,7 @@ def _card(test) -> dict:
     return {
         "test": test,
         "card": reports.test_card(test=test),
-        "publish_blockers": test_services.publish_blockers(test) if test.state == "truthing" else [],
+        "publish_blockers": lifecycle.publish_blockers(test) if test.state == "truthing" else [],
     }
 
 
@@ -96,7 +95,7 @@ class TestListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        test = test_services.test_create(
+        test = lifecycle.test_create(
             name=values["name"],
             description=values.get("description", ""),
             statistics=statistics_get(statistics_id=values["statistics"]),
@@ -131,23 +130,17 @@ def _transition(service, operation: str, summary: str):
     return TransitionApi
 
 
-TestStartApi = _transition(test_services.test_start, "truthing.test.start", "Start truthing a draft test")
+TestStartApi = _transition(lifecycle.test_start, "truthing.test.start", "Start truthing a draft test")
 TestPublishApi = _transition(
-    test_services.test_publish,
+    lifecycle.test_publish,
     "truthing.test.publish",
     "Publish a test whose streams have all ended (freezes it)",
 )
-TestArchiveApi = _transition(test_services.test_archive, "truthing.test.archive", "Archive a published test")
-
-
-def _audit(*, test):
-    from truthing.services.audit import test_audit_start
-
-    return test_audit_start(test=test)
+TestArchiveApi = _transition(lifecycle.test_archive, "truthing.test.archive", "Archive a published test")
 
 
 TestAuditApi = _transition(
-    _audit,
+    audit.test_audit_start,
     "truthing.test.audit",
     "Audit a test whose streams have ended: a blind guesser trained on the training images' streams, "
     "scored on the test's (in the background; the card shows the report)",
@@ -165,65 +158,3 @@ class TestExportApi(APIView):
         response = JsonResponse(selectors.test_export(test=test))
         response["Content-Disposition"] = f'attachment; filename="test-{test.pk}.json"'
         return response
-
-
-class DisagreementSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    test = serializers.CharField(source="step.stream.test_image.test.name")
-    image = serializers.CharField(source="step.stream.test_image.image.original_name")
-    step = serializers.IntegerField(source="step.index")
-    text = serializers.CharField(source="step.text")
-    question = serializers.JSONField(source="step.question")
-    stored_answer = serializers.CharField(source="step.answer")
-    checker_answer = serializers.CharField(source="check_answer.answer")
-
-
-class DisagreementListApi(APIView):
-    operation = "truthing.disagreement.list"
-
-    @extend_schema(
-        responses=paginated(DisagreementSerializer), summary="Disagreements waiting for a decision"
-    )
-    def get(self, request):
-        return page_response(request, self, selectors.disagreement_list(), DisagreementSerializer)
-
-
-class DisagreementDecideApi(APIView):
-    operation = "truthing.disagreement.decide"
-
-    class InputSerializer(serializers.Serializer):
-        answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"])
-
-    @extend_schema(
-        request=InputSerializer,
-        responses={204: None},
-        summary="Decide a disagreement",
-        description="An answer other than the stored one cuts the stream after that step; the stream is "
-        "proposed again from there and goes back to the operator queue.",
-    )
-    def post(self, request, disagreement_id: int):
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        check_services.disagreement_decide(
-            disagreement_id=disagreement_id, user=request.user, answer=data.validated_data["answer"]
-        )
-        return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class OperatorStatisticsSerializer(serializers.Serializer):
-    operator = serializers.CharField()
-    answers = serializers.IntegerField()
-    median_seconds = serializers.FloatField(allow_null=True)
-    agreement_with_checkers = serializers.JSONField()
-    gold_accuracy = serializers.JSONField()
-
-
-class OperatorStatisticsApi(APIView):
-    operation = "truthing.operators.statistics"
-
-    @extend_schema(
-        responses=OperatorStatisticsSerializer(many=True),
-        summary="Per operator: answers, speed, agreement, gold accuracy",
-    )
-    def get(self, request):
-        return Response(OperatorStatisticsSerializer(reports.operator_statistics(), many=True).data)

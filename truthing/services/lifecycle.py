@@ -1,6 +1,7 @@
-"""Writes of tests: create, start truthing, publish, archive (draft -> truthing -> published -> archived).
+"""A test's life: create, start truthing, publish, archive (draft -> truthing -> published -> archived).
 
-A published test is frozen: every service that changes streams or answers refuses it (`require_open`).
+A published test is frozen: every service that changes streams or answers refuses it
+(truthing.services.rules.require_open). The top of truthing's services: nothing below imports it.
 """
 
 from __future__ import annotations
@@ -28,30 +29,12 @@ from truthing.models import (
     TestState,
     TruthingMode,
 )
+from truthing.services.automatic import automatic_truthing_start
+from truthing.services.proposals import proposal_queue
+from truthing.services.rules import lock_test, require_state
 from vtt_site.errors import ApplicationError, ConflictError
 
 MAX_STREAMS_PER_IMAGE = 20
-
-
-def lock_test(test: Test) -> Test:
-    return Test.objects.select_for_update().get(pk=test.pk)
-
-
-def require_open(test: Test) -> None:
-    """Streams and answers of a published (or archived) test never change."""
-    if test.frozen:
-        raise ConflictError(
-            TruthingErrorCode.TEST_FROZEN,
-            f"{test.name} is {test.state}: its streams and answers can no longer change.",
-        )
-
-
-def _require_state(test: Test, state: TestState, doing: str) -> None:
-    if test.state != state:
-        raise ConflictError(
-            TruthingErrorCode.WRONG_TEST_STATE,
-            f"{test.name} is {test.state}; only a test in {state} can be {doing}.",
-        )
 
 
 @transaction.atomic
@@ -168,8 +151,8 @@ def test_start(*, test: Test) -> Test:
     """Start truthing: one stream per (image, stream number); images with a reviewed annotation are
     truthed by the oracle in the background, the others wait for operators (their first question is
     proposed at once)."""
-    test = lock_test(test)
-    _require_state(test, TestState.DRAFT, "started")
+    test = lock_test(test.pk)
+    require_state(test, TestState.DRAFT, "started")
     test_images = list(test.test_images.select_related("image"))
     for test_image in test_images:
         annotated = test_image.image.stage == Stage.ACCEPTED and test_image.image.annotated_at is not None
@@ -183,18 +166,10 @@ def test_start(*, test: Test) -> Test:
     operator_streams = [
         s.pk for s, ti in _with_images(streams, test_images) if ti.mode == TruthingMode.OPERATOR
     ]
-    transaction.on_commit(lambda: [queue_proposal(pk) for pk in operator_streams])
+    transaction.on_commit(lambda: [proposal_queue(pk) for pk in operator_streams])
     if any(ti.mode == TruthingMode.AUTOMATIC for ti in test_images):
-        from truthing.services.automatic import automatic_truthing_start
-
         automatic_truthing_start(test=test)
     return test
-
-
-def queue_proposal(stream_id: int) -> bool:
-    from truthing.services.streams import queue_proposal as queue
-
-    return queue(stream_id)
 
 
 def _with_images(streams: list[Stream], test_images: list[TestImage]):
@@ -223,8 +198,8 @@ def publish_blockers(test: Test) -> list[str]:
 @transaction.atomic
 def test_publish(*, test: Test) -> Test:
     """Freeze the test: from now on systems may take it, and nothing about it changes."""
-    test = lock_test(test)
-    _require_state(test, TestState.TRUTHING, "published")
+    test = lock_test(test.pk)
+    require_state(test, TestState.TRUTHING, "published")
     blockers = publish_blockers(test)
     if blockers:
         raise ConflictError(
@@ -239,8 +214,8 @@ def test_publish(*, test: Test) -> Test:
 
 @transaction.atomic
 def test_archive(*, test: Test) -> Test:
-    test = lock_test(test)
-    _require_state(test, TestState.PUBLISHED, "archived")
+    test = lock_test(test.pk)
+    require_state(test, TestState.PUBLISHED, "archived")
     test.state, test.archived_at = TestState.ARCHIVED, timezone.now()
     test.save(update_fields=["state", "archived_at"])
     return test

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluation import selectors
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
-from evaluation.services.scores import KINDS, answers_by_session, compare, stream_scores
+from evaluation.selectors import access
+from evaluation.selectors.scores import answers_by_session
+from scoring.kinds import KINDS
+from scoring.scores import compare, stream_scores
 from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
@@ -33,7 +35,7 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
         return None
     scores = list(
         Score.objects.filter(
-            session__system__in=selectors.systems_listed(user=user, auth=auth),
+            session__system__in=access.systems_listed(user=user, auth=auth),
             session__test_id=test.pk,
             session__state__in=SCORED_STATES,
         ).select_related("session__system__owner")
@@ -71,12 +73,12 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
     """What the caller reads of a system's results, the caller being allowed to see the system
-    (selectors.access_listed_system): its scored sessions on frozen tests (never an active or a voided
-    one) with their scores, and stream by stream unless selectors.streams_withheld says why not. When the
+    (access.access_listed_system): its scored sessions on frozen tests (never an active or a voided
+    one) with their scores, and stream by stream unless access.streams_withheld says why not. When the
     system is not the caller's, its sessions on a test the caller is taking are left out, as the
     leaderboard of that test is refused to the caller."""
-    own = selectors.acts_for(system, user=user, auth=auth)
-    taking = set() if own else selectors.tests_taking(user=user, auth=auth)
+    own = access.acts_for(system, user=user, auth=auth)
+    taking = set() if own else access.tests_taking(user=user, auth=auth)
     sessions = list(
         Session.objects.filter(system=system, state__in=SCORED_STATES, score__isnull=False)
         .exclude(test_id__in=taking)
@@ -86,7 +88,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
     tests = {test.pk: test for test in frozen_tests().filter(pk__in=[s.test_id for s in sessions])}
     sessions = [session for session in sessions if session.test_id in tests]
     withheld = {
-        session.pk: selectors.streams_withheld(test=tests[session.test_id], own=own, user=user, auth=auth)
+        session.pk: access.streams_withheld(test=tests[session.test_id], own=own, user=user, auth=auth)
         for session in sessions
     }
     answers = answers_by_session([pk for pk, why in withheld.items() if not why])

@@ -1,10 +1,8 @@
-"""Small server-side SVG plots for the test card (docs/decisions/0020-card-plots-hand-written-svg.md).
+"""The test card's plots (docs/decisions/0020-card-plots-hand-written-svg.md).
 
 Three shapes cover the card: horizontal bars of counts (question kinds), a histogram (stream lengths)
 and proportions with their 95% interval against a reference line (yes rate, rejected share, blind
-accuracy, where 0.5 is the point of the test). Each plot is one <svg> whose viewBox scales with the page,
-coloured by CSS classes (no style attributes: the Content-Security-Policy), with a <title> and an
-aria-label that say what it shows; the same figures are printed next to it for who would rather read.
+accuracy, where 0.5 is the point of the test).
 """
 
 from __future__ import annotations
@@ -13,32 +11,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-WIDTH = 480
-ROW = 26
-LEFT = 150  # room for the row labels
-RIGHT = 70  # room for the value written after each bar
-TOP = 8
-
-
-def _html(template: str, *args: Any) -> SafeString:
-    """format_html with numbers rounded first (format_html escapes its arguments into strings, so a
-    format spec cannot apply); coordinates to a tenth of a unit are plenty for the eye."""
-    rounded = [f"{a:.1f}" if isinstance(a, float) else a for a in args]
-    return format_html(template.replace("{:.1f}", "{}"), *rounded)
-
-
-def _svg(height: int, label: str, body: SafeString) -> SafeString:
-    return _html(
-        '<svg class="plot" viewBox="0 0 {} {}" role="img" aria-label="{}"><title>{}</title>{}</svg>',
-        WIDTH,
-        height,
-        label,
-        label,
-        body,
-    )
+from frontend.plots.svg import LEFT, RIGHT, ROW, TOP, WIDTH, joined, svg, svg_html
+from scoring.kinds import KINDS
+from scoring.stats import proportion
 
 
 def count_bars(rows: Sequence[tuple[str, int]], *, label: str) -> SafeString:
@@ -50,7 +27,7 @@ def count_bars(rows: Sequence[tuple[str, int]], *, label: str) -> SafeString:
         y = TOP + i * ROW
         length = span * count / top
         parts.append(
-            _html(
+            svg_html(
                 '<text class="plot-label" x="{}" y="{}" text-anchor="end">{}</text>'
                 '<rect class="plot-bar" x="{}" y="{}" width="{:.1f}" height="{}"></rect>'
                 '<text class="plot-value" x="{:.1f}" y="{}">{}</text>',
@@ -66,14 +43,14 @@ def count_bars(rows: Sequence[tuple[str, int]], *, label: str) -> SafeString:
                 count,
             )
         )
-    return _svg(TOP * 2 + ROW * len(rows), label, SafeString("".join(parts)))
+    return svg(TOP * 2 + ROW * len(rows), label, joined(parts))
 
 
 def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> SafeString:
     """How many values fall on each integer (in at most 20 equal bins), as vertical bars."""
     height, bottom, left = 196, 38, 36
     if not values:
-        return _svg(60, label, _html('<text class="plot-label" x="10" y="34">no {} yet</text>', unit))
+        return svg(60, label, svg_html('<text class="plot-label" x="10" y="34">no {} yet</text>', unit))
     low, high = min(values), max(values)
     width = max(1, -(-(high - low + 1) // 20))  # ceil: at most 20 bins
     bins = Counter((v - low) // width for v in values)
@@ -82,14 +59,14 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
     span_x, span_y = WIDTH - left - 10, height - bottom - TOP
     bar = min(span_x / count, 48.0)  # one or two bins stay bars, not walls
     parts = [
-        _html(
+        svg_html(
             '<line class="plot-axis" x1="{}" y1="{}" x2="{}" y2="{}"></line>',
             left,
             height - bottom,
             left + max(bar * count, 120.0),
             height - bottom,
         ),
-        _html(
+        svg_html(
             '<text class="plot-label" x="{}" y="{}" text-anchor="end">{}</text>',
             left - 4,
             TOP + 10,
@@ -103,7 +80,7 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
         start = low + b * width
         name = str(start) if width == 1 else f"{start}\u2013{start + width - 1}"
         parts.append(
-            _html(
+            svg_html(
                 '<rect class="plot-bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{}: {}</title></rect>',
                 x + 1,
                 height - bottom - h,
@@ -115,7 +92,7 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
         )
         if count <= 12 or b % max(1, count // 6) == 0 or b == count - 1:
             parts.append(
-                _html(
+                svg_html(
                     '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
                     x + bar / 2,
                     height - bottom + 16,
@@ -123,14 +100,14 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
                 )
             )
     parts.append(
-        _html(
+        svg_html(
             '<text class="plot-label" x="{}" y="{}" text-anchor="middle">{}</text>',
             left + bar * count / 2,
             height - 4,
             unit,
         )
     )
-    return _svg(height, label, SafeString("".join(parts)))
+    return svg(height, label, joined(parts))
 
 
 def proportion_dots(
@@ -140,7 +117,7 @@ def proportion_dots(
     span = WIDTH - LEFT - RIGHT
     height = TOP + ROW * len(rows) + 22
     parts = [
-        _html(
+        svg_html(
             '<line class="plot-axis" x1="{}" y1="{}" x2="{}" y2="{}"></line>',
             LEFT,
             height - 20,
@@ -150,7 +127,7 @@ def proportion_dots(
     ]
     for tick in (0, 0.25, 0.5, 0.75, 1):
         parts.append(
-            _html(
+            svg_html(
                 '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
                 LEFT + span * tick,
                 height - 5,
@@ -159,7 +136,7 @@ def proportion_dots(
         )
     if reference is not None:
         parts.append(
-            _html(
+            svg_html(
                 '<line class="plot-reference" x1="{:.1f}" y1="{}" x2="{:.1f}" y2="{}"></line>',
                 LEFT + span * reference,
                 TOP,
@@ -170,7 +147,7 @@ def proportion_dots(
     for i, (name, p) in enumerate(rows):
         y = TOP + i * ROW + ROW / 2
         parts.append(
-            _html(
+            svg_html(
                 '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
                 LEFT - 8,
                 y + 5,
@@ -178,11 +155,13 @@ def proportion_dots(
             )
         )
         if p.get("value") is None:
-            parts.append(_html('<text class="plot-value" x="{}" y="{:.1f}">no data</text>', LEFT + 4, y + 5))
+            parts.append(
+                svg_html('<text class="plot-value" x="{}" y="{:.1f}">no data</text>', LEFT + 4, y + 5)
+            )
             continue
         if p.get("low") is not None:
             parts.append(
-                _html(
+                svg_html(
                     '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
                     LEFT + span * p["low"],
                     y,
@@ -191,7 +170,7 @@ def proportion_dots(
                 )
             )
         parts.append(
-            _html(
+            svg_html(
                 '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>'
                 '<text class="plot-value" x="{}" y="{:.1f}">{}</text>',
                 LEFT + span * p["value"],
@@ -201,14 +180,11 @@ def proportion_dots(
                 f"{p['value']:.0%}",
             )
         )
-    return _svg(height, label, SafeString("".join(parts)))
+    return svg(height, label, joined(parts))
 
 
 def card_plots(card: dict[str, Any]) -> dict[str, SafeString]:
     """The card's plots, by figure."""
-    from truthing.reports import KINDS
-    from vtt_site.stats import proportion
-
     blind = [("all questions", card["blind_accuracy"])]
     blind += [(kind, p) for kind, p in card["blind_accuracy_by_kind"].items()]
     asked = card["answered"] + card["rejected"]

@@ -1,6 +1,6 @@
 import pytest
 
-from vtt_site.stats import proportion, wilson_interval
+from scoring.stats import proportion, wilson_interval
 
 
 def test_wilson_interval_matches_hand_computed_values():

@@ -1,0 +1,91 @@
+"""The rules every truthing write obeys, and the row locks it takes first.
+
+Every service that changes a stream, a check or a test locks its row here (by id: the caller may hold a
+stale copy) and checks these rules under the lock, so that two writes of one stream never interleave and
+a published test never changes. The bottom of truthing's services: it imports none of them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from truthing.errors import TruthingErrorCode
+from truthing.models import Check, StepAnswer, Stream, StreamState, Test, TestState, TruthingMode
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+
+ANSWERS = tuple(StepAnswer.values)
+
+
+def lock_stream(stream_id: int) -> Stream:
+    stream = (
+        Stream.objects.select_for_update(of=("self",))
+        .select_related("test_image__test__statistics", "test_image__image")
+        .filter(pk=stream_id)
+        .first()
+    )
+    if stream is None:
+        raise NotFoundError(TruthingErrorCode.STREAM_NOT_FOUND, f"There is no stream {stream_id}.")
+    return stream
+
+
+def lock_check(check_id: int) -> Check:
+    check = (
+        Check.objects.select_for_update(of=("self",))
+        .select_related("stream__test_image__test", "stream__test_image__image")
+        .filter(pk=check_id)
+        .first()
+    )
+    if check is None:
+        raise NotFoundError(TruthingErrorCode.CHECK_NOT_FOUND, f"There is no check {check_id}.")
+    return check
+
+
+def lock_test(test_id: int) -> Test:
+    test = Test.objects.select_for_update().filter(pk=test_id).first()
+    if test is None:
+        raise NotFoundError(TruthingErrorCode.TEST_NOT_FOUND, f"There is no test {test_id}.")
+    return test
+
+
+def require_open(test: Test) -> None:
+    """Streams and answers of a published (or archived) test never change."""
+    if test.frozen:
+        raise ConflictError(
+            TruthingErrorCode.TEST_FROZEN,
+            f"{test.name} is {test.state}: its streams and answers can no longer change.",
+        )
+
+
+def require_state(test: Test, state: TestState, doing: str) -> None:
+    if test.state != state:
+        raise ConflictError(
+            TruthingErrorCode.WRONG_TEST_STATE,
+            f"{test.name} is {test.state}; only a test in {state} can be {doing}.",
+        )
+
+
+def check_answer_value(answer: str) -> None:
+    if answer not in ANSWERS:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"answer must be one of {', '.join(ANSWERS)}.",
+            fields={"answer": [f"One of {', '.join(ANSWERS)}."]},
+        )
+
+
+def describe(stream: Stream) -> str:
+    """A stream as a person names it: its image (and number, when the image has several)."""
+    name = stream.test_image.image.original_name
+    return name if stream.test_image.test.streams_per_image == 1 else f"{name} (stream {stream.number + 1})"
+
+
+def lease_minutes() -> int:
+    return settings.VTT["TRUTHING_LEASE_MINUTES"]
+
+
+def operator_streams() -> models.QuerySet[Stream]:
+    """Streams operators truth: of tests being truthed, on images without a reviewed annotation."""
+    return Stream.objects.filter(
+        test_image__test__state=TestState.TRUTHING, test_image__mode=TruthingMode.OPERATOR
+    ).exclude(state=StreamState.ENDED)
