@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from annotations.models import SceneFormat, Split, Stage
+from annotations.formats import format_choices
+from annotations.models import Split, Stage
 from annotations.selectors.collections import NEW
 
 
@@ -26,10 +27,10 @@ class UploadForm(forms.Form):
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(
-        help_text="JSON Lines scene graphs (one image per line) or one COCO JSON document."
-    )
-    format = forms.ChoiceField(choices=SceneFormat.choices, initial=SceneFormat.JSONL)
+    """The formats come from the registry (annotations.formats); the page lists what each expects."""
+
+    file = forms.FileField()
+    format = forms.ChoiceField(choices=format_choices)
     split = forms.ChoiceField(
         choices=Split.choices, initial=Split.TRAIN, help_text="Split of the images the import creates."
     )

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from django.db import models
 
+from annotations.formats import format_choices, scene_formats
 from annotations.models.collections import Collection, Split
 from vtt_site.jobs import Job
 
-
-class SceneFormat(models.TextChoices):
-    JSONL = "jsonl", "JSON Lines scene graphs"
-    COCO = "coco", "COCO boxes and categories"
+# The registered formats as choices (`SceneFormat.JSONL`), for code that names one; the registry
+# (`annotations.formats`) is where they are described.
+SceneFormat = models.TextChoices(  # type: ignore[misc]
+    "SceneFormat",
+    [(spec.value.upper().replace("-", "_"), (spec.value, spec.label)) for spec in scene_formats()],
+)
 
 
 def import_path(instance: ImportJob, filename: str) -> str:
@@ -32,7 +35,8 @@ class ImportJob(Job):
     task_name = "annotations.tasks.import_run"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
-    format = models.CharField(max_length=8, choices=SceneFormat.choices)
+    # Choices from the registry, called when needed: a new format changes no migration.
+    format = models.CharField(max_length=16, choices=format_choices)
     file = models.FileField(upload_to=import_path, max_length=300)
     original_name = models.CharField(max_length=255, blank=True)
     # The split of the images the import creates; images already in the collection keep theirs.

@@ -1,6 +1,6 @@
-"""Imports of scene graphs (JSON Lines or COCO) into a collection.
+"""Imports of scene graphs, in any registered format (annotations.formats), into a collection.
 
-Two phases. Validation reads every record and checks it with `engine.core.scene` against the
+Two phases. Validation reads every record (the format's reader turns the file into records) and checks it with `engine.core.scene` against the
 collection's vocabulary and the images already in the collection, collecting every bad record with its
 line number and committing progress (`lines_done`) as it goes. Only when no record is bad does the
 writing phase run, as one transaction of bulk inserts: an import is all or nothing.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
@@ -22,16 +22,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotations.formats import (
-    Numbered,
+    ReadContext,
+    Reading,
     RecordError,
-    coco_parse,
-    coco_place,
-    coco_records,
+    SceneFormat,
+    UnknownFormat,
     has_control_characters,
-    jsonl_records,
     record_size_error,
+    scene_format,
 )
-from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
+from annotations.models import Collection, Image, ImportJob, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
 from engine.core.errors import SceneError
@@ -55,17 +55,16 @@ def import_create(
     start: bool = True,
 ) -> ImportJob:
     """Keep the uploaded file and queue the import (`start=False`: the caller runs `import_run`)."""
+    spec = scene_format(format)  # an unknown format is refused here, before anything is stored
     job = ImportJob(
         collection=collection,
-        format=format,
+        format=spec.value,
         split=split,
         mark_reviewed=mark_reviewed,
         created_by=created_by,
         original_name=os.path.basename(file.name or "")[:255],
     )
-    job.file.save(
-        f"{uuid.uuid4().hex}.{'jsonl' if format == SceneFormat.JSONL else 'json'}", file, save=False
-    )
+    job.file.save(f"{uuid.uuid4().hex}.{spec.extension}", file, save=False)
     job.save()
     if start:
         job_enqueue(job)
@@ -91,9 +90,11 @@ def import_run(*, job_id: int) -> ImportJob:
 def _run(job: ImportJob) -> None:
     job.collection = Collection.objects.select_related("vocabulary").get(pk=job.collection_id)
     index = vocabulary_index(job.collection.vocabulary)
-    total, records = _records(job, index)
-    job_progress(job, lines_total=total)
-    scenes, errors = _validate(job, records, index, total)
+    spec = _format_of(job)
+    with job.file.open("rb") as handle:
+        reading = spec.read(handle, ReadContext(vocabulary=index.core, max_depth=settings.JSON_MAX_DEPTH))
+        job_progress(job, lines_total=reading.total)
+        scenes, errors = _validate(job, spec, reading, index)
     if errors:
         raise JobFailed(_problems(len(errors)), errors=[e.as_dict() for e in errors])
     job_progress(job, status=Status.WRITING)
@@ -111,74 +112,60 @@ def _failed(message: str) -> JobFailed:
 # --- Reading -----------------------------------------------------------------------------------------------
 
 
-def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numbered | RecordError]]:
-    """The number of records (bad ones included) and the records, numbered as the errors name them."""
-    if job.format == SceneFormat.COCO:
-        with job.file.open("rb") as handle:
-            document, unreadable = coco_parse(handle.read(), settings.JSON_MAX_DEPTH)
-        if unreadable is not None:
-            return 0, [unreadable]
-        records, errors = coco_records(document, index.core.type_index)
-        images = document.get("images") if isinstance(document, dict) else None
-        return len(images) if isinstance(images, list) else 0, [*errors, *records]
-    with job.file.open("rb") as handle:
-        total = sum(1 for line in handle if line.strip())
-    return total, _jsonl_lines(job)
-
-
-def _jsonl_lines(job: ImportJob) -> Iterator[Numbered | RecordError]:
-    with job.file.open("rb") as handle:
-        yield from jsonl_records(handle, settings.JSON_MAX_DEPTH)
+def _format_of(job: ImportJob) -> SceneFormat:
+    """The job's format; one this server no longer knows (a job queued before a format was removed)
+    fails the job with the message that names the known ones."""
+    try:
+        return scene_format(job.format)
+    except UnknownFormat as exc:
+        raise _failed(f"{exc.message} Nothing was imported.") from None
 
 
 # --- Validating --------------------------------------------------------------------------------------------
 
 
 def _validate(
-    job: ImportJob, records: Iterable[Numbered | RecordError], index: VocabularyIndex, total: int
+    job: ImportJob, spec: SceneFormat, reading: Reading, index: VocabularyIndex
 ) -> tuple[list[Scene], list[RecordError]]:
-    coco = job.format == SceneFormat.COCO
-    place: Callable[[int], str] = coco_place if coco else (lambda number: f"line {number}")
     sizes = {
         name: (w, h) for name, w, h in job.collection.images.values_list("original_name", "width", "height")
     }
     limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}  # image name -> the place of its record
     scenes: list[Scene] = []
     errors: list[RecordError] = []
     done = 0
-    for item in records:
+    for item in reading.items:
         if isinstance(item, RecordError):
             errors.append(item)
             if item.line is None:
-                continue  # the file, a category or an annotation of COCO: not a record
+                continue  # the file, or an entry that is not a record (a COCO category or annotation)
         else:
-            number, record = item
             try:
-                too_large = record_size_error(record, *limits)
+                too_large = record_size_error(item.data, *limits)
                 if too_large is not None:
-                    raise SceneError(too_large[1], where=f"{place(number)}.{too_large[0]}")
-                scene = parse_scene(record, index.core, where=place(number))
-                _check_against_collection(scene, sizes, seen, place)
+                    raise SceneError(too_large[1], where=f"{item.place}.{too_large[0]}")
+                scene = parse_scene(item.data, index.core, where=item.place)
+                _check_against_collection(scene, sizes, seen)
             except SceneError as exc:
-                message = _without_place(exc, place(number))
+                message = _without_place(exc, item.place)
                 errors.append(
-                    RecordError(None, f"{place(number)}: {message}") if coco else RecordError(number, message)
+                    RecordError(item.number, message)
+                    if spec.line_numbers
+                    else RecordError(None, f"{item.place}: {message}")
                 )
             else:
-                seen[scene.image] = number
+                seen[scene.image] = item.place
                 scenes.append(scene)
         done += 1
         if done % PROGRESS_EVERY == 0:
             job_progress(job, lines_done=done, progress=done / max(job.lines_total, 1))
     # Every record has been checked, those that could not be read at all included.
-    job_progress(job, lines_done=total, progress=1.0 if total else 0.0)
+    job_progress(job, lines_done=reading.total, progress=1.0 if reading.total else 0.0)
     return scenes, sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
 
 
-def _check_against_collection(
-    scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int], place: Callable[[int], str]
-) -> None:
+def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, str]) -> None:
     if has_control_characters(scene.image):
         raise SceneError(
             "image names may not contain control characters (a NUL, a line break)", where="image"
@@ -186,7 +173,7 @@ def _check_against_collection(
     if len(scene.image) > NAME_MAX_LENGTH:
         raise SceneError(f"image names have at most {NAME_MAX_LENGTH} characters", where="image")
     if scene.image in seen:
-        raise SceneError(f"image {scene.image!r} is already at {place(seen[scene.image])}", where="image")
+        raise SceneError(f"image {scene.image!r} is already at {seen[scene.image]}", where="image")
     size = sizes.get(scene.image)
     if size is not None and size != (scene.width, scene.height):
         raise SceneError(
@@ -205,7 +192,7 @@ def _without_place(exc: SceneError, place: str) -> str:
 # --- Writing -------------------------------------------------------------------------------------------------
 
 
-def _write(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> None:
+def _write(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex) -> None:
     """One transaction: the images, their annotations and the job marked done, or nothing."""
     try:
         with transaction.atomic():

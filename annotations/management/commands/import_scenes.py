@@ -3,7 +3,8 @@ from pathlib import Path
 from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.models import ImportJob, SceneFormat, Split
+from annotations.formats import format_values, scene_formats
+from annotations.models import ImportJob, Split
 from annotations.selectors.collections import collection_find
 from annotations.services.imports import import_create, import_run
 from vtt_site.errors import ApplicationError
@@ -11,14 +12,16 @@ from vtt_site.errors import ApplicationError
 
 class Command(BaseCommand):
     help = (
-        "Import scene graphs (JSON Lines of docs/method.md section 9, or COCO) into a collection, now. "
-        "All or nothing: on any bad record every one is printed and nothing is imported."
+        "Import scene graphs ("
+        + " or ".join(spec.name for spec in scene_formats())
+        + ") into a collection, now. All or nothing: on any bad record every one is printed and nothing "
+        "is imported."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--collection", required=True, help="Id or name of the collection.")
-        parser.add_argument("--format", required=True, choices=SceneFormat.values)
+        parser.add_argument("--format", required=True, choices=format_values())
         parser.add_argument("--split", choices=Split.values, default=Split.TRAIN, help="Split of new images.")
         parser.add_argument(
             "--mark-reviewed",
