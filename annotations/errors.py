@@ -43,3 +43,4 @@ class AnnotationErrorCode(StrEnum):
     IMPORT_INVALID = "import_invalid"
     IMPORT_CONFLICT = "import_conflict"
     UNKNOWN_FORMAT = "unknown_format"
+    MAPPING_INVALID = "mapping_invalid"

@@ -42,6 +42,10 @@ class ImportJobSerializer(serializers.Serializer):
     original_name = serializers.CharField()
     split = serializers.CharField()
     mark_reviewed = serializers.BooleanField()
+    complete = serializers.BooleanField(
+        help_text="The source is complete: its images go to review (or accepted); otherwise to the "
+        "annotation queue, as drafts to complete."
+    )
     status = serializers.CharField(help_text="queued, validating, writing, done or failed.")
     progress = serializers.FloatField(help_text="From 0 to 1: the records validated, then 1 when done.")
     message = serializers.CharField(
@@ -56,6 +60,11 @@ class ImportJobSerializer(serializers.Serializer):
     )
     images_created = serializers.IntegerField()
     images_updated = serializers.IntegerField()
+    report = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="For a format with an open vocabulary, what the mapping did: one {section, total, top: "
+        "[[name, count], ...], others} per section (mapped, added, merged, dropped, unknown).",
+    )
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -76,6 +85,21 @@ class ImportListCreateApi(APIView):
         )
         mark_reviewed = serializers.BooleanField(
             default=False, help_text="Accept the annotations at once (an existing reviewed dataset)."
+        )
+        complete = serializers.BooleanField(
+            required=False,
+            allow_null=True,
+            help_text="The source is complete (every object of the vocabulary's types boxed, every "
+            "attribute given). Unset: yes for "
+            + ", ".join(spec.value for spec in scene_formats() if spec.complete)
+            + ", no for the others, whose images become drafts in the annotation queue.",
+        )
+        mapping = serializers.FileField(
+            required=False,
+            allow_empty_file=False,
+            help_text="YAML or JSON: how the source's names become the vocabulary's (formats "
+            + ", ".join(spec.value for spec in scene_formats() if spec.mapped)
+            + " only; without one, the vocabulary's own names are used).",
         )
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")

@@ -21,7 +21,7 @@ from annotations.formats.registry import (
 )
 
 # Each module registers its format when it is imported.
-FORMAT_MODULES = ("jsonl", "coco")
+FORMAT_MODULES = ("jsonl", "coco", "visual_genome", "gqa", "open_images")
 for _module in FORMAT_MODULES:
     import_module(f"annotations.formats.{_module}")
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+REPORT_TOP = 50  # names listed per count in a report; the rest are summed as "others"
 
 
 class Record(NamedTuple):
@@ -42,3 +45,33 @@ def record_size_error(record: Any, max_objects: int, max_relationships: int) -> 
 def has_control_characters(text: str) -> bool:
     """A NUL, a newline, a bidirectional override: nothing a name may hold (nor a database text column)."""
     return any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in text)
+
+
+class ImportReport:
+    """Counts of what an import mapped, merged and dropped, by kind and name, for a person to read."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[str]] = {}
+
+    def add(self, section: str, name: str, count: int = 1) -> None:
+        if count:
+            self.counts.setdefault(section, Counter())[name] += count
+
+    def as_list(self) -> list[dict[str, Any]]:
+        """[{section, total, top: [[name, n], ...], others}], what was mapped first, then what was
+        merged, dropped, and left unknown."""
+        order = {"mapped": 0, "added": 1, "merged": 2, "dropped": 3, "unknown": 4}
+        report = []
+        for section in sorted(self.counts, key=lambda s: (order.get(s.split(":")[0], 9), s)):
+            counter = self.counts[section]
+            top = counter.most_common(REPORT_TOP)
+            total = sum(counter.values())
+            report.append(
+                {
+                    "section": section,
+                    "total": total,
+                    "top": [[name, count] for name, count in top],
+                    "others": total - sum(count for _, count in top),
+                }
+            )
+        return report

@@ -14,12 +14,13 @@ Plain data in, plain data out: no Django here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from annotations.errors import AnnotationErrorCode
-from annotations.formats.records import Record, RecordError
+from annotations.formats.mapping import Mapping as VocabularyMapping
+from annotations.formats.records import ImportReport, Record, RecordError
 from engine.core.vocabulary import Vocabulary
 from vtt_site import safejson
 from vtt_site.errors import ApplicationError
@@ -31,6 +32,13 @@ class ReadContext:
 
     vocabulary: Vocabulary  # the collection's, in the engine core's form
     max_depth: int = safejson.DEFAULT_MAX_DEPTH  # of any JSON it parses (settings.JSON_MAX_DEPTH)
+    # For a format with an open vocabulary: the mapping file's rules (None: the vocabulary's own names),
+    # whether the importer says the source is complete, and where the mapper counts what it did.
+    mapping: VocabularyMapping | None = None
+    complete: bool = True
+    report: ImportReport = field(default_factory=ImportReport)
+    # The sizes of the images already in the collection, by name, for a format that gives none.
+    sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,16 @@ class SceneFormat:
     write: Writer
     # Errors carry a line number (`RecordError.line`); otherwise the message starts with the place.
     line_numbers: bool = False
+    # A format with an open vocabulary: its reader before the mapping, whose records are
+    # `open_vocabulary.OpenScene`s (`read` is `mapped_reader(read_open)`); the mapping proposal reads it.
+    read_open: Reader | None = None
+    # Whether an import takes the source as complete unless told (every object of the mapped types boxed,
+    # every attribute group given): its images go to review rather than to the annotation queue.
+    complete: bool = True
+
+    @property
+    def mapped(self) -> bool:
+        return self.read_open is not None
 
 
 class UnknownFormat(ApplicationError):

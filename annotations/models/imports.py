@@ -44,10 +44,21 @@ class ImportJob(Job):
     mark_reviewed = models.BooleanField(
         default=False, help_text="Accept the imported annotations at once (an existing, reviewed dataset)."
     )
+    complete = models.BooleanField(
+        default=True,
+        help_text="The source is complete (every object of the vocabulary's types boxed, every attribute "
+        "given): its images go to review. Otherwise they go to the annotation queue as drafts.",
+    )
+    mapping = models.FileField(
+        upload_to=import_path, max_length=300, blank=True, help_text="The mapping file of an open vocabulary."
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     lines_total = models.PositiveIntegerField(default=0)
     lines_done = models.PositiveIntegerField(default=0, help_text="Records validated so far.")
     errors = models.JSONField(default=list, blank=True, help_text="Every bad record: {line, message}.")
+    report = models.JSONField(
+        default=list, blank=True, help_text="What the mapping mapped, merged and dropped, with counts."
+    )
     images_created = models.PositiveIntegerField(default=0)
     images_updated = models.PositiveIntegerField(default=0)
 

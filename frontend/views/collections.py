@@ -109,7 +109,12 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
         for field, errors in form.errors.items():
             messages.error(request, f"Import {field}: {' '.join(errors)}")
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
-    job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    try:
+        job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    except ApplicationError as exc:  # a mapping with problems: each is said, and nothing is stored
+        details = [message for messages_ in exc.fields.values() for message in messages_]
+        messages.error(request, " ".join([exc.message, *details]))
+        return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     return _go(request, reverse("frontend:import", args=[job.pk]))
 
 
