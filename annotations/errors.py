@@ -42,3 +42,5 @@ class AnnotationErrorCode(StrEnum):
     IMPORT_UNREADABLE = "import_unreadable"
     IMPORT_INVALID = "import_invalid"
     IMPORT_CONFLICT = "import_conflict"
+    UNKNOWN_FORMAT = "unknown_format"
+    MAPPING_INVALID = "mapping_invalid"

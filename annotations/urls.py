@@ -1,18 +1,23 @@
 """Annotation API, mounted under /api/v1/."""
 
+import re
+
 from django.urls import path, register_converter
 
 from annotations.api import annotation, collections, images, imports, queues, vocabularies
+from annotations.formats import SceneFormat, format_values, scene_format
 
 
 class SceneFormatConverter:
-    regex = "(?:jsonl|coco)"
+    """The registered formats' values, and nothing else: any other path is a JSON 404."""
 
-    def to_python(self, value: str) -> str:
-        return value
+    regex = "(?:" + "|".join(re.escape(value) for value in format_values()) + ")"
 
-    def to_url(self, value: str) -> str:
-        return value
+    def to_python(self, value: str) -> SceneFormat:
+        return scene_format(value)
+
+    def to_url(self, value: SceneFormat | str) -> str:
+        return scene_format(value).value
 
 
 register_converter(SceneFormatConverter, "scene_format")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
-from annotations.models import SceneFormat, Split, Stage
+from annotations.formats import format_choices, scene_formats
+from annotations.models import Split, Stage
 from annotations.selectors.collections import NEW
 
 
@@ -26,10 +27,32 @@ class UploadForm(forms.Form):
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(
-        help_text="JSON Lines scene graphs (one image per line) or one COCO JSON document."
+    """The formats come from the registry (annotations.formats); the page lists what each expects."""
+
+    file = forms.FileField()
+    format = forms.ChoiceField(choices=format_choices)
+    mapping = forms.FileField(
+        required=False,
+        label="Mapping file",
+        help_text="YAML or JSON: how the source's names become the vocabulary's (not for "
+        + ", ".join(spec.name for spec in scene_formats() if not spec.mapped)
+        + ").",
     )
-    format = forms.ChoiceField(choices=SceneFormat.choices, initial=SceneFormat.JSONL)
+    complete = forms.TypedChoiceField(
+        choices=[
+            ("", "as the format says"),
+            ("yes", "complete: to review"),
+            ("no", "not complete: drafts to annotate"),
+        ],
+        coerce=lambda value: value == "yes",
+        empty_value=None,
+        required=False,
+        label="Source",
+        help_text="Complete: every object of the vocabulary's types boxed, every attribute given. "
+        "By default "
+        + ", ".join(spec.name for spec in scene_formats() if spec.complete)
+        + " are, the others are not.",
+    )
     split = forms.ChoiceField(
         choices=Split.choices, initial=Split.TRAIN, help_text="Split of the images the import creates."
     )

@@ -1,12 +1,9 @@
-"""Imports (a Celery task with progress) and exports (a streamed file) of scene graphs."""
+"""Imports (a Celery task with progress) and exports (a streamed file) of scene graphs, in every format
+of the registry (annotations.formats)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-
 from django.http import StreamingHttpResponse
-from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
@@ -15,16 +12,27 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.common import multipart_data
-from annotations.models import SceneFormat, Split, Stage
+from annotations.formats import SceneFormat, format_choices, format_values, scene_formats
+from annotations.models import Split, Stage
 from annotations.selectors.collections import access_collection
-from annotations.selectors.exports import coco_export, jsonl_export
+from annotations.selectors.exports import export_file_name, scene_export
 from annotations.selectors.imports import access_import, import_list
 from annotations.services.imports import import_create
 from vtt_site.api.fields import NonEmptyFileField, QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 
-CHUNK_CHARS = 64 * 1024
+
+def _described_formats() -> str:
+    return " ".join(f"{spec.value}: {spec.description}" for spec in scene_formats())
+
+
+def _export_responses() -> dict:
+    """One 200 per content type the formats export (a JSON document, or a file of another kind)."""
+    kinds = dict.fromkeys(spec.content_type for spec in scene_formats())
+    return {
+        (200, kind): OpenApiTypes.OBJECT if kind == "application/json" else OpenApiTypes.STR for kind in kinds
+    }
 
 
 class ImportJobSerializer(serializers.Serializer):
@@ -34,6 +42,10 @@ class ImportJobSerializer(serializers.Serializer):
     original_name = serializers.CharField()
     split = serializers.CharField()
     mark_reviewed = serializers.BooleanField()
+    complete = serializers.BooleanField(
+        help_text="The source is complete: its images go to review (or accepted); otherwise to the "
+        "annotation queue, as drafts to complete."
+    )
     status = serializers.CharField(help_text="queued, validating, writing, done or failed.")
     progress = serializers.FloatField(help_text="From 0 to 1: the records validated, then 1 when done.")
     message = serializers.CharField(
@@ -48,6 +60,11 @@ class ImportJobSerializer(serializers.Serializer):
     )
     images_created = serializers.IntegerField()
     images_updated = serializers.IntegerField()
+    report = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="For a format with an open vocabulary, what the mapping did: one {section, total, top: "
+        "[[name, count], ...], others} per section (mapped, added, merged, dropped, unknown).",
+    )
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -59,13 +76,30 @@ class ImportListCreateApi(APIView):
 
     @extend_schema_serializer(component_name="ImportCreate")
     class InputSerializer(serializers.Serializer):
-        file = NonEmptyFileField(help_text="JSON Lines scene graphs, or one COCO JSON document; not empty.")
-        format = serializers.ChoiceField(choices=SceneFormat.choices)
+        file = NonEmptyFileField(
+            help_text=f"The file, not empty, in the format named. {_described_formats()}"
+        )
+        format = serializers.ChoiceField(choices=format_choices())
         split = serializers.ChoiceField(
             choices=Split.choices, default=Split.TRAIN, help_text="Split of the images the import creates."
         )
         mark_reviewed = serializers.BooleanField(
             default=False, help_text="Accept the annotations at once (an existing reviewed dataset)."
+        )
+        complete = serializers.BooleanField(
+            required=False,
+            allow_null=True,
+            help_text="The source is complete (every object of the vocabulary's types boxed, every "
+            "attribute given). Unset: yes for "
+            + ", ".join(spec.value for spec in scene_formats() if spec.complete)
+            + ", no for the others, whose images become drafts in the annotation queue.",
+        )
+        mapping = serializers.FileField(
+            required=False,
+            allow_empty_file=False,
+            help_text="YAML or JSON: how the source's names become the vocabulary's (formats "
+            + ", ".join(spec.value for spec in scene_formats() if spec.mapped)
+            + " only; without one, the vocabulary's own names are used).",
         )
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
@@ -111,44 +145,22 @@ class ExportApi(APIView):
     @extend_schema(
         parameters=[
             FilterSerializer,
-            OpenApiParameter(
-                "scene_format", OpenApiTypes.STR, OpenApiParameter.PATH, enum=SceneFormat.values
-            ),
+            OpenApiParameter("scene_format", OpenApiTypes.STR, OpenApiParameter.PATH, enum=format_values()),
         ],
-        responses={
-            (200, "application/x-ndjson"): OpenApiTypes.STR,
-            (200, "application/json"): OpenApiTypes.OBJECT,
-        },
-        summary="Export the annotated images of a collection as JSON Lines or COCO (a streamed file)",
+        responses=_export_responses(),
+        summary="Export the annotated images of a collection as "
+        + " or ".join(spec.name for spec in scene_formats())
+        + " (a streamed file)",
     )
-    def get(self, request, collection_id: int, scene_format: str):
+    def get(self, request, collection_id: int, scene_format: SceneFormat):
         collection = access_collection(
             user=request.user, collection_id=collection_id, operation=request.operation
         )
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         stage = filters.validated_data.get("stage")
-        if scene_format == SceneFormat.JSONL:
-            chunks, content_type = jsonl_export(collection=collection, stage=stage), "application/x-ndjson"
-        else:
-            document = coco_export(collection=collection, stage=stage)
-            chunks, content_type = _buffered(json.JSONEncoder().iterencode(document)), "application/json"
-        response = StreamingHttpResponse(chunks, content_type=content_type)
-        extension = "jsonl" if scene_format == SceneFormat.JSONL else "coco.json"
-        name = f"{slugify(collection.name) or 'collection'}-{stage or 'all'}.{extension}"
+        chunks = scene_export(collection=collection, scene_format=scene_format, stage=stage)
+        response = StreamingHttpResponse(chunks, content_type=scene_format.content_type)
+        name = export_file_name(collection=collection, scene_format=scene_format, stage=stage)
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
-
-
-def _buffered(pieces: Iterator[str]) -> Iterator[str]:
-    """The encoder yields tiny pieces; send them in chunks of a useful size."""
-    buffer: list[str] = []
-    size = 0
-    for piece in pieces:
-        buffer.append(piece)
-        size += len(piece)
-        if size >= CHUNK_CHARS:
-            yield "".join(buffer)
-            buffer, size = [], 0
-    if buffer:
-        yield "".join(buffer)

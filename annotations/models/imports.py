@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from django.db import models
 
+from annotations.formats import format_choices, scene_formats
 from annotations.models.collections import Collection, Split
 from vtt_site.jobs import Job
 
-
-class SceneFormat(models.TextChoices):
-    JSONL = "jsonl", "JSON Lines scene graphs"
-    COCO = "coco", "COCO boxes and categories"
+# The registered formats as choices (`SceneFormat.JSONL`), for code that names one; the registry
+# (`annotations.formats`) is where they are described.
+SceneFormat = models.TextChoices(  # type: ignore[misc]
+    "SceneFormat",
+    [(spec.value.upper().replace("-", "_"), (spec.value, spec.label)) for spec in scene_formats()],
+)
 
 
 def import_path(instance: ImportJob, filename: str) -> str:
@@ -32,7 +35,8 @@ class ImportJob(Job):
     task_name = "annotations.tasks.import_run"
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
-    format = models.CharField(max_length=8, choices=SceneFormat.choices)
+    # Choices from the registry, called when needed: a new format changes no migration.
+    format = models.CharField(max_length=16, choices=format_choices)
     file = models.FileField(upload_to=import_path, max_length=300)
     original_name = models.CharField(max_length=255, blank=True)
     # The split of the images the import creates; images already in the collection keep theirs.
@@ -40,10 +44,21 @@ class ImportJob(Job):
     mark_reviewed = models.BooleanField(
         default=False, help_text="Accept the imported annotations at once (an existing, reviewed dataset)."
     )
+    complete = models.BooleanField(
+        default=True,
+        help_text="The source is complete (every object of the vocabulary's types boxed, every attribute "
+        "given): its images go to review. Otherwise they go to the annotation queue as drafts.",
+    )
+    mapping = models.FileField(
+        upload_to=import_path, max_length=300, blank=True, help_text="The mapping file of an open vocabulary."
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     lines_total = models.PositiveIntegerField(default=0)
     lines_done = models.PositiveIntegerField(default=0, help_text="Records validated so far.")
     errors = models.JSONField(default=list, blank=True, help_text="Every bad record: {line, message}.")
+    report = models.JSONField(
+        default=list, blank=True, help_text="What the mapping mapped, merged and dropped, with counts."
+    )
     images_created = models.PositiveIntegerField(default=0)
     images_updated = models.PositiveIntegerField(default=0)
 

@@ -1,13 +1,13 @@
-"""Exports of a collection's annotations as JSON Lines scene graphs or one COCO document."""
+"""Exports of a collection's annotations in any registered scene format (annotations.formats)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.text import slugify
 
-from annotations.formats import coco_document, jsonl_line
+from annotations.formats import SceneFormat, WriteContext
 from annotations.models import Collection, Image
 from annotations.selectors.annotation import records_in_chunks
 from annotations.selectors.vocabularies import vocabulary_index
@@ -21,14 +21,15 @@ def export_images(*, collection: Collection, stage: str | None = None) -> QueryS
     return images.only("id", "original_name", "width", "height").order_by("id")
 
 
-def jsonl_export(*, collection: Collection, stage: str | None = None) -> Iterator[str]:
-    """One line per image, produced a chunk of images at a time so a large export streams."""
-    index = vocabulary_index(collection.vocabulary)
-    for record in records_in_chunks(list(export_images(collection=collection, stage=stage)), index):
-        yield jsonl_line(record)
-
-
-def coco_export(*, collection: Collection, stage: str | None = None) -> dict[str, Any]:
+def scene_export(
+    *, collection: Collection, scene_format: SceneFormat, stage: str | None = None
+) -> Iterator[bytes]:
+    """The file's bytes, produced a chunk of images at a time as far as the format allows, so a large
+    export streams."""
     index = vocabulary_index(collection.vocabulary)
     records = records_in_chunks(list(export_images(collection=collection, stage=stage)), index)
-    return coco_document(records, [t.name for t in index.core.types], description=collection.name)
+    return scene_format.write(records, WriteContext(vocabulary=index.core, description=collection.name))
+
+
+def export_file_name(*, collection: Collection, scene_format: SceneFormat, stage: str | None = None) -> str:
+    return f"{slugify(collection.name) or 'collection'}-{stage or 'all'}.{scene_format.extension}"

@@ -1,44 +1,58 @@
-"""Imports of scene graphs (JSON Lines or COCO) into a collection.
+"""Imports of scene graphs, in any registered format (annotations.formats), into a collection.
 
-Two phases. Validation reads every record and checks it with `engine.core.scene` against the
-collection's vocabulary and the images already in the collection, collecting every bad record with its
-line number and committing progress (`lines_done`) as it goes. Only when no record is bad does the
-writing phase run, as one transaction of bulk inserts: an import is all or nothing.
+Two phases, in constant memory whatever the size of the file. Validation reads every record (the
+format's reader turns the file into records, through the mapping file for a format with an open
+vocabulary) and checks it with `engine.core.scene` against the collection's vocabulary and the images
+already in the collection, collecting every bad record with its place and committing progress
+(`lines_done`) as it goes; the good scenes wait in a scratch file. Only when no record is bad does the
+writing phase run, as one transaction of bulk inserts a chunk of scenes at a time: an import is all or
+nothing.
 
 A record whose "image" is the name of an image of the collection becomes that image's annotation (it
 replaces what was there); any other record creates an image without pixels, sized as the record says.
+Where the images go: to review (a complete source: every object of the vocabulary's types boxed, every
+attribute given), to accepted as well with `mark_reviewed`, or, from a source that is not complete, to
+the annotation queue as drafts to complete. The job's `report` counts what the mapping mapped, merged
+and dropped.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 from django.conf import settings
-from django.core.files.base import File
+from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotations.errors import AnnotationErrorCode
 from annotations.formats import (
-    Numbered,
+    ReadContext,
+    Reading,
     RecordError,
-    coco_parse,
-    coco_place,
-    coco_records,
+    SceneFormat,
+    UnknownFormat,
     has_control_characters,
-    jsonl_records,
     record_size_error,
+    scene_format,
 )
-from annotations.models import Collection, Image, ImportJob, SceneFormat, Split, Stage
+from annotations.formats.mapping import Mapping, MappingInvalid, load_mapping
+from annotations.formats.records import ImportReport
+from annotations.models import Collection, Image, ImportJob, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
 from engine.core.errors import SceneError
 from engine.core.scene import Scene, parse_scene
+from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
 PROGRESS_EVERY = 500
+WRITE_CHUNK = 500  # scenes written per round of bulk inserts
 NAME_MAX_LENGTH = 255
 Status = ImportJob.Status
 
@@ -51,25 +65,66 @@ def import_create(
     file: File,
     split: str = Split.TRAIN,
     mark_reviewed: bool = False,
+    complete: bool | None = None,
+    mapping: File | None = None,
     created_by: Any = None,
     start: bool = True,
 ) -> ImportJob:
-    """Keep the uploaded file and queue the import (`start=False`: the caller runs `import_run`)."""
+    """Keep the uploaded file (and mapping) and queue the import (`start=False`: the caller runs
+    `import_run`). `complete`: the source is complete (unset: the format's default, or yes with
+    `mark_reviewed`). An unknown format, a mapping for a format without an open vocabulary, or a mapping
+    with problems is refused here, before anything is stored."""
+    spec = scene_format(format)
+    complete = _complete(spec, complete, mark_reviewed)
+    mapping_data = _mapping_data(spec, mapping, collection)
     job = ImportJob(
         collection=collection,
-        format=format,
+        format=spec.value,
         split=split,
         mark_reviewed=mark_reviewed,
+        complete=complete,
         created_by=created_by,
         original_name=os.path.basename(file.name or "")[:255],
     )
-    job.file.save(
-        f"{uuid.uuid4().hex}.{'jsonl' if format == SceneFormat.JSONL else 'json'}", file, save=False
-    )
+    job.file.save(f"{uuid.uuid4().hex}.{spec.extension}", file, save=False)
+    if mapping_data is not None:
+        job.mapping.save(f"{uuid.uuid4().hex}.mapping", ContentFile(mapping_data), save=False)
     job.save()
     if start:
         job_enqueue(job)
     return job
+
+
+def _complete(spec: SceneFormat, complete: bool | None, mark_reviewed: bool) -> bool:
+    if complete is False and mark_reviewed:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            "Only a complete source can be marked as reviewed: its images would skip the annotation queue.",
+            fields={"mark_reviewed": ["Needs complete."]},
+        )
+    return spec.complete or mark_reviewed if complete is None else complete
+
+
+def _mapping_data(spec: SceneFormat, mapping: File | None, collection: Collection) -> bytes | None:
+    if mapping is None:
+        return None
+    if not spec.mapped:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"{spec.name} names things with the vocabulary's own names: it takes no mapping file.",
+            fields={"mapping": ["Only for a format with an open vocabulary."]},
+        )
+    data = mapping.read()
+    try:
+        load_mapping(data, vocabulary_index(collection.vocabulary).core, settings.JSON_MAX_DEPTH)
+    except MappingInvalid as exc:
+        raise ApplicationError(
+            AnnotationErrorCode.MAPPING_INVALID,
+            f"The mapping file has {len(exc.problems)} problem{'' if len(exc.problems) == 1 else 's'}; "
+            "nothing was imported.",
+            fields={"mapping": exc.messages()},
+        ) from None
+    return data
 
 
 def import_run(*, job_id: int) -> ImportJob:
@@ -82,7 +137,7 @@ def import_run(*, job_id: int) -> ImportJob:
         ImportJob,
         job_id,
         _run,
-        reset={"lines_done": 0, "errors": []},
+        reset={"lines_done": 0, "errors": [], "report": []},
         unexpected=_failed("The import failed on the server (the error is logged); nothing was imported."),
     )
     return ImportJob.objects.get(pk=job_id)
@@ -91,13 +146,44 @@ def import_run(*, job_id: int) -> ImportJob:
 def _run(job: ImportJob) -> None:
     job.collection = Collection.objects.select_related("vocabulary").get(pk=job.collection_id)
     index = vocabulary_index(job.collection.vocabulary)
-    total, records = _records(job, index)
-    job_progress(job, lines_total=total)
-    scenes, errors = _validate(job, records, index, total)
-    if errors:
-        raise JobFailed(_problems(len(errors)), errors=[e.as_dict() for e in errors])
-    job_progress(job, status=Status.WRITING)
-    _write(job, scenes, index)
+    spec = _format_of(job)
+    report = ImportReport()
+    context = ReadContext(
+        vocabulary=index.core,
+        max_depth=settings.JSON_MAX_DEPTH,
+        mapping=_mapping_of(job, index),
+        complete=job.complete,
+        report=report,
+        sizes=_sizes(job.collection),
+    )
+    with job.file.open("rb") as handle, tempfile.TemporaryFile() as spool:
+        reading = spec.read(handle, context)
+        job_progress(job, lines_total=reading.total)
+        errors = _validate(job, spec, reading, index, context.sizes, spool)
+        if errors:
+            raise JobFailed(
+                _problems(len(errors)), errors=[e.as_dict() for e in errors], report=report.as_list()
+            )
+        job_progress(job, status=Status.WRITING)
+        _write(job, _spooled(spool), index, report=report.as_list())
+
+
+def _mapping_of(job: ImportJob, index: VocabularyIndex) -> Mapping | None:
+    if not job.mapping:
+        return None
+    with job.mapping.open("rb") as handle:
+        data = handle.read()
+    try:
+        return load_mapping(data, index.core, settings.JSON_MAX_DEPTH)
+    except MappingInvalid as exc:  # checked when the job was created; the vocabulary cannot change
+        raise JobFailed(
+            _problems(len(exc.problems)),
+            errors=[RecordError(None, f"mapping: {m}").as_dict() for m in exc.messages()],
+        ) from None
+
+
+def _sizes(collection: Collection) -> dict[str, tuple[int, int]]:
+    return {name: (w, h) for name, w, h in collection.images.values_list("original_name", "width", "height")}
 
 
 def _problems(count: int) -> str:
@@ -111,74 +197,74 @@ def _failed(message: str) -> JobFailed:
 # --- Reading -----------------------------------------------------------------------------------------------
 
 
-def _records(job: ImportJob, index: VocabularyIndex) -> tuple[int, Iterable[Numbered | RecordError]]:
-    """The number of records (bad ones included) and the records, numbered as the errors name them."""
-    if job.format == SceneFormat.COCO:
-        with job.file.open("rb") as handle:
-            document, unreadable = coco_parse(handle.read(), settings.JSON_MAX_DEPTH)
-        if unreadable is not None:
-            return 0, [unreadable]
-        records, errors = coco_records(document, index.core.type_index)
-        images = document.get("images") if isinstance(document, dict) else None
-        return len(images) if isinstance(images, list) else 0, [*errors, *records]
-    with job.file.open("rb") as handle:
-        total = sum(1 for line in handle if line.strip())
-    return total, _jsonl_lines(job)
-
-
-def _jsonl_lines(job: ImportJob) -> Iterator[Numbered | RecordError]:
-    with job.file.open("rb") as handle:
-        yield from jsonl_records(handle, settings.JSON_MAX_DEPTH)
+def _format_of(job: ImportJob) -> SceneFormat:
+    """The job's format; one this server no longer knows (a job queued before a format was removed)
+    fails the job with the message that names the known ones."""
+    try:
+        return scene_format(job.format)
+    except UnknownFormat as exc:
+        raise _failed(f"{exc.message} Nothing was imported.") from None
 
 
 # --- Validating --------------------------------------------------------------------------------------------
 
 
 def _validate(
-    job: ImportJob, records: Iterable[Numbered | RecordError], index: VocabularyIndex, total: int
-) -> tuple[list[Scene], list[RecordError]]:
-    coco = job.format == SceneFormat.COCO
-    place: Callable[[int], str] = coco_place if coco else (lambda number: f"line {number}")
-    sizes = {
-        name: (w, h) for name, w, h in job.collection.images.values_list("original_name", "width", "height")
-    }
+    job: ImportJob,
+    spec: SceneFormat,
+    reading: Reading,
+    index: VocabularyIndex,
+    sizes: dict[str, tuple[int, int]],
+    spool: IO[bytes],
+) -> list[RecordError]:
+    """Every record checked; the good scenes pickled into `spool` for the writing phase, the errors
+    returned in the order of the file."""
     limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
-    seen: dict[str, int] = {}
-    scenes: list[Scene] = []
+    seen: dict[str, str] = {}  # image name -> the place of its record
     errors: list[RecordError] = []
     done = 0
-    for item in records:
+    for item in reading.items:
         if isinstance(item, RecordError):
             errors.append(item)
             if item.line is None:
-                continue  # the file, a category or an annotation of COCO: not a record
+                continue  # the file, or an entry that is not a record (a COCO category or annotation)
         else:
-            number, record = item
             try:
-                too_large = record_size_error(record, *limits)
+                too_large = record_size_error(item.data, *limits)
                 if too_large is not None:
-                    raise SceneError(too_large[1], where=f"{place(number)}.{too_large[0]}")
-                scene = parse_scene(record, index.core, where=place(number))
-                _check_against_collection(scene, sizes, seen, place)
+                    raise SceneError(too_large[1], where=f"{item.place}.{too_large[0]}")
+                scene = parse_scene(item.data, index.core, where=item.place)
+                _check_against_collection(scene, sizes, seen)
             except SceneError as exc:
-                message = _without_place(exc, place(number))
+                message = _without_place(exc, item.place)
                 errors.append(
-                    RecordError(None, f"{place(number)}: {message}") if coco else RecordError(number, message)
+                    RecordError(item.number, message)
+                    if spec.line_numbers
+                    else RecordError(None, f"{item.place}: {message}")
                 )
             else:
-                seen[scene.image] = number
-                scenes.append(scene)
+                seen[scene.image] = item.place
+                if not errors:  # once a record is bad nothing is written: no need to keep the rest
+                    pickle.dump(scene, spool, protocol=pickle.HIGHEST_PROTOCOL)
         done += 1
         if done % PROGRESS_EVERY == 0:
             job_progress(job, lines_done=done, progress=done / max(job.lines_total, 1))
     # Every record has been checked, those that could not be read at all included.
-    job_progress(job, lines_done=total, progress=1.0 if total else 0.0)
-    return scenes, sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
+    job_progress(job, lines_done=reading.total, progress=1.0 if reading.total else 0.0)
+    return sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
 
 
-def _check_against_collection(
-    scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, int], place: Callable[[int], str]
-) -> None:
+def _spooled(spool: IO[bytes]) -> Iterator[Scene]:
+    """The validated scenes back from the scratch file (written by this run: trusted)."""
+    spool.seek(0)
+    while True:
+        try:
+            yield pickle.load(spool)
+        except EOFError:
+            return
+
+
+def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, str]) -> None:
     if has_control_characters(scene.image):
         raise SceneError(
             "image names may not contain control characters (a NUL, a line break)", where="image"
@@ -186,7 +272,7 @@ def _check_against_collection(
     if len(scene.image) > NAME_MAX_LENGTH:
         raise SceneError(f"image names have at most {NAME_MAX_LENGTH} characters", where="image")
     if scene.image in seen:
-        raise SceneError(f"image {scene.image!r} is already at {place(seen[scene.image])}", where="image")
+        raise SceneError(f"image {scene.image!r} is already at {seen[scene.image]}", where="image")
     size = sizes.get(scene.image)
     if size is not None and size != (scene.width, scene.height):
         raise SceneError(
@@ -205,12 +291,13 @@ def _without_place(exc: SceneError, place: str) -> str:
 # --- Writing -------------------------------------------------------------------------------------------------
 
 
-def _write(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> None:
-    """One transaction: the images, their annotations and the job marked done, or nothing."""
+def _write(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex, **values: Any) -> None:
+    """One transaction: the images, their annotations and the job marked done (with `values`), or
+    nothing."""
     try:
         with transaction.atomic():
             created, updated = _write_all(job, scenes, index)
-            job_finish(job, images_created=created, images_updated=updated)
+            job_finish(job, images_created=created, images_updated=updated, **values)
     except IntegrityError:
         raise _failed(
             "Images were added to the collection while this import ran, under names it uses; "
@@ -218,10 +305,31 @@ def _write(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> None:
         ) from None
 
 
-def _write_all(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> tuple[int, int]:
-    now = timezone.now()
-    existing = {image.original_name: image for image in job.collection.images.only("id", "original_name")}
-    state = _imported_state(job, now)
+def _write_all(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex) -> tuple[int, int]:
+    """A chunk of scenes at a time (memory stays flat), all in the caller's transaction."""
+    existing = dict(job.collection.images.values_list("original_name", "id"))
+    state = _imported_state(job, timezone.now())
+    created = updated = 0
+    chunk: list[Scene] = []
+    for scene in scenes:
+        chunk.append(scene)
+        if len(chunk) == WRITE_CHUNK:
+            created, updated = _write_chunk(job, chunk, existing, state, index, created, updated)
+            chunk = []
+    if chunk:
+        created, updated = _write_chunk(job, chunk, existing, state, index, created, updated)
+    return created, updated
+
+
+def _write_chunk(
+    job: ImportJob,
+    scenes: list[Scene],
+    existing: dict[str, int],
+    state: dict[str, Any],
+    index: VocabularyIndex,
+    created: int,
+    updated: int,
+) -> tuple[int, int]:
     new = [
         Image(
             collection=job.collection,
@@ -236,20 +344,23 @@ def _write_all(job: ImportJob, scenes: list[Scene], index: VocabularyIndex) -> t
         if scene.image not in existing
     ]
     Image.objects.bulk_create(new, batch_size=2000)
-    replaced = [existing[scene.image].pk for scene in scenes if scene.image in existing]
-    for chunk in chunked(replaced):
-        Image.objects.filter(pk__in=chunk).update(**state)
+    replaced = [existing[scene.image] for scene in scenes if scene.image in existing]
+    for ids in chunked(replaced):
+        Image.objects.filter(pk__in=ids).update(**state)
     annotation_delete(image_ids=replaced)
-    by_name = existing | {image.original_name: image for image in new}
+    by_name = {image.original_name: image for image in new}
+    by_name |= {scene.image: Image(pk=existing[scene.image]) for scene in scenes if scene.image in existing}
     annotation_insert(images=[by_name[scene.image] for scene in scenes], scenes=scenes, index=index)
-    return len(new), len(replaced)
+    return created + len(new), updated + len(replaced)
 
 
 def _imported_state(job: ImportJob, now) -> dict[str, Any]:
-    """Imported annotations go to review, or straight to accepted for an already reviewed dataset.
-    Nobody on the platform annotated them, so any reviewer may review them."""
+    """Where imported images go: to accepted for a reviewed dataset, to review for a complete source,
+    else to the annotation queue as drafts to complete. Nobody on the platform annotated them, so any
+    annotator may complete them and any reviewer may review them."""
+    stage = Stage.ACCEPTED if job.mark_reviewed else Stage.REVIEW if job.complete else Stage.ANNOTATE
     return {
-        "stage": Stage.ACCEPTED if job.mark_reviewed else Stage.REVIEW,
+        "stage": stage,
         "annotator": None,
         "annotated_at": now,
         "lease_holder": None,

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection, SceneFormat
+from annotations.models import Collection
 from annotations.selectors.images import image_list
 from annotations.selectors.imports import import_list
 from annotations.services.images import image_upload
@@ -62,7 +62,6 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
         if actions["import"]
         else [],
-        "formats": SceneFormat.choices,
     }
     return render(request, "frontend/collection.html", context)
 
@@ -110,7 +109,12 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
         for field, errors in form.errors.items():
             messages.error(request, f"Import {field}: {' '.join(errors)}")
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
-    job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    try:
+        job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    except ApplicationError as exc:  # a mapping with problems: each is said, and nothing is stored
+        details = [message for messages_ in exc.fields.values() for message in messages_]
+        messages.error(request, " ".join([exc.message, *details]))
+        return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     return _go(request, reverse("frontend:import", args=[job.pk]))
 
 

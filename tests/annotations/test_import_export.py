@@ -10,9 +10,9 @@ from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 
 from accounts.roles import Role
-from annotations.formats import jsonl_line
+from annotations.formats import jsonl_line, scene_format
 from annotations.models import Image, ImportJob, ObjectAnnotation, RelationshipAnnotation, Stage
-from annotations.selectors.exports import coco_export, jsonl_export
+from annotations.selectors.exports import scene_export
 from annotations.selectors.vocabularies import core_vocabulary
 from annotations.services.imports import import_create, import_run
 from demo.synthetic import generate_scenes
@@ -21,6 +21,18 @@ from tests.annotations.images import image_bytes, upload
 from tests.factories import CollectionFactory
 
 pytestmark = pytest.mark.django_db
+
+
+def jsonl_export(*, collection, stage=None) -> str:
+    return b"".join(
+        scene_export(collection=collection, scene_format=scene_format("jsonl"), stage=stage)
+    ).decode()
+
+
+def coco_export(*, collection, stage=None) -> dict:
+    return json.loads(
+        b"".join(scene_export(collection=collection, scene_format=scene_format("coco"), stage=stage))
+    )
 
 
 def run_import(collection, text: str, fmt="jsonl", **options) -> ImportJob:

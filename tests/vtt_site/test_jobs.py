@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
+from annotations.formats import ReadContext, scene_format
 from annotations.models import Image, ImportJob, ObjectAnnotation
 from annotations.services import imports
 from annotations.services.imports import import_create, import_run
@@ -72,7 +73,9 @@ def test_a_job_whose_heartbeat_is_stale_is_taken_over_and_the_old_holder_changes
     with pytest.raises(jobs.JobLost):
         jobs.job_fail(holder, "late")
     index = imports.vocabulary_index(job.collection.vocabulary)
-    scenes = [parse_scene(record, index.core) for _, record in imports._jsonl_lines(job)]
+    with job.file.open("rb") as handle:
+        reading = scene_format(job.format).read(handle, ReadContext(vocabulary=index.core))
+        scenes = [parse_scene(record.data, index.core) for record in reading.items]
     written = list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True))
     with pytest.raises(jobs.JobLost):  # its whole write transaction is rolled back
         imports._write(holder, scenes, index)

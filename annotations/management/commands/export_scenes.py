@@ -1,22 +1,24 @@
-import json
 import sys
 from contextlib import nullcontext
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.models import SceneFormat, Stage
+from annotations.formats import format_values, scene_format, scene_formats
+from annotations.models import Stage
 from annotations.selectors.collections import collection_find
-from annotations.selectors.exports import coco_export, jsonl_export
+from annotations.selectors.exports import export_images, scene_export
 from vtt_site.errors import ApplicationError
 
 
 class Command(BaseCommand):
-    help = "Export the annotated images of a collection as JSON Lines scene graphs or COCO."
+    help = "Export the annotated images of a collection as " + " or ".join(
+        spec.name for spec in scene_formats()
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--collection", required=True, help="Id or name of the collection.")
-        parser.add_argument("--format", required=True, choices=SceneFormat.values)
+        parser.add_argument("--format", required=True, choices=format_values())
         parser.add_argument(
             "--stage", choices=Stage.values, help="Only images in this stage (e.g. accepted)."
         )
@@ -25,21 +27,14 @@ class Command(BaseCommand):
     def handle(self, *args, collection: str, format: str, stage: str | None, out: str, **options):
         try:
             target = collection_find(reference=collection)
+            spec = scene_format(format)
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
         try:
             # Standard output is not ours to close.
-            with nullcontext(sys.stdout) if out == "-" else Path(out).open("w", encoding="utf-8") as stream:
-                count = self._write(stream, target, format, stage)
+            with nullcontext(sys.stdout.buffer) if out == "-" else Path(out).open("wb") as stream:
+                stream.writelines(scene_export(collection=target, scene_format=spec, stage=stage))
         except OSError as exc:
             raise CommandError(f"Cannot write {out}: {exc.strerror}") from None
+        count = export_images(collection=target, stage=stage).count()
         self.stderr.write(f"Wrote {count} image(s) of {target.name!r} to {out}.")
-
-    def _write(self, stream, collection, format: str, stage: str | None) -> int:
-        if format == SceneFormat.COCO:
-            document = coco_export(collection=collection, stage=stage)
-            json.dump(document, stream)
-            return len(document["images"])
-        lines = list(jsonl_export(collection=collection, stage=stage))
-        stream.writelines(lines)
-        return len(lines)

@@ -1,6 +1,6 @@
 // The progress of an import: the job runs in a Celery worker, so the page asks the API for it until it
-// is done or failed, then lists every bad record with its line number, or for COCO its place in the
-// document, which starts the message (nothing is imported then).
+// is done or failed, then lists every bad record with its line number, or its place in the file, which
+// starts the message (nothing is imported then), and what the mapping did.
 
 import { api } from "./api.js";
 
@@ -33,6 +33,27 @@ function render(job) {
     fragment.append(item);
   }
   part("errors").replaceChildren(fragment);
+  renderReport(job.report || []);
+}
+
+// What the mapping mapped, merged and dropped (formats with an open vocabulary): a row per section.
+const SHOWN = 8;
+function renderReport(report) {
+  const table = part("report");
+  const rows = document.createDocumentFragment();
+  for (const counts of report) {
+    const row = document.createElement("tr");
+    const names = counts.top.slice(0, SHOWN).map(([name, count]) => `${name} (${count})`);
+    if (counts.others) names.push(`others (${counts.others})`);
+    for (const text of [counts.section, String(counts.total), names.join(", ")]) {
+      const cell = document.createElement("td");
+      cell.textContent = text;
+      row.append(cell);
+    }
+    rows.append(row);
+  }
+  table.tBodies[0].replaceChildren(rows);
+  table.hidden = report.length === 0;
 }
 
 async function poll(delay) {

@@ -1,61 +1,27 @@
-"""Scene graphs in and out of the interchange formats: JSON Lines (docs/method.md section 9) and COCO.
+"""COCO: one JSON document of images, annotations (boxes) and categories (the vocabulary's types).
 
-Plain data in, plain data out (no Django): reading turns a file into numbered records (the line number
-for JSON Lines, the position in `images` for COCO) and located errors; the scene rules themselves are
-checked afterwards by `engine.core.scene`, whatever the format. COCO carries boxes and categories only,
-so its objects come in with `attributes_known: false` and no relationships.
+COCO carries boxes and categories only, so its objects come in with `attributes_known: false` and no
+relationships. Its records are numbered by their position in `images` (from 1) and every error names its
+entry (`images[3]: ...`, `annotations[12]: ...`): a COCO file has no meaningful line numbers. Keys COCO
+has beyond these (segmentation, area, licenses) are left alone: they are COCO's, not mistakes.
 """
 
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
+from annotations.formats.records import Record, RecordError
+from annotations.formats.registry import (
+    ReadContext,
+    Reading,
+    SceneFormat,
+    WriteContext,
+    chunked_text,
+    register,
+)
 from vtt_site import safejson
-
-
-@dataclass(frozen=True)
-class RecordError:
-    # The JSON Lines line number. None: the file as a whole, or a COCO entry, whose message starts
-    # with its place in the document (`images[3]: ...`, `annotations[12]: ...`): a COCO file has no
-    # meaningful line numbers.
-    line: int | None
-    message: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "message": self.message}
-
-
-Numbered = tuple[int, Any]
-
-
-def jsonl_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def jsonl_records(
-    lines: Iterable[bytes | str], max_depth: int = safejson.DEFAULT_MAX_DEPTH
-) -> Iterator[Numbered | RecordError]:
-    """(line number, parsed record) per non-blank line, or a RecordError that says what is wrong with
-    the line: not UTF-8 text, not JSON, nested too deeply, a number too large for any field."""
-    for number, line in enumerate(lines, start=1):
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield RecordError(number, f"not UTF-8 text (byte {exc.start + 1} of the line cannot be read)")
-                continue
-        if not line.strip():
-            continue
-        try:
-            yield number, safejson.loads(line, max_depth=max_depth)
-        except json.JSONDecodeError as exc:
-            yield RecordError(number, f"not valid JSON ({exc.msg} at column {exc.colno})")
-        except safejson.UnsafeJSON as exc:
-            yield RecordError(number, str(exc))
 
 
 def coco_parse(data: bytes, max_depth: int = safejson.DEFAULT_MAX_DEPTH) -> tuple[Any, RecordError | None]:
@@ -76,31 +42,14 @@ def coco_parse(data: bytes, max_depth: int = safejson.DEFAULT_MAX_DEPTH) -> tupl
         return None, RecordError(None, f"the COCO file is refused at {where}: {exc}" if where else str(exc))
 
 
-def record_size_error(record: Any, max_objects: int, max_relationships: int) -> tuple[str, str] | None:
-    """(where, message) when a record holds more objects or relationships than an image may: checked
-    before the record is parsed, so an enormous line costs nothing."""
-    if not isinstance(record, dict):
-        return None
-    for key, limit in (("objects", max_objects), ("relationships", max_relationships)):
-        items = record.get(key)
-        if isinstance(items, list) and len(items) > limit:
-            return key, f"an image may have at most {limit:,} {key}; this one has {len(items):,}"
-    return None
-
-
-def has_control_characters(text: str) -> bool:
-    """A NUL, a newline, a bidirectional override: nothing a name may hold (nor a database text column)."""
-    return any(unicodedata.category(char) in ("Cc", "Cf", "Cs") for char in text)
-
-
-def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbered], list[RecordError]]:
+def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Record], list[RecordError]]:
     """COCO images as scene records numbered by their position in `images` (from 1); errors name the
     entry (`coco_place`)."""
     if not isinstance(document, dict) or not isinstance(document.get("images"), list):
         return [], [RecordError(None, 'a COCO file is a JSON object with an "images" list')]
     errors: list[RecordError] = []
     categories = _coco_categories(document.get("categories"), set(type_names), errors)
-    records: list[Numbered] = []
+    records: list[Record] = []
     number_of: dict[Any, int] = {}
     for position, image in enumerate(document["images"], start=1):
         record = _coco_image(image, position, errors)
@@ -111,7 +60,7 @@ def coco_records(document: Any, type_names: Iterable[str]) -> tuple[list[Numbere
                 )
                 continue
             number_of[image["id"]] = len(records)
-            records.append((position, record))
+            records.append(Record(position, record, coco_place(position)))
     annotations = document.get("annotations", [])
     if not isinstance(annotations, list):
         errors.append(RecordError(None, '"annotations" must be a list'))
@@ -174,7 +123,7 @@ def _coco_annotation(
     position: int,
     categories: dict[Any, str],
     number_of: dict[Any, int],
-    records: list[Numbered],
+    records: list[Record],
     errors: list[RecordError],
 ) -> None:
     where = f"annotations[{position}]"
@@ -184,7 +133,7 @@ def _coco_annotation(
     if annotation.get("image_id") not in number_of:
         errors.append(RecordError(None, f"{where}: no image with id {annotation.get('image_id')!r}"))
         return
-    _, record = records[number_of[annotation["image_id"]]]
+    record = records[number_of[annotation["image_id"]]].data
     if annotation.get("category_id") not in categories:
         errors.append(
             RecordError(None, f"{where}: no usable category with id {annotation.get('category_id')!r}")
@@ -233,3 +182,33 @@ def coco_document(records: Iterable[dict[str, Any]], type_names: Sequence[str], 
         "annotations": annotations,
         "categories": [{"id": number, "name": name} for name, number in category_id.items()],
     }
+
+
+def read(handle: IO[bytes], context: ReadContext) -> Reading:
+    document, unreadable = coco_parse(handle.read(), context.max_depth)
+    if unreadable is not None:
+        return Reading(0, [unreadable])
+    records, errors = coco_records(document, context.vocabulary.type_index)
+    images = document.get("images") if isinstance(document, dict) else None
+    return Reading(len(images) if isinstance(images, list) else 0, [*errors, *records])
+
+
+def write(records: Iterable[dict[str, Any]], context: WriteContext) -> Iterator[bytes]:
+    type_names = [t.name for t in context.vocabulary.types]
+    document = coco_document(records, type_names, description=context.description)
+    return chunked_text(json.JSONEncoder().iterencode(document))
+
+
+register(
+    SceneFormat(
+        value="coco",
+        name="COCO",
+        label="COCO boxes and categories",
+        description="COCO: one JSON document of images, boxes and categories named like the vocabulary's "
+        "types (no attributes, no relationships).",
+        content_type="application/json",
+        extension="coco.json",
+        read=read,
+        write=write,
+    )
+)

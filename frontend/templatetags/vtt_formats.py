@@ -1,0 +1,15 @@
+"""The registered scene formats (annotations.formats), for the pages that offer imports and exports."""
+
+from __future__ import annotations
+
+from django import template
+
+from annotations.formats import SceneFormat
+from annotations.formats import scene_formats as registered
+
+register = template.Library()
+
+
+@register.simple_tag
+def scene_formats() -> tuple[SceneFormat, ...]:
+    return registered()
