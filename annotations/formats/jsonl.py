@@ -3,7 +3,7 @@
 Read line by line (a file of any size is counted, then read, never held whole). It is a closed
 format: a key the format does not have is refused on its line (`unknown_keys`), since it is nearly always
 a misspelt one ("attribute", "attributes_know") whose value would otherwise vanish and change what the
-record says (decision in docs/decisions/draft-unknown-import-keys.md).
+record says (decision in docs/decisions/0039-unknown-import-keys.md).
 """
 
 from __future__ import annotations
