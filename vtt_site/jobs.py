@@ -37,6 +37,8 @@ from django.conf import settings
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
+from vtt_site.broker import broker_lost_messages
+
 logger = logging.getLogger(__name__)
 
 NOT_QUEUED = (
@@ -142,13 +144,15 @@ def job_sweep() -> int:
     """Queue again every job that needs a worker and may have none; the number queued.
 
     A running job whose heartbeat is stale (its worker died; again a staleness period after the last
-    try, if the takeover has not happened yet), a queued job that never reached the broker,
-    and a queued job handed over longer than `JOB_REQUEUE_SECONDS` ago (its message may be lost, e.g. a
-    Redis restart). Queuing one too many is harmless: the extra delivery finds the job claimed or done.
+    try, if the takeover has not happened yet), a queued job that never reached the broker, and a
+    queued job whose message may be lost: every queued job when the broker lost its messages since the
+    last sweep (a Redis restart: `broker_lost_messages`), else those handed over longer than
+    `JOB_REQUEUE_SECONDS` ago (a message lost some other way). Queuing one too many is harmless: the
+    extra delivery finds the job claimed or done.
     """
     now = timezone.now()
     stale = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    forgotten = now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
+    forgotten = now if broker_lost_messages() else now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
     sent = 0
     for model in job_models():
         due = (
