@@ -68,13 +68,25 @@ def real_services(transactional_db, settings, tmp_path):
     previous = (conf.task_always_eager, conf.task_default_queue, conf.task_routes)
     conf.task_always_eager = False
     conf.task_default_queue = queue
-    conf.task_routes = {
-        name: {"queue": env["CELERY_PROPOSAL_QUEUE"]} for name in settings.PROPOSAL_QUEUE_TASKS
-    }
+    # The settings' routes, to this test's queue for proposals.
+    conf.task_routes = {name: {"queue": env["CELERY_PROPOSAL_QUEUE"]} for name in settings.CELERY_TASK_ROUTES}
     reroute()
     yield env
     conf.task_always_eager, conf.task_default_queue, conf.task_routes = previous
     reroute()
+
+
+@contextlib.contextmanager
+def publishing_to(url: str) -> Iterator[None]:
+    """This process's Celery app sends its tasks to the broker at `url` (the workers keep theirs)."""
+    previous = celery_app.conf.broker_url
+    celery_app.conf.broker_url = url
+    celery_app._after_fork()  # drop the connection and producer pools made for the other broker
+    try:
+        yield
+    finally:
+        celery_app.conf.broker_url = previous
+        celery_app._after_fork()
 
 
 def reroute() -> None:
