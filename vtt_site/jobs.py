@@ -38,6 +38,7 @@ from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
+from vtt_site.errors import ConflictError, SiteErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,26 @@ class JobFailed(Exception):
 
 
 # --- Queuing -----------------------------------------------------------------------------------------------
+
+
+def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
+    """Refuse a new job of `model` (409 `too_many_jobs`) while `user` has `JOBS_MAX_PER_USER` of them
+    queued or running, so that nobody fills the workers for everyone else. Call it in the transaction
+    that creates the job: the user's row is locked, so two requests at once cannot both pass the count.
+    """
+    if user is None or not getattr(user, "pk", None):
+        return
+    limit = settings.JOBS_MAX_PER_USER
+    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    unfinished = model.objects.filter(created_by=user).filter(
+        models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
+    )
+    if unfinished.count() >= limit:
+        raise ConflictError(
+            SiteErrorCode.TOO_MANY_JOBS,
+            f"You already have {limit} {what} waiting or running; start this one when one of them has "
+            "finished. Nothing was changed.",
+        )
 
 
 def job_enqueue(job: Job) -> None:

@@ -210,15 +210,18 @@ CELERY_REDBEAT_LOCK_TIMEOUT = BEAT_LOCK_SECONDS
 
 # --- Background jobs (vtt_site/jobs.py) ----------------------------------------------------------------
 # A running job refreshes its heartbeat every JOB_HEARTBEAT_SECONDS; one not refreshed for
-# JOB_STALE_SECONDS lost its worker, and the sweeper (every JOB_SWEEP_SECONDS, Celery beat embedded in
-# the worker: `celery worker -B`) queues it again for a takeover. Queued jobs that never reached the
-# broker, or did longer than JOB_REQUEUE_SECONDS ago, are queued again too. A job claimed
-# JOB_MAX_ATTEMPTS times without finishing fails with a message.
+# JOB_STALE_SECONDS lost its worker, and the sweeper (every JOB_SWEEP_SECONDS, sent by the beat) queues it
+# again for a takeover. Queued jobs that never reached the broker, or did longer than
+# JOB_REQUEUE_SECONDS ago, are queued again too, and all queued jobs at once when the broker lost its
+# messages (vtt_site.broker.broker_lost_messages). A job claimed JOB_MAX_ATTEMPTS times without
+# finishing fails with a message.
 JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 10.0)
 JOB_STALE_SECONDS = env_float("JOB_STALE_SECONDS", 45.0)
 JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 15.0)
 JOB_REQUEUE_SECONDS = env_float("JOB_REQUEUE_SECONDS", 900.0)
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
+# How many background jobs of one kind (imports, fits) one user may have waiting or running at once.
+JOBS_MAX_PER_USER = env_int("JOBS_MAX_PER_USER", 3)
 if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
 # How often the sessions of tests whose deadline has passed are looked for and closed. A session read

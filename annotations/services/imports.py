@@ -36,7 +36,7 @@ from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
 from engine.core.errors import SceneError
 from engine.core.scene import Scene, parse_scene
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 PROGRESS_EVERY = 500
 NAME_MAX_LENGTH = 255
@@ -55,6 +55,7 @@ def import_create(
     start: bool = True,
 ) -> ImportJob:
     """Keep the uploaded file and queue the import (`start=False`: the caller runs `import_run`)."""
+    job_limit_check(ImportJob, user=created_by, what="imports")
     job = ImportJob(
         collection=collection,
         format=format,
