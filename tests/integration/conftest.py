@@ -25,6 +25,7 @@ import pytest
 from django.db import connection
 
 from vtt_site.celery import app as celery_app
+from vtt_site.celery import queues_use
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -65,34 +66,27 @@ def real_services(transactional_db, settings, tmp_path):
         "DJANGO_SETTINGS_MODULE": "vtt_site.settings",
     }
     conf = celery_app.conf
-    previous = (conf.task_always_eager, conf.task_default_queue, conf.task_routes)
+    previous = (conf.task_always_eager, conf.task_default_queue, settings.CELERY_PROPOSAL_QUEUE)
     conf.task_always_eager = False
-    conf.task_default_queue = queue
-    # The settings' routes, to this test's queue for proposals.
-    conf.task_routes = {name: {"queue": env["CELERY_PROPOSAL_QUEUE"]} for name in settings.CELERY_TASK_ROUTES}
-    reroute()
+    queues_use(queue, env["CELERY_PROPOSAL_QUEUE"])
     yield env
-    conf.task_always_eager, conf.task_default_queue, conf.task_routes = previous
-    reroute()
+    conf.task_always_eager = previous[0]
+    queues_use(*previous[1:])
+    forget_keys(settings.REDIS_URL, queue)
 
 
-@contextlib.contextmanager
-def publishing_to(url: str) -> Iterator[None]:
-    """This process's Celery app sends its tasks to the broker at `url` (the workers keep theirs)."""
-    previous = celery_app.conf.broker_url
-    celery_app.conf.broker_url = url
-    celery_app._after_fork()  # drop the connection and producer pools made for the other broker
+def forget_keys(url: str, queue: str) -> None:
+    """What the test's processes left in Redis under its queues' names (queues, bindings, the beat's lock
+    and schedule, the broker marker): the shared server's database does not fill up run after run."""
+    import redis
+
+    client = redis.Redis.from_url(url)
     try:
-        yield
+        keys = list(client.scan_iter(match=f"*{queue}*"))
+        if keys:
+            client.delete(*keys)
     finally:
-        celery_app.conf.broker_url = previous
-        celery_app._after_fork()
-
-
-def reroute() -> None:
-    """This process's Celery app forgets the queues and routes it computed from the old names."""
-    celery_app.amqp.__dict__.pop("queues", None)
-    celery_app.amqp.flush_routes()
+        client.close()
 
 
 def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
