@@ -189,7 +189,7 @@ PROPOSAL_QUEUE_TASKS = (
     "vtt_site.jobs_sweep",
     "truthing.streams_sweep",
     "evaluation.sessions_expire_due",
-    "evaluation.scores_missing_queue",
+    "evaluation.scores_due_queue",
 )
 CELERY_TASK_ROUTES = {name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -220,7 +220,8 @@ JOB_STALE_SECONDS = env_float("JOB_STALE_SECONDS", 45.0)
 JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 15.0)
 JOB_REQUEUE_SECONDS = env_float("JOB_REQUEUE_SECONDS", 900.0)
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
-# How many background jobs of one kind (imports, fits) one user may have waiting or running at once.
+# How many background jobs of one kind (imports, fits, audits) one user may have waiting or running at
+# once; a second audit of a test joins the one waiting or running.
 JOBS_MAX_PER_USER = env_int("JOBS_MAX_PER_USER", 3)
 if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")

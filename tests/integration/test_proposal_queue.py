@@ -15,7 +15,7 @@ from tests.integration.test_job_takeover import FAST, finished, queue_import, wa
 from tests.integration.test_supervision import ready
 from tests.integration.test_truthing_worker import an_operator_test, wait_until_proposed
 from tests.truthing.conftest import operator_of
-from truthing.services import tests as test_services
+from truthing.services import lifecycle
 from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer
 
@@ -29,7 +29,7 @@ def test_the_next_question_is_proposed_while_long_jobs_fill_their_worker(serve):
     ready(served)
     test = an_operator_test(served.log)  # its statistics are fitted by the worker for long jobs
     with transaction.atomic():
-        test_services.test_start(test=test)
+        lifecycle.test_start(test=test)
     operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
     stream = wait_until_proposed(operator_next(user=operator), 60, served.log)
 
