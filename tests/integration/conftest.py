@@ -75,6 +75,19 @@ def real_services(transactional_db, settings, tmp_path):
     forget_keys(settings.REDIS_URL, queue)
 
 
+@contextlib.contextmanager
+def publishing_to(url: str) -> Iterator[None]:
+    """This process's Celery app sends its tasks to the broker at `url` (the workers keep theirs)."""
+    previous = celery_app.conf.broker_url
+    celery_app.conf.broker_url = url
+    celery_app._after_fork()  # drop the connection and producer pools made for the other broker
+    try:
+        yield
+    finally:
+        celery_app.conf.broker_url = previous
+        celery_app._after_fork()
+
+
 def forget_keys(url: str, queue: str) -> None:
     """What the test's processes left in Redis under its queues' names (queues, bindings, the beat's lock
     and schedule, the broker marker): the shared server's database does not fill up run after run."""
