@@ -34,6 +34,7 @@ from typing import Any, ClassVar, TypeVar
 
 from django.apps import apps
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
@@ -113,7 +114,7 @@ def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
     if user is None or not getattr(user, "pk", None):
         return
     limit = settings.JOBS_MAX_PER_USER
-    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     unfinished = model.objects.filter(created_by=user).filter(
         models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
     )

@@ -110,7 +110,11 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
         for field, errors in form.errors.items():
             messages.error(request, f"Import {field}: {' '.join(errors)}")
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
-    job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    try:
+        job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
+    except ApplicationError as exc:  # too many imports of this user waiting or running
+        messages.error(request, exc.message)
+        return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     return _go(request, reverse("frontend:import", args=[job.pk]))
 
 
