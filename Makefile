@@ -42,8 +42,8 @@ schema:
 schema-check:
 	$(BIN)/python scripts/check_schema.py
 
-## make serve: the docker-compose set-up without Docker: gunicorn and a real Celery worker on the
-## local PostgreSQL and Redis.
+## make serve: the docker-compose set-up without Docker, supervised: gunicorn, a worker for long jobs, a
+## worker for proposals and the sweeps, and the beat, on the local PostgreSQL and Redis (scripts/serve.sh).
 serve: install .env services
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
 		HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) scripts/serve.sh

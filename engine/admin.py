@@ -12,6 +12,7 @@ from annotations.models import Collection
 from engine import services
 from engine.models import FitShard, FittedStatistics
 from vtt_site.errors import ApplicationError
+from vtt_site.jobs import job_limit_check
 
 
 class FitForm(forms.ModelForm):
@@ -28,12 +29,15 @@ class FitForm(forms.ModelForm):
         model = FittedStatistics
         fields = ["collections"]
 
+    user = None  # who asks (set by the admin): a user may have only so many fits waiting or running
+
     def clean(self):
         cleaned = super().clean()
         try:
             services.check_fit_request(
                 collections=list(cleaned.get("collections") or []), min_overlap=cleaned.get("min_overlap")
             )
+            job_limit_check(FittedStatistics, user=self.user, what="fits")
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None
         return cleaned
@@ -93,7 +97,7 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
 
     def get_form(self, request, obj=None, **kwargs):
         if obj is None:
-            kwargs["form"] = FitForm
+            kwargs["form"] = type("FitForm", (FitForm,), {"user": request.user})
         return super().get_form(request, obj, **kwargs)
 
     def get_readonly_fields(self, request, obj=None):

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from annotations.selectors.collections import access_collection
 from engine import selectors, services
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.schema import ErrorSerializer
 
 
 class StatisticsOutputSerializer(serializers.Serializer):
@@ -51,7 +52,7 @@ class StatisticsListCreateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={202: StatisticsOutputSerializer},
+        responses={202: StatisticsOutputSerializer, 409: ErrorSerializer},
         summary="Fit statistics on the reviewed training images of collections (in the background)",
     )
     def post(self, request):

@@ -20,7 +20,7 @@ from engine.core.statistics import fit, load, save
 from engine.errors import EngineErrorCode
 from engine.models import FitShard, FitStatus, FittedStatistics
 from vtt_site.errors import ApplicationError
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 PROGRESS_EVERY = 500  # images between two progress writes
 
@@ -73,6 +73,7 @@ def statistics_fit_start(
     *, user: Any, collections: list[Collection], min_overlap: float | None = None
 ) -> FittedStatistics:
     """Record the exact training set now and fit it in the background (a Celery task)."""
+    job_limit_check(FittedStatistics, user=user, what="fits")
     request = check_fit_request(collections=collections, min_overlap=min_overlap)
     statistics = FittedStatistics.objects.create(
         vocabulary_id=request.vocabulary_id,

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Web (gunicorn, static files served by the app) and a Celery worker (with the job sweeper's beat), like docker-compose's web and
-# worker services, on whatever DATABASE_URL and REDIS_URL say. Stops both when either stops.
+# `make serve`: the docker-compose set-up without Docker, on whatever DATABASE_URL and REDIS_URL say.
+#
+#   scripts/serve.sh            migrate, collect static files, then supervisord runs the four processes
+#                               below and starts again whichever dies (scripts/supervisord.conf)
+#   scripts/serve.sh web        gunicorn (the API, the pages and their static files)
+#   scripts/serve.sh worker     a Celery worker for the long jobs (imports, fits, automatic truthing,
+#                               audits, scoring), at a lower CPU priority than the rest
+#   scripts/serve.sh proposer   a Celery worker for the operators' next questions and the sweeps only
+#   scripts/serve.sh beat       Celery beat: the sweeps' clock; exactly one sends (a lock in Redis)
+#
+# Each role replaces this shell (exec), so the process supervisord watches is the program itself.
 set -euo pipefail
 BIN=${BIN:-.venv/bin}
 HOST=${HOST:-127.0.0.1}
 PORT=${PORT:-8000}
-
-"$BIN/python" manage.py migrate --noinput
-"$BIN/python" manage.py collectstatic --noinput >/dev/null
 
 # gunicorn kills a worker after --timeout; the app stops a request 10 s earlier with a 503 in the error
 # shape (vtt_site.middleware.RequestDeadlineMiddleware), so a client never gets gunicorn's HTML page.
@@ -17,14 +23,51 @@ export SECURE_COOKIES=${SECURE_COOKIES:-1}
 export HSTS_SECONDS=${HSTS_SECONDS:-31536000}
 WEB_TIMEOUT=${WEB_TIMEOUT:-60}
 export REQUEST_TIMEOUT_SECONDS=${REQUEST_TIMEOUT_SECONDS:-$((WEB_TIMEOUT - 10))}
-"$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" \
-  --timeout "$WEB_TIMEOUT" --access-logfile - &
-web=$!
-# --beat: the job sweeper (vtt_site/jobs.py) runs in this one worker; run exactly one worker with it.
-"$BIN/celery" -A vtt_site worker --beat --loglevel "${WORKER_LOGLEVEL:-info}" \
-  --concurrency "${WORKER_CONCURRENCY:-1}" --queues "${CELERY_QUEUE:-vtt}" &
-worker=$!
 
-trap 'kill -TERM $web $worker 2>/dev/null; wait' INT TERM EXIT
-echo "Serving on http://$HOST:$PORT/ with a Celery worker (pids $web, $worker)" >&2
-wait -n $web $worker
+# The queues as the settings name them (the environment, then .env, then the defaults), asked once by
+# the whole service so that a queue renamed in .env is the one the workers take.
+queues() {
+  if [[ -z "${CELERY_QUEUE:-}" || -z "${CELERY_PROPOSAL_QUEUE:-}" ]]; then
+    read -r CELERY_QUEUE CELERY_PROPOSAL_QUEUE < <("$BIN/python" -c \
+      "from vtt_site import settings as s; print(s.CELERY_TASK_DEFAULT_QUEUE, s.CELERY_PROPOSAL_QUEUE)")
+    export CELERY_QUEUE CELERY_PROPOSAL_QUEUE
+  fi
+}
+
+celery_worker() {  # name, queue, concurrency, niceness
+  exec nice -n "$4" "$BIN/celery" -A vtt_site worker --hostname "$1@%h" --queues "$2" --concurrency "$3" \
+    --loglevel "${WORKER_LOGLEVEL:-info}" --without-gossip --without-mingle
+}
+
+case "${1:-all}" in
+  web)
+    exec "$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" \
+      --timeout "$WEB_TIMEOUT" --access-logfile -
+    ;;
+  worker)
+    # Niceness 10: on a busy machine the web and the proposer get the CPU first, so a long job slows
+    # down rather than an operator's next question.
+    queues
+    celery_worker jobs "$CELERY_QUEUE" "${WORKER_CONCURRENCY:-1}" "${WORKER_NICE:-10}"
+    ;;
+  proposer)
+    queues
+    celery_worker proposals "$CELERY_PROPOSAL_QUEUE" "${PROPOSER_CONCURRENCY:-1}" 0
+    ;;
+  beat)
+    exec "$BIN/celery" -A vtt_site beat --loglevel "${WORKER_LOGLEVEL:-info}"
+    ;;
+  all)
+    "$BIN/python" manage.py migrate --noinput
+    "$BIN/python" manage.py collectstatic --noinput >/dev/null
+    queues
+    export BIN HOST PORT SERVE_DIR=${VAR_DIR:-var}
+    mkdir -p "$SERVE_DIR"
+    echo "Serving on http://$HOST:$PORT/: web, worker ($CELERY_QUEUE), proposer ($CELERY_PROPOSAL_QUEUE), beat" >&2
+    exec "$BIN/supervisord" --configuration scripts/supervisord.conf
+    ;;
+  *)
+    echo "usage: $0 [web|worker|proposer|beat]" >&2
+    exit 2
+    ;;
+esac

@@ -9,3 +9,25 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 app = Celery("vtt_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# The beat's options (vtt_site/settings.py) as RedBeat looks for them: under their own names. Behind the
+# CELERY_ prefix it still reads them, but believes them unset, warns and falls back to the broker's.
+REDBEAT_OPTIONS = ("redbeat_redis_url", "redbeat_redis_options", "redbeat_key_prefix", "redbeat_lock_timeout")
+
+
+@app.on_after_configure.connect
+def _name_beat_options(sender, source, **kwargs) -> None:
+    source.update({name: source.first(name) for name in REDBEAT_OPTIONS})
+
+
+def queues_use(queue: str, proposal_queue: str) -> None:
+    """Send this process's tasks to these queues instead of the settings' (the tests and benchmarks run
+    workers on queues of their own). The app caches its queues, routes and router at the first send, so
+    all three are dropped and recomputed from the new names."""
+    from django.conf import settings
+
+    app.conf.task_default_queue = queue
+    app.conf.task_routes = {name: {"queue": proposal_queue} for name in settings.CELERY_TASK_ROUTES}
+    for cached in ("queues", "default_queue", "router"):
+        app.amqp.__dict__.pop(cached, None)
+    app.amqp.flush_routes()

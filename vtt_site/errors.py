@@ -35,6 +35,7 @@ class SiteErrorCode(StrEnum):
     """Codes of failures that belong to no app: the platform itself is short of something."""
 
     SERVICE_UNAVAILABLE = "service_unavailable"
+    TOO_MANY_JOBS = "too_many_jobs"
     REQUEST_TOO_LARGE = "request_too_large"
     REQUEST_TIMEOUT = "request_timeout"
 

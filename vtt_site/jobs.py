@@ -34,8 +34,12 @@ from typing import Any, ClassVar, TypeVar
 
 from django.apps import apps
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
+
+from vtt_site.broker import broker_lost_messages
+from vtt_site.errors import ConflictError, SiteErrorCode
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +106,26 @@ class JobFailed(Exception):
 # --- Queuing -----------------------------------------------------------------------------------------------
 
 
+def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
+    """Refuse a new job of `model` (409 `too_many_jobs`) while `user` has `JOBS_MAX_PER_USER` of them
+    queued or running, so that nobody fills the workers for everyone else. Call it in the transaction
+    that creates the job: the user's row is locked, so two requests at once cannot both pass the count.
+    """
+    if user is None or not getattr(user, "pk", None):
+        return
+    limit = settings.JOBS_MAX_PER_USER
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    unfinished = model.objects.filter(created_by=user).filter(
+        models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
+    )
+    if unfinished.count() >= limit:
+        raise ConflictError(
+            SiteErrorCode.TOO_MANY_JOBS,
+            f"You already have {limit} {what} waiting or running; start this one when one of them has "
+            "finished. Nothing was changed.",
+        )
+
+
 def job_enqueue(job: Job) -> None:
     """Queue the job's task once the current transaction commits (at once outside one)."""
     model, pk = type(job), job.pk
@@ -142,13 +166,15 @@ def job_sweep() -> int:
     """Queue again every job that needs a worker and may have none; the number queued.
 
     A running job whose heartbeat is stale (its worker died; again a staleness period after the last
-    try, if the takeover has not happened yet), a queued job that never reached the broker,
-    and a queued job handed over longer than `JOB_REQUEUE_SECONDS` ago (its message may be lost, e.g. a
-    Redis restart). Queuing one too many is harmless: the extra delivery finds the job claimed or done.
+    try, if the takeover has not happened yet), a queued job that never reached the broker, and a
+    queued job whose message may be lost: every queued job when the broker lost its messages since the
+    last sweep (a Redis restart: `broker_lost_messages`), else those handed over longer than
+    `JOB_REQUEUE_SECONDS` ago (a message lost some other way). Queuing one too many is harmless: the
+    extra delivery finds the job claimed or done.
     """
     now = timezone.now()
     stale = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    forgotten = now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
+    forgotten = now if broker_lost_messages() else now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
     sent = 0
     for model in job_models():
         due = (

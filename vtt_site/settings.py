@@ -178,21 +178,51 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1740)
 # redelivery, is what takes over a job whose worker died (vtt_site/jobs.py).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Two queues, each with workers of its own (scripts/serve.sh, docker-compose.yml): the long jobs
+# (imports, fits, automatic truthing, audits, scoring) on CELERY_QUEUE, and on CELERY_PROPOSAL_QUEUE
+# what an operator or the service waits for: the next question of a stream and the beat's sweeps. An
+# operator's next question never waits behind a long job (decision 0041).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "vtt")
+CELERY_PROPOSAL_QUEUE = env_str("CELERY_PROPOSAL_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-proposals")
+PROPOSAL_QUEUE_TASKS = (
+    "truthing.stream_propose",
+    "vtt_site.jobs_sweep",
+    "truthing.streams_sweep",
+    "evaluation.sessions_expire_due",
+    "evaluation.scores_due_queue",
+)
+CELERY_TASK_ROUTES = {name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_IMPORTS = ["vtt_site.tasks"]
+# The beat is a process of its own (`celery beat`), and exactly one sends: it takes a lock in Redis at
+# start (RedBeat), renews it on every tick (at most every CELERY_BEAT_MAX_LOOP_INTERVAL seconds) and
+# stops at once when it no longer holds it; a second beat waits for the lock. A beat that dies holds it
+# for BEAT_LOCK_SECONDS at most, then a restarted or waiting beat takes over. The schedule lives in Redis
+# too, written from CELERY_BEAT_SCHEDULE at each start: Redis losing its data (a restart without
+# persistence) takes the lock with it, the beat stops and its supervisor starts it again.
+BEAT_LOCK_SECONDS = env_float("BEAT_LOCK_SECONDS", 30.0)
+CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = max(0.5, min(5.0, BEAT_LOCK_SECONDS / 3))
+CELERY_REDBEAT_REDIS_URL = REDIS_URL or None
+CELERY_REDBEAT_REDIS_OPTIONS: dict[str, object] = {}
+CELERY_REDBEAT_KEY_PREFIX = f"vtt-beat:{CELERY_TASK_DEFAULT_QUEUE}:"
+CELERY_REDBEAT_LOCK_TIMEOUT = BEAT_LOCK_SECONDS
 
 # --- Background jobs (vtt_site/jobs.py) ----------------------------------------------------------------
 # A running job refreshes its heartbeat every JOB_HEARTBEAT_SECONDS; one not refreshed for
-# JOB_STALE_SECONDS lost its worker, and the sweeper (every JOB_SWEEP_SECONDS, Celery beat embedded in
-# the worker: `celery worker -B`) queues it again for a takeover. Queued jobs that never reached the
-# broker, or did longer than JOB_REQUEUE_SECONDS ago, are queued again too. A job claimed
-# JOB_MAX_ATTEMPTS times without finishing fails with a message.
+# JOB_STALE_SECONDS lost its worker, and the sweeper (every JOB_SWEEP_SECONDS, sent by the beat) queues it
+# again for a takeover. Queued jobs that never reached the broker, or did longer than
+# JOB_REQUEUE_SECONDS ago, are queued again too, and all queued jobs at once when the broker lost its
+# messages (vtt_site.broker.broker_lost_messages). A job claimed JOB_MAX_ATTEMPTS times without
+# finishing fails with a message.
 JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 10.0)
 JOB_STALE_SECONDS = env_float("JOB_STALE_SECONDS", 45.0)
 JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 15.0)
 JOB_REQUEUE_SECONDS = env_float("JOB_REQUEUE_SECONDS", 900.0)
 JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
+# How many background jobs of one kind (imports, fits, audits) one user may have waiting or running at
+# once; a second audit of a test joins the one waiting or running.
+JOBS_MAX_PER_USER = env_int("JOBS_MAX_PER_USER", 3)
 if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
 # How often the sessions of tests whose deadline has passed are looked for and closed. A session read
@@ -229,7 +259,6 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },
 }
-CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Auth ---------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Celery tasks of the site itself: the job sweeper, run by the beat embedded in the worker (`-B`)."""
+"""Celery tasks of the site itself: the job sweeper, sent by the beat (`celery beat`) and run by the proposer."""
 
 from __future__ import annotations
 

@@ -111,7 +111,7 @@ class ImportListCreateApi(APIView):
 
     @extend_schema(
         request={"multipart/form-data": InputSerializer},
-        responses={202: ImportJobSerializer, 413: ErrorSerializer},
+        responses={202: ImportJobSerializer, 409: ErrorSerializer, 413: ErrorSerializer},
         summary="Import scene graphs into a collection (runs in the background; poll the job)",
     )
     def post(self, request, collection_id: int):

@@ -49,7 +49,7 @@ from annotations.services.annotation import annotation_delete, annotation_insert
 from engine.core.errors import SceneError
 from engine.core.scene import Scene, parse_scene
 from vtt_site.errors import ApplicationError, CommonErrorCode
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 PROGRESS_EVERY = 500
 WRITE_CHUNK = 500  # scenes written per round of bulk inserts
@@ -72,11 +72,12 @@ def import_create(
 ) -> ImportJob:
     """Keep the uploaded file (and mapping) and queue the import (`start=False`: the caller runs
     `import_run`). `complete`: the source is complete (unset: the format's default, or yes with
-    `mark_reviewed`). An unknown format, a mapping for a format without an open vocabulary, or a mapping
-    with problems is refused here, before anything is stored."""
+    `mark_reviewed`). An unknown format, a mapping for a format without an open vocabulary, a mapping
+    with problems, or a user with too many imports waiting is refused here, before anything is stored."""
     spec = scene_format(format)
     complete = _complete(spec, complete, mark_reviewed)
     mapping_data = _mapping_data(spec, mapping, collection)
+    job_limit_check(ImportJob, user=created_by, what="imports")
     job = ImportJob(
         collection=collection,
         format=spec.value,

@@ -111,7 +111,7 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     try:
         job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
-    except ApplicationError as exc:  # a mapping with problems: each is said, and nothing is stored
+    except ApplicationError as exc:  # a mapping with problems (each is said), too many imports waiting
         details = [message for messages_ in exc.fields.values() for message in messages_]
         messages.error(request, " ".join([exc.message, *details]))
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")

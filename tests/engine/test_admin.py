@@ -49,3 +49,16 @@ def test_the_admin_form_says_why_a_fit_cannot_be_made(client, make_user, trained
     assert response.status_code == 200
     assert b"no reviewed training images yet" in response.content
     assert not FittedStatistics.objects.exists()
+
+
+def test_a_fit_past_the_admins_limit_is_refused_on_the_add_page(
+    client, make_user, trained_collection, settings
+):
+    settings.JOBS_MAX_PER_USER = 1
+    admin = make_user(Role.ADMIN)
+    FittedStatistics.objects.create(vocabulary=trained_collection.vocabulary, created_by=admin)  # queued
+    client.force_login(admin)
+    response = client.post(ADD, {"collections": [trained_collection.pk]})
+    assert response.status_code == 200  # the form again, with the reason
+    assert "You already have 1 fits waiting or running" in response.content.decode()
+    assert FittedStatistics.objects.count() == 1

@@ -249,3 +249,23 @@ def test_import_form_errors_are_reported(client, users, collection):
     content = response.content.decode()
     assert "Import file: This field is required." in content and "Import format:" in content
     assert not ImportJob.objects.exists()
+
+
+def test_an_import_past_the_users_limit_is_refused_on_the_collection_page(
+    client, users, collection, settings
+):
+    """Issue 22: a user may have only JOBS_MAX_PER_USER imports waiting or running; the next is refused
+    with the service's message on the page, and nothing is written."""
+    settings.JOBS_MAX_PER_USER = 1
+    reviewer = users[Role.REVIEWER]
+    ImportJob.objects.create(collection=collection, created_by=reviewer, format="jsonl")  # still queued
+    client = as_user(client, users, Role.REVIEWER)
+    data = {
+        "file": SimpleUploadedFile("s.jsonl", scene("a.jpg").encode()),
+        "format": "jsonl",
+        "split": "test",
+    }
+    response = client.post(f"/collections/{collection.pk}/import/", data, follow=True)
+    assert response.status_code == 200
+    assert "You already have 1 imports waiting or running" in response.content.decode()
+    assert ImportJob.objects.count() == 1 and not Image.objects.exists()

@@ -12,8 +12,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -30,8 +29,8 @@ from engine import tasks as engine_tasks
 from engine.core.statistics import fit, load
 from engine.models import FitStatus
 from tests.factories import CollectionFactory
+from tests.integration.conftest import publishing_to
 from vtt_site import jobs
-from vtt_site.celery import app as celery_app
 
 pytestmark = pytest.mark.integration
 
@@ -207,25 +206,12 @@ def test_a_second_delivery_while_a_live_worker_holds_an_import_does_nothing(star
     assert_imported_exactly_once(job, collection)
 
 
-@contextmanager
-def broker_unreachable() -> Iterator[None]:
-    """This process's Celery app publishes to a port nobody listens on; the worker keeps the real one."""
-    previous = celery_app.conf.broker_url
-    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
-    celery_app._after_fork()  # drop the connection and producer pools made for the real broker
-    try:
-        yield
-    finally:
-        celery_app.conf.broker_url = previous
-        celery_app._after_fork()
-
-
 def test_an_import_committed_while_the_broker_is_down_waits_visibly_and_runs_when_it_is_back(
     start_worker,
 ):
     collection = CollectionFactory()
     payload = "".join(json.dumps(s) + "\n" for s in generate_scenes(30, seed=62)).encode()
-    with broker_unreachable():
+    with publishing_to("redis://127.0.0.1:1/0"):  # a port nobody listens on
         started = time.monotonic()
         job = queue_import(collection, payload)  # the request is not failed by the broker
         assert time.monotonic() - started < 10

@@ -1,5 +1,6 @@
 """`make serve`, the docker-compose set-up without Docker: gunicorn serves the API and its static files,
-and a Celery worker runs the tasks it queues, on the local PostgreSQL and Redis."""
+and the Celery workers run the tasks it queues, on the local PostgreSQL and Redis (supervised, with the
+beat: test_supervision.py)."""
 
 from __future__ import annotations
 

@@ -37,3 +37,30 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     assert card["audit"]["status"] == "done" and card["audit"]["report"]["held_out_questions"] > 0
     page = api.as_user(users[Role.ADMIN]).get(f"/api/v1/truthing/tests/{test.pk}/")
     assert page.json()["card"]["audit"]["report"]["engine_p"] == report["engine_p"]
+
+
+def test_a_second_audit_joins_the_one_waiting_or_running_and_a_user_has_only_so_many(
+    settings, make_test, annotated_test_images, users, monkeypatch
+):
+    """Issue 22: about 300 audit requests queued 300 messages in front of every operator's next
+    question. A request while the test's audit waits or runs gets that audit and queues nothing."""
+    from truthing.services import audit as audit_services
+
+    queued = []
+    monkeypatch.setattr(audit_services, "job_enqueue", queued.append)
+    admin = users[Role.ADMIN]
+    test = lifecycle.test_start(test=make_test(annotated_test_images[:2]))
+    first = start_audit(test=test, user=admin)
+    assert start_audit(test=test, user=admin).pk == first.pk and queued == [first]  # joined while queued
+    TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.Status.AUDITING)
+    assert start_audit(test=test, user=admin).pk == first.pk and queued == [first]  # joined while running
+    TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.Status.DONE)
+    again = start_audit(test=test, user=admin)  # audited before: a new run of the same row
+    assert again.pk == first.pk and again.status == TestAudit.Status.QUEUED and len(queued) == 2
+
+    settings.JOBS_MAX_PER_USER = 1
+    other = lifecycle.test_start(test=make_test(annotated_test_images[2:4], seed=8))
+    with pytest.raises(ConflictError) as refused:
+        start_audit(test=other, user=admin)
+    assert refused.value.code == "too_many_jobs"
+    assert not TestAudit.objects.filter(test=other).exists() and len(queued) == 2

@@ -118,3 +118,32 @@ def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images,
     with pytest.raises(ConflictError) as error:
         step_undo(stream_id=stream.pk, user=operators[0])
     assert error.value.code == "test_frozen"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_streams_sweep_leaves_the_streams_of_the_automatic_truthing_alone(
+    make_test, unannotated_test_images, annotated_test_images, monkeypatch
+):
+    """Streams of annotated images wait for the oracle's job, not for a proposal: the sweep must not
+    queue one for them (it would put a question no operator can be given), and a proposal that comes
+    anyway adds nothing. Issue 22 found 40 to 60 such proposals queued at a time."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from truthing.services import proposals
+
+    images = unannotated_test_images[:1] + annotated_test_images[:2]
+    test = lifecycle.test_start(test=make_test(images))
+    streams = Stream.objects.filter(test_image__test=test)
+    # Both kinds waiting for a minute, as if their tasks were lost (the oracle's job not run yet).
+    streams.update(state=StreamState.PROPOSING, proposing_since=timezone.now() - timedelta(minutes=1))
+    automatic = list(streams.filter(test_image__mode=TruthingMode.AUTOMATIC))
+    for stream in automatic:
+        stream.steps.all().delete()
+    queued: list[int] = []
+    monkeypatch.setattr(proposals, "proposal_queue", lambda pk: queued.append(pk) or True)
+    assert proposals.streams_sweep() == 1
+    assert queued == [streams.get(test_image__mode=TruthingMode.OPERATOR).pk]
+    stream_propose(stream_id=automatic[0].pk)
+    assert not automatic[0].steps.exists()

@@ -28,7 +28,7 @@ from vtt_site import jobs
 from vtt_site.celery import app as celery_app
 
 
-def queued_import(collection, count=6, start=False) -> ImportJob:
+def queued_import(collection, count=6, start=False, created_by=None) -> ImportJob:
     payload = "".join(json.dumps(s) + "\n" for s in generate_scenes(count, seed=7)).encode()
     return import_create(
         collection=collection,
@@ -36,6 +36,7 @@ def queued_import(collection, count=6, start=False) -> ImportJob:
         file=SimpleUploadedFile("s.jsonl", payload),
         mark_reviewed=True,
         start=start,
+        created_by=created_by,
     )
 
 
@@ -161,3 +162,56 @@ def test_task_queue_queues_by_name_says_whether_the_task_reached_the_broker_and_
     monkeypatch.setattr(task, "delay", refused)
     assert jobs.task_queue("vtt_site.jobs_sweep", 8, what="the thing 8") is False
     assert warnings == ["Could not queue the thing 8 (connection refused); it will be queued again later."]
+
+
+def test_a_redis_restart_has_every_queued_job_sent_again_at_the_next_sweep(collection, settings, monkeypatch):
+    """The marker the sweeper leaves in the broker's database is gone after a restart without
+    persistence: the next sweep sends every queued job again, not only those older than
+    JOB_REQUEUE_SECONDS; the sweep after it does not."""
+    import redis
+
+    if not settings.REDIS_URL:
+        pytest.skip("needs Redis (make test sets REDIS_URL)")
+    settings.CELERY_TASK_DEFAULT_QUEUE = f"marker-test-{time.monotonic_ns()}"  # a marker of its own
+    marker = f"vtt:broker-marker:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+    sent: list[int] = []
+    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
+    job = queued_import(collection)
+    ImportJob.objects.filter(pk=job.pk).update(enqueued_at=timezone.now())  # its message is in Redis
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        jobs.job_sweep()  # the first sweep ever finds no marker either: one harmless extra message
+        sent.clear()
+        assert jobs.job_sweep() == 0 and sent == []  # marker there: the message is trusted
+        client.delete(marker)  # what a restart of a Redis without persistence does
+        assert jobs.job_sweep() == 1 and sent == [job.pk]
+        assert jobs.job_sweep() == 0  # reported once
+    finally:
+        client.delete(marker)
+        client.close()
+
+
+def test_a_user_may_have_only_so_many_imports_and_fits_waiting_or_running(collection, settings):
+    from accounts.roles import Role
+    from tests.factories import UserFactory
+    from vtt_site.errors import ConflictError
+
+    settings.JOBS_MAX_PER_USER = 2
+    user, other = UserFactory(role=Role.ADMIN), UserFactory(role=Role.ADMIN)
+
+    def an_import(by):
+        return queued_import(collection, count=3, created_by=by)
+
+    first, _ = an_import(user), an_import(user)
+    with pytest.raises(ConflictError) as refused:
+        an_import(user)
+    assert refused.value.code == "too_many_jobs" and "2 imports" in refused.value.message
+    assert ImportJob.objects.filter(created_by=user).count() == 2  # nothing written
+    an_import(other)  # others are not held up
+    import_run(job_id=first.pk)  # one finished: room for another
+    an_import(user)
+
+    for _ in range(2):
+        FittedStatistics.objects.create(vocabulary=collection.vocabulary, created_by=user)
+    with pytest.raises(ConflictError):
+        services.statistics_fit_start(user=user, collections=[collection])

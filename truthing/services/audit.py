@@ -22,12 +22,18 @@ from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
 from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 
 @transaction.atomic
 def test_audit_start(*, test: Test, user=None) -> TestAudit:
-    """Queue the audit of a test whose streams have ended (again, if it was audited before)."""
+    """Queue the audit of a test whose streams have ended (again, if it was audited before).
+
+    An audit of the test already waiting or running is joined, not queued again: it is a pure function
+    of the ended streams, so it gives exactly what a second one would, and asking twice (a retry, a
+    double click, 300 requests) costs nothing (decision 0041). A new audit counts
+    towards the user's JOBS_MAX_PER_USER.
+    """
     test = lock_test(test.pk)
     if (
         test.state == TestState.DRAFT
@@ -37,10 +43,16 @@ def test_audit_start(*, test: Test, user=None) -> TestAudit:
             TruthingErrorCode.TEST_UNFINISHED,
             f"{test.name} can be audited once every stream has ended.",
         )
-    audit, created = TestAudit.objects.get_or_create(test=test, defaults={"created_by": user})
-    if not created and not audit.running:
+    audit = TestAudit.objects.select_for_update().filter(test=test).first()
+    if audit is not None and (audit.running or audit.status == TestAudit.QUEUED):
+        return audit  # joined
+    job_limit_check(TestAudit, user=user, what="audits")
+    if audit is None:
+        audit = TestAudit.objects.create(test=test, created_by=user)
+    else:
         audit.status, audit.report, audit.reliability_svg, audit.attempts = TestAudit.Status.QUEUED, {}, "", 0
         audit.enqueued_at = audit.finished_at = audit.claim = None
+        audit.created_by, audit.message, audit.progress = user, "", 0.0
         audit.save()
     job_enqueue(audit)
     return audit

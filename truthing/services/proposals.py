@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT
 from truthing import bridge
-from truthing.models import Step, Stream, StreamState, TestState
+from truthing.models import Step, Stream, StreamState, TestState, TruthingMode
 from truthing.services.checks import check_create_for
 from truthing.services.rules import lock_stream
 from vtt_site.jobs import task_queue
@@ -29,7 +29,11 @@ PROPOSE_TASK = "truthing.stream_propose"
 def stream_propose(*, stream_id: int) -> Stream:
     """Add the next question to a stream that waits for the engine, or end it. Safe to run twice."""
     stream = lock_stream(stream_id)
-    if stream.state != StreamState.PROPOSING or stream.test_image.test.frozen:
+    if (
+        stream.state != StreamState.PROPOSING
+        or stream.test_image.test.frozen
+        or stream.test_image.mode == TruthingMode.AUTOMATIC  # the oracle's job writes those streams
+    ):
         return stream
     answered = list(stream.steps.order_by("index"))
     max_questions = bridge.settings_of(stream.test_image.test).max_questions
@@ -77,8 +81,14 @@ def proposal_queue(stream_id: int) -> bool:
 
 
 def streams_sweep() -> int:
-    """Queue again the proposals of streams that have waited for the engine too long; how many."""
+    """Queue again the proposals of streams that have waited for the engine too long; how many.
+
+    Only operators' streams: a stream of an annotated image waits for the automatic truthing job, which
+    the job sweeper looks after; a proposal there would put a question no operator can be given.
+    """
     stale = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    waiting = Stream.objects.filter(state=StreamState.PROPOSING, proposing_since__lt=stale)
+    waiting = Stream.objects.filter(
+        state=StreamState.PROPOSING, proposing_since__lt=stale, test_image__mode=TruthingMode.OPERATOR
+    )
     waiting = waiting.exclude(test_image__test__state__in=[TestState.PUBLISHED, TestState.ARCHIVED])
     return sum(proposal_queue(pk) for pk in waiting.values_list("pk", flat=True))
