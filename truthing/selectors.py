@@ -76,9 +76,15 @@ def _label_entries(steps: list[Step]) -> list[dict[str, Any]]:
 
 
 def _history(steps: list[Step], answers: dict[int, str]) -> list[dict[str, Any]]:
-    """The questions answered so far with `answers` (step index -> answer), oldest first."""
+    """The questions answered so far with `answers` (step index -> answer), oldest first, each with the
+    label its yes made (a checker's no made none: the stream's label is in the labels, not here)."""
     return [
-        {"step": step.index, "text": step.text, "answer": answers[step.index], "label": step.label}
+        {
+            "step": step.index,
+            "text": step.text,
+            "answer": answers[step.index],
+            "label": step.label if answers[step.index] == "yes" else "",
+        }
         for step in steps
         if step.index in answers
     ]
