@@ -195,3 +195,74 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     review.set_viewport_size({"width": 390, "height": 844})
     assert review.evaluate("document.documentElement.scrollWidth") <= 390
     shot(review, "adjudication-phone")
+
+
+def test_a_question_about_two_labels_draws_both_with_a_sentence_that_agrees(
+    trained_collection, statistics, operators, new_page
+):
+    """Rows built by hand (the page reads rows only): person 1 and vehicle 1 instantiated, then a
+    relationship question between them waits."""
+    from django.utils import timezone
+
+    from truthing.models import Test, TestImage
+
+    operator = operators[0]
+    members(trained_collection, operator)
+    image, _ = street_with_people(trained_collection)
+    test = Test.objects.create(name="two labels", statistics=statistics, state="truthing")
+    test_image = TestImage.objects.create(test=test, image=image, position=0)
+    stream = Stream.objects.create(
+        test_image=test_image,
+        state=StreamState.PENDING,
+        lease_holder=operator,
+        lease_expires_at=timezone.now() + timezone.timedelta(minutes=30),
+    )
+    rows = [
+        (
+            {
+                "kind": "unique",
+                "type": "person",
+                "attributes": [],
+                "region": {"id": "a", "box": [0, 0, 480, 640]},
+            },
+            "person 1",
+        ),
+        (
+            {
+                "kind": "unique",
+                "type": "vehicle",
+                "attributes": [],
+                "region": {"id": "b", "box": [480, 0, 480, 640]},
+            },
+            "vehicle 1",
+        ),
+    ]
+    for index, (question, label) in enumerate(rows):
+        Step.objects.create(
+            stream=stream,
+            index=index,
+            question=question,
+            text=f"Is there a unique {question['type']}?",
+            answer="yes",
+            label=label,
+            answered_by=operator,
+            point_x=100.0 + 400 * index,
+            point_y=300.0,
+        )
+    relation = {"kind": "rel", "subject": "person 1", "relationship": "closer than", "object": "vehicle 1"}
+    Step.objects.create(stream=stream, index=2, question=relation, text="Is person 1 closer than vehicle 1?")
+
+    page = new_page()
+    login(page, operator)
+    page.goto(f"/truthing/streams/{stream.pk}/")
+    page.wait_for_selector("body[data-ready=true]")
+    note = page.locator("[data-role=region-note]").inner_text()
+    assert "the regions where person 1 and vehicle 1 were found" in note, note
+    assert page.locator("svg g.regions g.named rect.region").count() == 2
+    colours = page.locator("svg g.regions g.named").evaluate_all("gs => gs.map((g) => g.classList.value)")
+    assert len(set(colours)) == 2, f"both labels in one colour: {colours}"
+    assert page.locator("svg g.marker.named").count() == 2
+    assert page.locator("svg text").count() == 2, "only the markers' small names are on the picture"
+    legend = page.get_by_test_id("legend").inner_text()
+    assert "where person 1 was found" in legend and "where vehicle 1 was found" in legend
+    shot(page, "operator-two-labels")

@@ -121,7 +121,7 @@ function drawOverlays() {
     for (const entry of drawn) shapes.push(regionRect(regionOf(entry.question), `named ${colourOf(entry.label)}`));
     for (const entry of drawn) legend.push(legendItem(`named-swatch ${colourOf(entry.label)}`, `where ${entry.label} was found`));
     note.textContent = drawn.length
-      ? `Drawn (dashed): the region where ${joined(drawn.map((e) => e.label))} ${drawn.length === 1 ? "was" : "were"} found.`
+      ? `Drawn (dashed): ${drawn.length === 1 ? "the region where" : "the regions where"} ${joined(drawn.map((e) => e.label))} ${drawn.length === 1 ? "was" : "were"} found.`
       : "";
   }
   regionLayer.replaceChildren(...shapes);
