@@ -96,11 +96,11 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     # H held: the bare picture; released: the outline again.
     page.keyboard.down("h")
     assert not region.is_visible(), "holding H leaves the region drawn"
-    shot(page, "operator-bare")
+    shot(page, "issue20-operator-bare")
     page.keyboard.up("h")
     assert region.is_visible()
     assert "No answer yet." in page.get_by_test_id("history").inner_text()
-    shot(page, "operator-first-question")
+    shot(page, "issue20-operator-first-question")
 
     # Answer until a uniqueness question; the history grows with every answer.
     answered = []
@@ -125,7 +125,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     canvas.click(*point)
     assert "Marked" in hint.inner_text()
     assert page.locator("svg g.marker.pick").count() == 1
-    shot(page, "operator-marked")
+    shot(page, "issue20-operator-marked")
     page.keyboard.press("y")
     wait_for_next(page, unique.index)
     unique.refresh_from_db()
@@ -136,7 +136,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     assert marker.count() == 1
     assert f"→ {unique.label}" in page.get_by_test_id("history").locator("li").last.inner_text()
     assert unique.label in page.get_by_test_id("legend").inner_text()
-    shot(page, "operator-after-mark")
+    shot(page, "issue20-operator-after-mark")
 
     # A phone: the answer buttons keep their text on one line; the page does not scroll sideways.
     page.set_viewport_size({"width": 390, "height": 844})
@@ -144,7 +144,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     assert ambiguous.bounding_box()["height"] <= yes.bounding_box()["height"] + 1, "Ambiguous wraps"
     assert ambiguous.evaluate("b => b.scrollWidth <= b.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    shot(page, "operator-phone")
+    shot(page, "issue20-operator-phone")
     page.set_viewport_size({"width": 1400, "height": 900})
 
     # The rest of the stream through the services; the checker disagrees on the marked question.
@@ -173,10 +173,10 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
             check.wait_for_selector("body[data-image-loaded=true]")
             assert check.locator(f'svg g.marker[data-label="{unique.label}"]').count() == 1
             assert check.get_by_test_id("history").locator("li").nth(unique.index).inner_text().endswith("no")
-            shot(check, "checker-with-mark")
+            shot(check, "issue20-checker-with-mark")
             check.set_viewport_size({"width": 390, "height": 844})
             assert check.evaluate("document.documentElement.scrollWidth") <= 390
-            shot(check, "checker-phone")
+            shot(check, "issue20-checker-phone")
             check.set_viewport_size({"width": 1400, "height": 900})
         given = "no" if step == unique.index else stored[step]
         check.keyboard.press({"yes": "y", "no": "n", "ambiguous": "a"}[given])
@@ -191,10 +191,10 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     assert card.locator(f'svg g.marker.pick[data-label="{unique.label}"]').count() == 1
     assert "singled out" in card.get_by_test_id("legend").inner_text()
     assert card.locator("svg rect.region.pending").evaluate("r => getComputedStyle(r).fill") == "none"
-    shot(review, "adjudication-with-mark")
+    shot(review, "issue20-adjudication-with-mark")
     review.set_viewport_size({"width": 390, "height": 844})
     assert review.evaluate("document.documentElement.scrollWidth") <= 390
-    shot(review, "adjudication-phone")
+    shot(review, "issue20-adjudication-phone")
 
 
 def test_a_question_about_two_labels_draws_both_with_a_sentence_that_agrees(
@@ -265,4 +265,4 @@ def test_a_question_about_two_labels_draws_both_with_a_sentence_that_agrees(
     assert page.locator("svg text").count() == 2, "only the markers' small names are on the picture"
     legend = page.get_by_test_id("legend").inner_text()
     assert "where person 1 was found" in legend and "where vehicle 1 was found" in legend
-    shot(page, "operator-two-labels")
+    shot(page, "issue20-operator-two-labels")
