@@ -60,11 +60,33 @@ def check_get(*, check_id: int) -> Check:
 
 
 def _label_entries(steps: list[Step]) -> list[dict[str, Any]]:
-    """Every label the steps instantiated, with the question that defined it (its region included)."""
+    """Every label the steps instantiated, with the question that defined it (its region included) and
+    the point where the operator clicked its object, when they did."""
     return [
-        {"label": step.label, "step": step.index, "question": step.question, "text": step.text}
+        {
+            "label": step.label,
+            "step": step.index,
+            "question": step.question,
+            "text": step.text,
+            "point": step.point,
+        }
         for step in steps
         if step.label
+    ]
+
+
+def _history(steps: list[Step], answers: dict[int, str]) -> list[dict[str, Any]]:
+    """The questions answered so far with `answers` (step index -> answer), oldest first, each with the
+    label its yes made (a checker's no made none: the stream's label is in the labels, not here)."""
+    return [
+        {
+            "step": step.index,
+            "text": step.text,
+            "answer": answers[step.index],
+            "label": step.label if answers[step.index] == "yes" else "",
+        }
+        for step in steps
+        if step.index in answers
     ]
 
 
@@ -80,14 +102,15 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
     test, image = stream.test_image.test, stream.test_image.image
     steps = list(stream.steps.order_by("index"))
     if isinstance(work, Check):
-        checked = set(work.answers.values_list("step__index", flat=True))
-        pending = next((s for s in steps if s.index not in checked), None)
-        answered = len(checked)
+        # A checker's history is their own answers: the stored ones are what they check, unseen.
+        given = dict(work.answers.values_list("step__index", "answer"))
+        pending = next((s for s in steps if s.index not in given), None)
         state = "ended" if pending is None else "pending"
     else:
+        given = {s.index: s.answer for s in steps if s.answer}
         pending = next((s for s in steps if not s.answer), None)
-        answered = sum(1 for s in steps if s.answer)
         state = stream.state
+    answered = len(given)
     before = [s for s in steps if pending is None or s.index < pending.index]
     return {
         "kind": "check" if isinstance(work, Check) else "stream",
@@ -97,6 +120,7 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
         "state": state,
         "pending": _question(pending),
         "labels": _label_entries(before),
+        "history": _history(before, given),
         "progress": {"answered": answered, "streams_left": streams_left(test)},
         "lease_expires_at": work.lease_expires_at,
     }
@@ -152,6 +176,7 @@ def test_export(*, test: Test) -> dict[str, Any]:
                 "population": step.population,
                 "answer": step.answer or None,
                 "label": step.label or None,
+                "point": step.point,
                 "answered_by": "oracle" if step.automatic else getattr(step.answered_by, "username", None),
                 "answered_at": step.answered_at.isoformat() if step.answered_at else None,
                 "seconds": step.seconds,

@@ -124,6 +124,9 @@ def disagreements(request: HttpRequest) -> HttpResponse:
                 "image": image,
                 "region": region,
                 "labels": _labels_before(step),
+                # Markers keep a readable size whatever the picture's: a fraction of its larger side.
+                "marker_r": max(image.width, image.height) / 50,
+                "marker_dot": max(image.width, image.height) / 200,
                 "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
             }
         )
@@ -132,11 +135,18 @@ def disagreements(request: HttpRequest) -> HttpResponse:
 
 
 def _labels_before(step) -> list[dict[str, Any]]:
-    """The labels the question may name, with their defining regions (to draw them next to it)."""
+    """The labels the question may name, with their defining regions and the points where the operator
+    clicked their objects (to draw them next to it), each with its colour class."""
     earlier = step.stream.steps.filter(index__lt=step.index).exclude(label="").order_by("index")
     return [
-        {"label": s.label, "text": s.text, "box": (s.question.get("region") or {}).get("box")}
-        for s in earlier
+        {
+            "label": s.label,
+            "text": s.text,
+            "box": (s.question.get("region") or {}).get("box"),
+            "point": s.point,
+            "colour": f"c{n % 6}",
+        }
+        for n, s in enumerate(earlier)
     ]
 
 

@@ -218,9 +218,9 @@ def test_an_admin_is_refused_with_the_reason_then_publishes_and_sees_the_card(
     assert "3 of 3 oracle-truthed streams ended" in page.inner_text("[data-testid=automatic-progress]")
     page.get_by_test_id("publish").click()
     message = page.inner_text(".messages")
-    assert "cannot be published yet: 1 stream(s) have not ended" in message
+    assert "cannot be published yet: 1 stream has not ended" in message
     shot(page, "card-refused")
-    assert "1 stream(s) have not ended" in page.inner_text("[data-testid=blockers]")
+    assert "1 stream has not ended" in page.inner_text("[data-testid=blockers]")
     truth(operators[0], operator_next(user=operators[0]))
     page.get_by_test_id("publish").click()
     assert "Published" in page.inner_text(".messages")
