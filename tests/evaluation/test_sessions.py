@@ -178,7 +178,13 @@ def test_a_scoped_token_acts_only_as_its_system(published_test, owner, system, s
     # Outside its scope: tokens, other apps.
     assert client.get("/api/v1/tokens/").status_code == 403
     assert client.post("/api/v1/evaluation/systems/", {"name": "x"}, format="json").status_code == 403
-    assert client.get("/api/v1/vocabularies/").status_code == 403
+    assert client.get("/api/v1/collections/").status_code == 403
+    # The vocabulary is public to takers: the words of the questions (issue 20: it was refused).
+    vocabularies = client.get("/api/v1/vocabularies/")
+    assert vocabularies.status_code == 200 and vocabularies.json()["results"]
+    first = vocabularies.json()["results"][0]["id"]
+    assert "types" in client.get(f"/api/v1/vocabularies/{first}/").json()["document"]
+    assert client.post("/api/v1/vocabularies/", {"name": "x"}, format="json").status_code == 403
 
 
 def test_images_are_served_to_the_session_once_reached_and_to_nobody_else(
