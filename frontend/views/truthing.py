@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import is_admin, may
 from frontend.plots import card as plots
+from frontend.plots.reliability import reliability_plot
 from frontend.views.common import require
 from scoring.stats import proportion
 from truthing import reports, selectors
@@ -186,17 +187,30 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
     test = _or_404(selectors.test_get, test_id=test_id)
     card = reports.test_card(test=test)
     asked = card["answered"] + card["rejected"]
+    automatic = reports.automatic_progress(test)
+    test_audit = getattr(test, "audit", None)
     context = {
         "test": test,
         "card": card,
         "rejected": proportion(card["rejected"], asked),
         "plots": plots.card_plots(card),
-        "automatic": reports.automatic_progress(test),
-        "audit": getattr(test, "audit", None),
+        "automatic": automatic,
+        "audit": test_audit,
+        "reliability": (
+            reliability_plot(test_audit.report) if test_audit and test_audit.status == "done" else None
+        ),
         "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
+        "streams": selectors.test_stream_rows(test, limit=CARD_STREAMS),
+        "streams_shown": CARD_STREAMS,
+        # The page reloads itself while a job of the test runs, so its progress and result appear.
+        "job_running": (automatic is not None and automatic["status"] in ("queued", "truthing"))
+        or (test_audit is not None and test_audit.status in ("queued", "auditing")),
     }
     return render(request, "frontend/test_card.html", context)
+
+
+CARD_STREAMS = 200  # the card lists the first ones; Export as JSON has them all
 
 
 TRANSITIONS = {
