@@ -12,8 +12,10 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from django import forms
+from django.db.models import Count, Q
+from django.template.defaultfilters import pluralize
 
-from annotations.models import Image, Split
+from annotations.models import Collection, Image, Split
 from engine.core.proposer import EngineSettings
 from engine.models import FitStatus, FittedStatistics
 from engine.settings import engine_settings
@@ -26,6 +28,13 @@ SETTING_FIELDS = [f.name for f in fields(EngineSettings)]
 def _setting_field(default: Any) -> forms.Field:
     kind = forms.IntegerField if isinstance(default, int) else forms.FloatField
     return kind(required=False)
+
+
+def _statistics_label(statistics: FittedStatistics) -> str:
+    return (
+        f"Statistics {statistics.pk}: fitted {statistics.created_at:%Y-%m-%d %H:%M} on "
+        f"{statistics.n_images} training image{pluralize(statistics.n_images)}"
+    )
 
 
 class TestFormBase(forms.ModelForm):
@@ -46,10 +55,12 @@ class TestFormBase(forms.ModelForm):
         for name in SETTING_FIELDS:
             value = getattr(defaults, name)
             self.fields[name].initial = value
-            self.fields[name].help_text = (
-                f"Engine setting; default {'off' if value is None else value} (docs/engine.md). "
-                "Empty: the default."
-            )
+            self.fields[name].help_text = f"Default {'off' if value is None else value}; empty: the default."
+        statistics = self.fields["statistics"]
+        statistics.label_from_instance = _statistics_label
+        newest = statistics.queryset.first()
+        if newest is not None and not self.is_bound:
+            statistics.initial = newest.pk  # the newest ready fit, which is usually the one wanted
 
     def settings_document(self) -> dict[str, Any]:
         """The settings the admin changed: those given, each only if it differs from the default."""
@@ -98,3 +109,41 @@ class TestCreateForm(TestFormBase):
 
     def image_ids(self) -> list[int]:
         return [image.pk for image in self.cleaned_data["images"]]
+
+
+class TestFromCollectionsForm(TestFormBase):
+    """The web UI's: the test images of whole collections (the first `limit` of each, if given), in
+    collection order and then upload order; a page cannot list tens of thousands of images one by one."""
+
+    collections = forms.ModelMultipleChoiceField(
+        queryset=Collection.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Every test image of each collection ticked (images whose role is test).",
+    )
+    limit = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="At most this many images per collection",
+        help_text="Empty: all of them.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        with_tests = Count("images", filter=Q(images__split=Split.TEST))
+        field = self.fields["collections"]
+        field.queryset = (
+            Collection.objects.annotate(test_images=with_tests).filter(test_images__gt=0).order_by("name")
+        )
+        field.label_from_instance = lambda c: (
+            f"{c.name} ({c.test_images} test image{pluralize(c.test_images)})"
+        )
+
+    def image_ids(self) -> list[int]:
+        ids: list[int] = []
+        for collection in self.cleaned_data["collections"]:
+            images = Image.objects.filter(collection=collection, split=Split.TEST).order_by("id")
+            limit = self.cleaned_data.get("limit")
+            ids += list(
+                images.values_list("pk", flat=True)[:limit] if limit else images.values_list("pk", flat=True)
+            )
+        return ids

@@ -107,7 +107,7 @@ def test_every_add_and_change_page_opens(world):
 def test_the_add_page_of_a_test_shows_the_engine_settings_and_their_defaults(world):
     page = world.get(reverse("admin:truthing_test_add")).content.decode()
     assert 'name="epsilon"' in page and 'value="0.15"' in page
-    assert "default 60" in page  # max_questions
+    assert "Default 60" in page  # max_questions
 
 
 def _request(client):
