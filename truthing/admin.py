@@ -34,7 +34,9 @@ class AdminTestCreateForm(TestCreateForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["images"].widget = FilteredSelectMultiple("test images", is_stacked=False)
+        images = self.fields["images"]
+        images.widget = FilteredSelectMultiple("test images", is_stacked=False)
+        images.widget.choices = images.choices  # a widget set after the field gets no choices itself
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

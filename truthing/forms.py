@@ -107,6 +107,12 @@ class TestCreateForm(TestFormBase):
         help_text="Images whose role is test; one used for training in the statistics is refused.",
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["images"].label_from_instance = lambda image: (
+            f"{image.collection.name} / {image.original_name}"
+        )
+
     def image_ids(self) -> list[int]:
         return [image.pk for image in self.cleaned_data["images"]]
 

@@ -7,6 +7,8 @@ The rows come from one small world built below; a model registered later without
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib import admin
 from django.core.files.base import ContentFile
@@ -14,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.roles import Role
+from annotations.models import Image
 from tests.evaluation.conftest import build_test, take_test
 from tests.factories import MembershipFactory
 
@@ -107,6 +110,10 @@ def test_every_add_and_change_page_opens(world):
 def test_the_add_page_of_a_test_shows_the_engine_settings_and_their_defaults(world):
     page = world.get(reverse("admin:truthing_test_add")).content.decode()
     assert 'name="epsilon"' in page and 'value="0.15"' in page
+    # The test images are offered (the two-pane picker is filled from the select's options).
+    images = re.search(r'<select name="images".*?</select>', page, re.S).group(0)
+    test_image = Image.objects.filter(split="test").first()
+    assert f'value="{test_image.pk}"' in images and test_image.original_name in images
     assert "Default 60" in page  # max_questions
 
 
@@ -118,3 +125,17 @@ def _request(client):
     request = RequestFactory().get("/admin/")
     request.user = get_user_model().objects.get(username="the-admin")
     return request
+
+
+def test_the_admin_adds_a_draft_test_through_the_lifecycle_service(world):
+    from engine.models import FittedStatistics
+    from truthing.models import Test
+
+    image = Image.objects.filter(split="test").first()
+    form = {"name": "added in the admin", "description": "", "seed": 3, "streams_per_image": 1}
+    form |= {"statistics": FittedStatistics.objects.first().pk, "images": [image.pk], "max_questions": 12}
+    response = world.post(reverse("admin:truthing_test_add"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    test = Test.objects.get(name="added in the admin")
+    assert test.state == "draft" and test.engine_settings["max_questions"] == 12
+    assert list(test.test_images.values_list("image", flat=True)) == [image.pk]
