@@ -19,24 +19,24 @@ from truthing.services import automatic, lifecycle
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def done_audit(test) -> None:
-    """An audit row as the audit job leaves it (its report from engine.audit's own reliability)."""
+def audit_report() -> dict:
+    """A report shaped as the audit job leaves it (its reliability from engine.audit's own function)."""
     rng = np.random.default_rng(3)
     p = rng.uniform(0, 1, 400)
     answers = rng.uniform(0, 1, 400) < p
     accuracy = {"accuracy": 0.55, "low": 0.5, "high": 0.6, "n": 400}
-    TestAudit.objects.create(
-        test=test,
-        status=TestAudit.Status.DONE,
-        report={
-            "model": "logistic-regression",
-            "training_streams": 50,
-            "held_out_questions": 400,
-            "guesser": accuracy,
-            "engine_p": accuracy,
-            "reliability": reliability(p, answers),
-        },
-    )
+    return {
+        "model": "logistic-regression",
+        "training_streams": 50,
+        "held_out_questions": 400,
+        "guesser": accuracy,
+        "engine_p": accuracy,
+        "reliability": reliability(p, answers),
+    }
+
+
+def done_audit(test) -> None:
+    TestAudit.objects.create(test=test, status=TestAudit.Status.DONE, report=audit_report())
 
 
 def box(page, selector):
@@ -119,4 +119,22 @@ def test_starting_truthing_answers_at_once_and_the_card_follows_the_job(
     shot(page, "card-job-running")
     release.set()
     page.get_by_text("3 of 3 oracle-truthed streams ended").wait_for(timeout=20_000)
+    assert page.get_by_test_id("job-running").count() == 0
+
+
+def test_a_running_audit_shows_its_progress_and_the_card_follows_it(
+    annotated_test_images, make_test, users, new_page
+):
+    test = make_test(annotated_test_images[:2], name="Audited test")
+    lifecycle.test_start(test=test)
+    audit = TestAudit.objects.create(test=test, status=TestAudit.Status.AUDITING, progress=0.4)
+    page = new_page()
+    login(page, users[Role.ADMIN])
+    page.goto(f"/tests/{test.pk}/")
+    assert "The audit is running" in page.get_by_test_id("audit-progress").inner_text()
+    assert page.locator("[data-testid=audit-progress] progress").get_attribute("value") == "0.4"
+    TestAudit.objects.filter(pk=audit.pk).update(
+        status=TestAudit.Status.DONE, progress=1.0, report=audit_report()
+    )
+    page.locator("[data-testid=plot-reliability] svg").wait_for(timeout=15_000)  # reloaded by itself
     assert page.get_by_test_id("job-running").count() == 0
