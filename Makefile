@@ -18,7 +18,7 @@ DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic t
 run: install .env
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
-	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	TASKS_IN_THREADS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 ## make test: install the dev dependencies and run every check and the whole test suite.
 test: install-dev .env chromium services

@@ -47,6 +47,7 @@ urlpatterns = [
     ),
     path("truthing/operators/", truthing.operator_statistics, name="operators"),
     path("tests/", truthing.test_list, name="tests"),
+    path("tests/new/", truthing.test_new, name="test-new"),
     path("tests/<int:test_id>/", truthing.test_detail, name="test"),
     path("tests/<int:test_id>/<slug:action>/", truthing.test_transition, name="test-transition"),
     # Vision systems and leaderboards

@@ -208,3 +208,15 @@ def test_export(*, test: Test) -> dict[str, Any]:
             for ti in test.test_images.select_related("image").order_by("position")
         ],
     }
+
+
+def test_stream_rows(test: Test, *, limit: int) -> list[Stream]:
+    """The test's first `limit` streams in test order for its card, each with its image, how it is
+    truthed, who holds it and `answered` (its questions answered yes or no)."""
+    answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))
+    return list(
+        Stream.objects.filter(test_image__test=test)
+        .select_related("test_image__image", "lease_holder")
+        .annotate(answered=answered)
+        .order_by("test_image__position", "number")[:limit]
+    )

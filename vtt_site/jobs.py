@@ -36,6 +36,7 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, models, transaction
+from django.db import connections as db_connections
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
@@ -142,7 +143,10 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
     def send() -> None:
         if name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
-        app.tasks[name].delay(*args)
+        if app.conf.task_always_eager and settings.TASKS_IN_THREADS:
+            _run_in_thread(app.tasks[name], args, what)
+        else:
+            app.tasks[name].delay(*args)
 
     try:
         send()
@@ -150,6 +154,21 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
         logger.warning("Could not queue %s (%s); it will be queued again later.", what, exc)
         return False
     return True
+
+
+def _run_in_thread(task: Any, args: tuple[Any, ...], what: str) -> None:
+    """Run an eager task in a daemon thread with its own database connection: the request that queued
+    it (on commit) answers at once, and the page shows the job's progress as the task writes it."""
+
+    def run() -> None:
+        try:
+            task.apply(args=args)
+        except Exception:
+            logger.exception("The task running %s failed", what)
+        finally:
+            db_connections.close_all()  # this thread's connections
+
+    threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
 
 
 def _send(model: type[Job], pk: int) -> bool:
