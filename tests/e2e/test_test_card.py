@@ -57,7 +57,7 @@ def test_the_card_of_a_test_in_truthing(
     assert publish.is_disabled()
     assert page.get_by_test_id("publish-reason").is_visible()
     reason = page.locator("#" + publish.get_attribute("aria-describedby"))
-    assert "have not ended" in reason.inner_text()
+    assert "1 stream has not ended" in reason.inner_text()
 
     # The audit comes after the card's plots, not between its table and them.
     assert box(page, "[data-testid=audit-report]")["y"] > box(page, "[data-testid=plot-blind]")["y"]
