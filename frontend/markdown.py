@@ -37,6 +37,10 @@ def markdown_html(text: str) -> SafeString:
         shifted = min(level + 2, 6)
         html = html.replace(f"<h{level}>", f"<h{shifted}>").replace(f"</h{level}>", f"</h{shifted}>")
     cleaned = nh3.clean(
-        html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel="noopener noreferrer nofollow"
+        html,
+        tags=TAGS,
+        attributes=ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
     )
     return mark_safe(cleaned)  # sanitized by nh3 just above
