@@ -61,6 +61,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "queue.review.next": allow(Role.REVIEWER),
     "queue.release": allow(Role.ANNOTATOR, Role.REVIEWER),
     "review.decide": allow(Role.REVIEWER),
+    "review.correct": allow(Role.REVIEWER),
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
     "import.list": allow(Role.REVIEWER),

@@ -53,6 +53,11 @@ urlpatterns = [
     # Vision systems and leaderboards
     path("systems/", evaluation.systems, name="systems"),
     path("systems/<int:system_id>/", evaluation.system_detail, name="system"),
+    path(
+        "systems/<int:system_id>/sessions/<int:session_id>/images/<int:test_image_id>/",
+        evaluation.system_session_image,
+        name="system-session-image",
+    ),
     path("leaderboards/", evaluation.leaderboards, name="leaderboards"),
     path("leaderboards/<int:test_id>/", evaluation.leaderboard, name="leaderboard"),
 ]
