@@ -26,6 +26,7 @@ from truthing.models import (
 )
 from truthing.selectors import test_export
 from truthing.services import lifecycle
+from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError
 
 
@@ -192,13 +193,14 @@ class DisagreementAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AutomaticTruthing)
-class AutomaticTruthingAdmin(ReadOnlyAdmin):
+class AutomaticTruthingAdmin(FollowsRunningJobs, ReadOnlyAdmin):
     list_display = [
         "test",
         "status",
         "progress",
         "streams_done",
         "streams_total",
+        "following",
         "attempts",
         "message",
         "finished_at",
@@ -209,8 +211,8 @@ class AutomaticTruthingAdmin(ReadOnlyAdmin):
 
 
 @admin.register(TestAudit)
-class TestAuditAdmin(ReadOnlyAdmin):
-    list_display = ["test", "status", "progress", "attempts", "message", "finished_at"]
+class TestAuditAdmin(FollowsRunningJobs, ReadOnlyAdmin):
+    list_display = ["test", "status", "progress", "following", "attempts", "message", "finished_at"]
     list_filter = ["status"]
     search_fields = ["test__name", "message"]
     list_select_related = ["test"]

@@ -211,6 +211,42 @@ def job_sweep() -> int:
     return sent
 
 
+def job_resume_orphans() -> int:
+    """Queue again the jobs a previous web process left behind; the number queued. For TASKS_IN_THREADS
+    (make run), called once when the web process starts: there a job runs in a thread of the web
+    process, which dies with it, and without a broker no sweeper takes it over. A job is resumed when it
+    is queued, or running under a process of this host that no longer exists; the claim decides, as ever.
+    """
+    host, sent = socket.gethostname(), 0
+    for model in job_models():
+        waiting = models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
+        for pk, status, holder in model.objects.filter(waiting).values_list("pk", "status", "claimed_by"):
+            if status != model.QUEUED and _holder_alive(holder, host):
+                continue
+            model.objects.filter(pk=pk, status=status, claimed_by=holder).update(
+                status=model.QUEUED, claim=None
+            )
+            logger.info("Resuming %s %s, left by a web process that stopped", model.__name__, pk)
+            sent += _send(model, pk)
+    return sent
+
+
+def _holder_alive(holder: str, host: str) -> bool:
+    """Whether the process `host:pid` may still run the job (another host's: assume so)."""
+    holder_host, _, pid = holder.rpartition(":")
+    if holder_host != host or not pid.isdigit():
+        return holder_host != host
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def job_models() -> list[type[Job]]:
     return [model for model in apps.get_models() if issubclass(model, Job)]
 
