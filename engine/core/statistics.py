@@ -43,6 +43,9 @@ READABLE_VERSIONS = (2, 3)
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
+# Pairs per block when splitting pair histograms by region (`_split_by_region_pairs`): a multiple of 64,
+# small enough that a block's (regions x pairs) booleans stay a few tens of megabytes.
+PAIR_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -318,16 +321,36 @@ def _split_by_region_pairs(
     subject_vis: U64, object_vis: U64, classes: I64, n_classes: int, n_regions: int
 ) -> I64:
     """(regions, regions, classes): per (w, v), how many pairs of each class have their subject visible
-    in w and their object visible in v."""
+    in w and their object visible in v.
+
+    Per class and block of pairs, the region memberships are packed 64 pairs to a word, region by
+    region, so that a (w, v) count is the population count of (subject in w) AND (object in v): integer
+    work of regions^2 x pairs / 64, no BLAS (whose threads crawl on a shared machine) and no temporary
+    larger than a block's (regions x block) booleans."""
     table = np.zeros((n_regions, n_regions, n_classes), dtype=np.int64)
-    object_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
-    for w in range(n_regions):
-        inside = ((subject_vis >> np.uint64(w)) & np.uint64(1)).astype(bool)
-        # Every (pair, object region) with the object visible there, as one flat key per entry.
-        pairs, regions = np.nonzero((object_vis[inside][:, None] & object_bits[None, :]) != 0)
-        keys = regions * n_classes + classes[inside][pairs]
-        table[w] = np.bincount(keys, minlength=n_regions * n_classes).reshape(n_regions, n_classes)
+    bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+    order = np.argsort(classes, kind="stable")
+    bounds = np.searchsorted(classes[order], np.arange(n_classes + 1))
+    for c in range(n_classes):
+        rows = order[bounds[c] : bounds[c + 1]]
+        for start in range(0, len(rows), PAIR_BLOCK):
+            block = rows[start : start + PAIR_BLOCK]
+            in_subject = _packed_membership(subject_vis[block], bits)
+            in_object = _packed_membership(object_vis[block], bits)
+            for w in range(n_regions):
+                both = np.bitwise_count(in_subject[w][None, :] & in_object)
+                table[w, :, c] += both.sum(axis=1, dtype=np.int64)
     return table
+
+
+def _packed_membership(vis: U64, bits: U64) -> U64:
+    """(regions, words): bit i of word k of row r says whether item 64k + i is visible in region r."""
+    padded = -len(vis) % 64
+    member = (vis[None, :] & bits[:, None]) != 0
+    if padded:
+        member = np.pad(member, ((0, 0), (0, padded)))
+    packed: U64 = np.packbits(member, axis=1).view(np.uint64)
+    return packed
 
 
 def _related_pairs(relationships: array[int], n_objects: int) -> tuple[I64, I64, U64]:
