@@ -60,7 +60,8 @@ tables have the size of a million-image fit, but every scene is there {copies} t
 | what | measured | target |
 |---|---|---|
 | proposals timed ({args.test_scenes} full streams on held-out scenes) | {timing["proposals"]} | |
-| propose median | **{timing["median_ms"]:.1f} ms** | under 20 ms |
+| propose median, wall time | **{timing["median_ms"]:.1f} ms** | under 20 ms |
+| propose median, CPU time of the process (what a core spends, without the waiting on a shared machine) | {timing["cpu_median_ms"]:.1f} ms | |
 | propose p95 / max | {timing["p95_ms"]:.0f} ms / {timing["max_ms"]:.0f} ms | |
 | record median (instantiation answer) | {timing["record_median_ms"]:.1f} ms | |
 | mean stream length | {timing["mean_length"]:.1f} | |
