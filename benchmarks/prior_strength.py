@@ -12,7 +12,7 @@ rates really are around m: with tau^2 their variance around m,
 (the method of moments: the observed spread minus the binomial noise of a level of n_i items). The
 streams are those the audit learns from (`engine.audit.run.training_streams`: each on a training scene,
 with statistics fitted on the other folds), so no held-out scene is read. Printed per question kind and
-level; docs/decisions/draft-region-levels.md uses the figures.
+level; docs/decisions/0045-region-levels.md uses the figures.
 """
 
 from __future__ import annotations
