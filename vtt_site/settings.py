@@ -9,6 +9,7 @@ project folder is read when present (real environment variables win).
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import sys
 from datetime import timedelta
@@ -43,6 +44,13 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# The reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For is believed: behind
+# them the client's own address is what rate limits and login lockouts count (accounts.throttling
+# .client_address). Empty: the peer's address, and X-Forwarded-For is ignored, since anyone can send it.
+try:
+    TRUSTED_PROXIES = [ipaddress.ip_network(item, strict=False) for item in env_list("TRUSTED_PROXIES", "")]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES holds something that is not an address: {exc}") from None
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
@@ -287,8 +295,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_address"
 # Failed API token authentications: per address (and per account, for a revoked or expired token) in a
-# window; past the limit every token from there gets a 429 until the window ends.
+# window; past the limit further failures from there get a 429 until the window ends. A valid token is
+# always served (accounts.throttling.auth_failure).
 AUTH_FAILURE_LIMIT = env_int("API_AUTH_FAILURE_LIMIT", 30)
 AUTH_FAILURE_WINDOW_SECONDS = env_int("API_AUTH_FAILURE_WINDOW_SECONDS", 300)
 # Live (unrevoked, unexpired) API tokens a user may hold at once.
