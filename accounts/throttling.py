@@ -107,7 +107,7 @@ def client_address(request) -> str:
     X-Forwarded-For is read from the right (each proxy appends the address it was reached from) past
     every trusted proxy, to the first address no trusted proxy stands for. An X-Forwarded-For from any
     other peer is ignored, since a client can write whatever it likes there. Also django-axes' source of
-    addresses (AXES_CLIENT_IP_CALLABLE), so password logins are counted the same way."""
+    addresses (`axes_client_address`), so password logins are counted the same way."""
     peer = request.META.get("REMOTE_ADDR") or "unknown"
     if not _is_trusted_proxy(peer):
         return peer
@@ -120,6 +120,12 @@ def client_address(request) -> str:
         if not _is_trusted_proxy(hop):
             break
     return address
+
+
+def axes_client_address(request) -> str | None:
+    """`client_address` for django-axes, which stores it in an address column: None when unknown."""
+    address = client_address(request)
+    return address if _is_address(address) else None
 
 
 def _is_address(text: str) -> bool:

@@ -295,7 +295,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
-AXES_CLIENT_IP_CALLABLE = "accounts.throttling.client_address"
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.axes_client_address"
 # Failed API token authentications: per address (and per account, for a revoked or expired token) in a
 # window; past the limit further failures from there get a 429 until the window ends. A valid token is
 # always served (accounts.throttling.auth_failure).
@@ -377,6 +377,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_REQUEST_BYTES
 REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 0.0)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
+# The largest JSON body of an operation that names no limit of its own (`json_body_max_bytes` on the
+# view: an answer takes 8 KiB, an annotation 4 MiB; vtt_site.api.parsers). Imports and uploads are files,
+# limited by UPLOAD_MAX_REQUEST_BYTES.
+JSON_BODY_MAX_BYTES = env_int("JSON_BODY_MAX_BYTES", 64 * 1024)
 # How deeply a JSON body or an imported record may nest (a scene graph needs 4 levels).
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
@@ -385,7 +389,10 @@ JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 VTT = {
     "IMAGE_MAX_BYTES": env_int("IMAGE_MAX_BYTES", 25 * 1024 * 1024),
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
-    "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
+    # What all the zip archives of one upload may unpack to, together; checked before each entry is
+    # unpacked (annotations.files.InflationBudget). Images hardly compress, so an honest upload unpacks to
+    # about its own size (UPLOAD_MAX_REQUEST_BYTES).
+    "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 256 * 1024 * 1024),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
     # Per image, far above a real street scene; checked before any other work on a save or an import.
     "ANNOTATION_MAX_OBJECTS": env_int("ANNOTATION_MAX_OBJECTS", 1000),

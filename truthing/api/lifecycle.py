@@ -16,6 +16,7 @@ from engine.selectors import statistics_get
 from truthing import reports, selectors
 from truthing.services import audit, lifecycle
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import TEST_BODY_BYTES
 
 
 class EngineSettingsSerializer(serializers.Serializer):
@@ -72,6 +73,7 @@ def _card(test) -> dict:
 
 class TestListCreateApi(APIView):
     operations = {"GET": "truthing.test.list", "POST": "truthing.test.create"}
+    json_body_max_bytes = TEST_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)

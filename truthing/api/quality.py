@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from truthing import reports, selectors
 from truthing.services.adjudication import disagreement_decide
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import ANSWER_BODY_BYTES
 
 
 class DisagreementSerializer(serializers.Serializer):
@@ -35,6 +36,7 @@ class DisagreementListApi(APIView):
 
 class DisagreementDecideApi(APIView):
     operation = "truthing.disagreement.decide"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
         answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"])

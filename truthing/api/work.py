@@ -14,6 +14,7 @@ from truthing.errors import TruthingErrorCode
 from truthing.services import checks as check_services
 from truthing.services import streams as stream_services
 from truthing.services.queue import operator_next
+from vtt_site.api.parsers import ANSWER_BODY_BYTES
 from vtt_site.errors import NotFoundError
 from vtt_site.leases import holds_lease
 
@@ -63,6 +64,7 @@ class StreamApi(APIView):
 
 class StreamAnswerApi(APIView):
     operation = "truthing.step.answer"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
         request=AnswerInputSerializer,
@@ -105,6 +107,7 @@ class CheckApi(APIView):
 
 class CheckAnswerApi(APIView):
     operation = "truthing.check.answer"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
         request=AnswerInputSerializer, responses=WorkSerializer, summary="Answer the check's next question"
