@@ -16,6 +16,10 @@ machinery, who holds it and whether that holder is alive:
 - `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`) queues again the jobs whose heartbeat went
   stale and the queued jobs that never reached the broker, or whose message was lost.
 
+A job whose run loses the database (a restart, a connection cut: `vtt_site.database`) is queued again
+with a message that says so, and does not count as an attempt; if even that cannot be written, the
+sweeper takes the job over once its heartbeat is stale, as for a worker that died.
+
 A job taken over `JOB_MAX_ATTEMPTS` times (a job that kills its worker each time, or outlives the task
 time limit) fails with a message instead of being tried for ever.
 """
@@ -26,6 +30,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,10 +44,15 @@ from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
+from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_drop
 from vtt_site.errors import ConflictError, SiteErrorCode
 
 logger = logging.getLogger(__name__)
 
+DATABASE_LOST = (
+    "Queued again: the database could not be reached for a moment while this job ran; it starts over "
+    "as soon as a worker takes it."
+)
 NOT_QUEUED = (
     "Waiting: the task queue could not be reached when this job was created; it is queued again as soon "
     "as the queue and a worker are back."
@@ -132,7 +142,7 @@ def job_enqueue(job: Job) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
-def task_queue(name: str, *args: Any, what: str) -> bool:
+def task_queue(name: str, *args: Any, what: str, countdown: float | None = None) -> bool:
     """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
     it here). The one way any service queues a task: by name, so that a services module never imports
     a tasks module (which imports the services: a circle). Never raises: with the broker down, what the
@@ -142,7 +152,8 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
     def send() -> None:
         if name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
-        app.tasks[name].delay(*args)
+        task = app.tasks[name]
+        task.delay(*args) if countdown is None else task.apply_async(args, countdown=countdown)
 
     try:
         send()
@@ -214,7 +225,11 @@ def job_run(
     `unexpected` how the job fails on any other exception (the exception itself goes to the log).
     """
     unexpected = unexpected or JobFailed("The job failed on the server (the error is logged).")
-    job = job_claim(model, pk, reset=reset or {})
+    try:
+        job = job_claim(model, pk, reset=reset or {})
+    except DATABASE_ERRORS as exc:
+        _claim_later(model, pk, exc)
+        return None
     if job is None:
         return None
     with job_heartbeat(job):
@@ -224,10 +239,49 @@ def job_run(
             logger.warning("%s %s was taken over by another run; this run stops.", model.__name__, pk)
         except JobFailed as exc:
             _fail_if_held(job, exc.message, **exc.values)
+        except DATABASE_ERRORS as exc:
+            _requeue_after_database_error(job, exc)
         except Exception:
             logger.exception("%s %s failed", model.__name__, pk)
             _fail_if_held(job, unexpected.message, **unexpected.values)
     return job
+
+
+def _claim_later(model: type[Job], pk: int, exc: Exception) -> None:
+    """The database was out when the job was to be claimed: the row is as it was (queued), so its task is
+    sent again in a few seconds (not here and now in eager mode, where that would run it again at once)."""
+    from vtt_site.celery import app
+
+    logger.warning("%s %s could not be claimed, the database is unavailable (%s)", model.__name__, pk, exc)
+    connections_drop()
+    if not app.conf.task_always_eager:
+        task_queue(model.task_name, pk, what=f"{model.__name__} {pk}", countdown=RETRY_AFTER_SECONDS)
+
+
+def _requeue_after_database_error(job: Job, exc: Exception, waits: tuple[float, ...] = (0, 1, 2, 4)) -> None:
+    """The run lost the database: give the job back (queued, its claim dropped, the attempt not counted,
+    a message saying why) and queue it again, trying for a few seconds while the database comes back.
+    If it does not, the job stays running under this claim until its heartbeat is stale and the sweeper
+    takes it over."""
+    name = f"{type(job).__name__} {job.pk}"
+    logger.warning("%s lost the database (%s); it is queued again", name, exc)
+    for wait in waits:
+        time.sleep(wait)
+        connections_drop()
+        try:
+            given_back = _held_rows(job).update(
+                status=job.QUEUED,
+                claim=None,
+                heartbeat_at=None,
+                attempts=models.F("attempts") - 1,
+                message=DATABASE_LOST,
+            )
+            if given_back:
+                _send(type(job), job.pk)
+            return
+        except DATABASE_ERRORS:
+            continue
+    logger.warning("%s: the database is still unavailable; the sweeper takes the job over later", name)
 
 
 def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
