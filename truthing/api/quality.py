@@ -11,6 +11,7 @@ from truthing import reports, selectors
 from truthing.services.adjudication import disagreement_decide
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
+from vtt_site.api.schema import ErrorSerializer
 
 
 class DisagreementSerializer(serializers.Serializer):
@@ -43,7 +44,7 @@ class DisagreementDecideApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={204: None},
+        responses={204: None, 409: ErrorSerializer},
         summary="Decide a disagreement",
         description="An answer other than the stored one cuts the stream after that step; the stream is "
         "proposed again from there and goes back to the operator queue.",
