@@ -81,7 +81,11 @@ class TokenListCreateApi(APIView):
 class TokenRevokeApi(APIView):
     operation = "tokens.revoke"
 
-    @extend_schema(request=None, responses={204: None}, summary="Revoke one of my API tokens")
+    @extend_schema(
+        request=None,
+        responses={204: None, 409: OpenApiResponse(ErrorSerializer, "The token is already revoked.")},
+        summary="Revoke one of my API tokens",
+    )
     def delete(self, request, token_id: int):
         services.token_revoke(user=request.user, token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

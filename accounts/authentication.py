@@ -6,11 +6,11 @@ from datetime import timedelta
 
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from rest_framework import authentication, exceptions
+from rest_framework import authentication
 
 from accounts.models import ApiToken
 from accounts.selectors import token_with_roles
-from accounts.throttling import auth_failure_record, auth_failures_check
+from accounts.throttling import auth_failure
 from accounts.tokens import digest_of
 
 # Writing last_used_at on every request would turn reads into writes; once a minute is enough to audit.
@@ -25,21 +25,17 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         parts = authentication.get_authorization_header(request).split()
         if not parts or parts[0].lower().decode(errors="replace") not in self.keywords:
             return None
-        auth_failures_check(request)
         if len(parts) != 2:
-            auth_failure_record(request)
-            raise exceptions.AuthenticationFailed("Authorization header must be 'Token <secret>'.")
+            raise auth_failure(request, "Authorization header must be 'Token <secret>'.")
         try:
             secret = parts[1].decode()
         except UnicodeDecodeError:
-            auth_failure_record(request)
-            raise exceptions.AuthenticationFailed("The token contains invalid characters.") from None
+            raise auth_failure(request, "The token contains invalid characters.") from None
         token = token_with_roles(digest=digest_of(secret))
         now = timezone.now()
         # An inactive user's token gets the same answer as an unknown one: nothing tells them apart.
         if token is None or not token.is_live(now) or not token.user.is_active:
-            auth_failure_record(request, token.user_id if token is not None else None)
-            raise exceptions.AuthenticationFailed(UNKNOWN_TOKEN)
+            raise auth_failure(request, UNKNOWN_TOKEN, token.user_id if token is not None else None)
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_GRANULARITY:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token

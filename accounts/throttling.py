@@ -13,6 +13,7 @@ whatever the limit.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import time
 
 from django.conf import settings
@@ -94,11 +95,53 @@ class SessionUserRateThrottle(WindowRateThrottle):
 
 
 class AddressRateThrottle(WindowRateThrottle, AnonRateThrottle):
-    """DRF's anonymous throttle (per address, scope "anon"), counted in windows."""
+    """DRF's anonymous throttle (per address, scope "anon"), counted in windows, per `client_address`
+    (DRF's own `get_ident` believes any client's X-Forwarded-For, so each request could name a new one)."""
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
 
 
 def client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The address of the client: the peer's, unless the peer is one of TRUSTED_PROXIES, in which case
+    X-Forwarded-For is read from the right (each proxy appends the address it was reached from) past
+    every trusted proxy, to the first address no trusted proxy stands for. An X-Forwarded-For from any
+    other peer is ignored, since a client can write whatever it likes there. Also django-axes' source of
+    addresses (`axes_client_address`), so password logins are counted the same way."""
+    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    if not _is_trusted_proxy(peer):
+        return peer
+    forwarded = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    address = peer
+    for hop in reversed([hop for hop in forwarded if hop]):
+        if not _is_address(hop):
+            break  # garbage from the client's side of the chain: the last trusted hop is what we know
+        address = hop
+        if not _is_trusted_proxy(hop):
+            break
+    return address
+
+
+def axes_client_address(request) -> str | None:
+    """`client_address` for django-axes, which stores it in an address column: None when unknown."""
+    address = client_address(request)
+    return address if _is_address(address) else None
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_trusted_proxy(text: str) -> bool:
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return any(address in network for network in settings.TRUSTED_PROXIES)
 
 
 def _keys(request, account: object | None) -> list[str]:
@@ -109,22 +152,30 @@ def _keys(request, account: object | None) -> list[str]:
     return keys
 
 
-def auth_failures_check(request, account: object | None = None) -> None:
-    """429 with Retry-After once an address (or an account) has failed too often in this window; checked
-    before the credential is, so that a right guess after the limit is not told apart from a wrong one."""
-    limit = settings.AUTH_FAILURE_LIMIT
-    if any((resilient_cache.get(key) or 0) >= limit for key in _keys(request, account)):
+def auth_failure(request, message: str, account: object | None = None) -> exceptions.APIException:
+    """The error to raise for a failed authentication, counted per address (and per account, for a
+    revoked or expired token): a 401 saying `message`, or, once the count in this window passes
+    AUTH_FAILURE_LIMIT, a 429 with Retry-After.
+
+    Only failures are ever counted or refused (decision 0046-auth-throttling): a valid token is served
+    whatever its address failed before, so nobody sharing an address (or a proxy) can lock its owner
+    out. Guessing is no use anyway against a token's 256 random bits; the limit caps the work and the
+    noise of a guesser, and its 429 tells a misconfigured client to stop."""
+    counts = [_count(key) for key in _keys(request, account)]
+    if max(counts) > settings.AUTH_FAILURE_LIMIT:
         window = settings.AUTH_FAILURE_WINDOW_SECONDS
-        raise exceptions.Throttled(
+        return exceptions.Throttled(
             wait=window - time.time() % window,
             detail="Too many failed authentications from this address; try again later.",
         )
+    return exceptions.AuthenticationFailed(message)
 
 
-def auth_failure_record(request, account: object | None = None) -> None:
-    for key in _keys(request, account):
-        if not resilient_cache.add(key, 1, settings.AUTH_FAILURE_WINDOW_SECONDS):
-            try:
-                resilient_cache.incr(key)
-            except ValueError:  # expired between add and incr
-                resilient_cache.add(key, 1, settings.AUTH_FAILURE_WINDOW_SECONDS)
+def _count(key: str) -> int:
+    if resilient_cache.add(key, 1, settings.AUTH_FAILURE_WINDOW_SECONDS):
+        return 1
+    try:
+        return int(resilient_cache.incr(key))
+    except ValueError:  # expired between add and incr
+        resilient_cache.add(key, 1, settings.AUTH_FAILURE_WINDOW_SECONDS)
+        return 1

@@ -41,8 +41,11 @@ celery_worker() {  # name, queue, concurrency, niceness
 
 case "${1:-all}" in
   web)
+    # Each worker is replaced after about WEB_MAX_REQUESTS requests (the jitter staggers them), so
+    # memory one large request took does not stay with the worker for good.
     exec "$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" \
-      --timeout "$WEB_TIMEOUT" --access-logfile -
+      --timeout "$WEB_TIMEOUT" --max-requests "${WEB_MAX_REQUESTS:-1000}" \
+      --max-requests-jitter "${WEB_MAX_REQUESTS_JITTER:-100}" --access-logfile -
     ;;
   worker)
     # Niceness 10: on a busy machine the web and the proposer get the CPU first, so a long job slows

@@ -16,6 +16,10 @@ machinery, who holds it and whether that holder is alive:
 - `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`) queues again the jobs whose heartbeat went
   stale and the queued jobs that never reached the broker, or whose message was lost.
 
+A job whose run loses the database (a restart, a connection cut: `vtt_site.database`) is queued again
+with a message that says so, and does not count as an attempt; if even that cannot be written, the
+sweeper takes the job over once its heartbeat is stale, as for a worker that died.
+
 A job taken over `JOB_MAX_ATTEMPTS` times (a job that kills its worker each time, or outlives the task
 time limit) fails with a message instead of being tried for ever.
 """
@@ -26,6 +30,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,10 +45,15 @@ from django.db import connections as db_connections
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
+from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_drop
 from vtt_site.errors import ConflictError, SiteErrorCode
 
 logger = logging.getLogger(__name__)
 
+DATABASE_LOST = (
+    "Queued again: the database could not be reached for a moment while this job ran; it starts over "
+    "as soon as a worker takes it."
+)
 NOT_QUEUED = (
     "Waiting: the task queue could not be reached when this job was created; it is queued again as soon "
     "as the queue and a worker are back."
@@ -133,7 +143,7 @@ def job_enqueue(job: Job) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
-def task_queue(name: str, *args: Any, what: str) -> bool:
+def task_queue(name: str, *args: Any, what: str, countdown: float | None = None) -> bool:
     """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
     it here). The one way any service queues a task: by name, so that a services module never imports
     a tasks module (which imports the services: a circle). Never raises: with the broker down, what the
@@ -143,10 +153,13 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
     def send() -> None:
         if name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
+        task = app.tasks[name]
         if app.conf.task_always_eager and settings.TASKS_IN_THREADS:
-            _run_in_thread(app.tasks[name], args, what)
+            _run_in_thread(task, args, what, countdown)
+        elif countdown is None:
+            task.delay(*args)
         else:
-            app.tasks[name].delay(*args)
+            task.apply_async(args, countdown=countdown)
 
     try:
         send()
@@ -156,12 +169,15 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
     return True
 
 
-def _run_in_thread(task: Any, args: tuple[Any, ...], what: str) -> None:
+def _run_in_thread(task: Any, args: tuple[Any, ...], what: str, countdown: float | None = None) -> None:
     """Run an eager task in a daemon thread with its own database connection: the request that queued
-    it (on commit) answers at once, and the page shows the job's progress as the task writes it."""
+    it (on commit) answers at once, and the page shows the job's progress as the task writes it. A
+    countdown (a job sent again after losing the database) is waited out in the thread."""
 
     def run() -> None:
         try:
+            if countdown:
+                time.sleep(countdown)
             task.apply(args=args)
         except Exception:
             logger.exception("The task running %s failed", what)
@@ -269,7 +285,11 @@ def job_run(
     `unexpected` how the job fails on any other exception (the exception itself goes to the log).
     """
     unexpected = unexpected or JobFailed("The job failed on the server (the error is logged).")
-    job = job_claim(model, pk, reset=reset or {})
+    try:
+        job = job_claim(model, pk, reset=reset or {})
+    except DATABASE_ERRORS as exc:
+        _claim_later(model, pk, exc)
+        return None
     if job is None:
         return None
     with job_heartbeat(job):
@@ -279,10 +299,49 @@ def job_run(
             logger.warning("%s %s was taken over by another run; this run stops.", model.__name__, pk)
         except JobFailed as exc:
             _fail_if_held(job, exc.message, **exc.values)
+        except DATABASE_ERRORS as exc:
+            _requeue_after_database_error(job, exc)
         except Exception:
             logger.exception("%s %s failed", model.__name__, pk)
             _fail_if_held(job, unexpected.message, **unexpected.values)
     return job
+
+
+def _claim_later(model: type[Job], pk: int, exc: Exception) -> None:
+    """The database was out when the job was to be claimed: the row is as it was (queued), so its task is
+    sent again in a few seconds (not here and now in eager mode, where that would run it again at once)."""
+    from vtt_site.celery import app
+
+    logger.warning("%s %s could not be claimed, the database is unavailable (%s)", model.__name__, pk, exc)
+    connections_drop()
+    if not app.conf.task_always_eager:
+        task_queue(model.task_name, pk, what=f"{model.__name__} {pk}", countdown=RETRY_AFTER_SECONDS)
+
+
+def _requeue_after_database_error(job: Job, exc: Exception, waits: tuple[float, ...] = (0, 1, 2, 4)) -> None:
+    """The run lost the database: give the job back (queued, its claim dropped, the attempt not counted,
+    a message saying why) and queue it again, trying for a few seconds while the database comes back.
+    If it does not, the job stays running under this claim until its heartbeat is stale and the sweeper
+    takes it over."""
+    name = f"{type(job).__name__} {job.pk}"
+    logger.warning("%s lost the database (%s); it is queued again", name, exc)
+    for wait in waits:
+        time.sleep(wait)
+        connections_drop()
+        try:
+            given_back = _held_rows(job).update(
+                status=job.QUEUED,
+                claim=None,
+                heartbeat_at=None,
+                attempts=models.F("attempts") - 1,
+                message=DATABASE_LOST,
+            )
+            if given_back:
+                _send(type(job), job.pk)
+            return
+        except DATABASE_ERRORS:
+            continue
+    logger.warning("%s: the database is still unavailable; the sweeper takes the job over later", name)
 
 
 def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:

@@ -9,6 +9,7 @@ project folder is read when present (real environment variables win).
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import sys
 from datetime import timedelta
@@ -43,6 +44,13 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# The reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For is believed: behind
+# them the client's own address is what rate limits and login lockouts count (accounts.throttling
+# .client_address). Empty: the peer's address, and X-Forwarded-For is ignored, since anyone can send it.
+try:
+    TRUSTED_PROXIES = [ipaddress.ip_network(item, strict=False) for item in env_list("TRUSTED_PROXIES", "")]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES holds something that is not an address: {exc}") from None
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 X_FRAME_OPTIONS = "DENY"
@@ -293,8 +301,10 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "accounts.throttling.axes_client_address"
 # Failed API token authentications: per address (and per account, for a revoked or expired token) in a
-# window; past the limit every token from there gets a 429 until the window ends.
+# window; past the limit further failures from there get a 429 until the window ends. A valid token is
+# always served (accounts.throttling.auth_failure).
 AUTH_FAILURE_LIMIT = env_int("API_AUTH_FAILURE_LIMIT", 30)
 AUTH_FAILURE_WINDOW_SECONDS = env_int("API_AUTH_FAILURE_WINDOW_SECONDS", 300)
 # Live (unrevoked, unexpired) API tokens a user may hold at once.
@@ -373,6 +383,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_REQUEST_BYTES
 REQUEST_TIMEOUT_SECONDS = env_float("REQUEST_TIMEOUT_SECONDS", 0.0)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = env_int("UPLOAD_MAX_FILES", 500)
+# The largest JSON body of an operation that names no limit of its own (`json_body_max_bytes` on the
+# view: an answer takes 8 KiB, an annotation 4 MiB; vtt_site.api.parsers). Imports and uploads are files,
+# limited by UPLOAD_MAX_REQUEST_BYTES.
+JSON_BODY_MAX_BYTES = env_int("JSON_BODY_MAX_BYTES", 64 * 1024)
 # How deeply a JSON body or an imported record may nest (a scene graph needs 4 levels).
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
@@ -381,7 +395,10 @@ JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 VTT = {
     "IMAGE_MAX_BYTES": env_int("IMAGE_MAX_BYTES", 25 * 1024 * 1024),
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
-    "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 1024 * 1024 * 1024),
+    # What all the zip archives of one upload may unpack to, together; checked before each entry is
+    # unpacked (annotations.files.InflationBudget). Images hardly compress, so an honest upload unpacks to
+    # about its own size (UPLOAD_MAX_REQUEST_BYTES).
+    "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 256 * 1024 * 1024),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
     # Per image, far above a real street scene; checked before any other work on a save or an import.
     "ANNOTATION_MAX_OBJECTS": env_int("ANNOTATION_MAX_OBJECTS", 1000),

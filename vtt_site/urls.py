@@ -1,14 +1,18 @@
 """URL map: the API under /api/v1/, health checks, the admin and the web UI."""
 
+import sys
+
 from django.contrib import admin
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 from django.urls import include, path
 from django.utils.module_loading import import_string
 from django.views.defaults import bad_request, server_error
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from vtt_site.api.errors import error_body
-from vtt_site.errors import CommonErrorCode
+from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
+from vtt_site.errors import CommonErrorCode, SiteErrorCode
 from vtt_site.health import healthz, readyz
 
 api_v1 = [
@@ -66,8 +70,24 @@ def handler400(request, exception=None):
 
 
 def handler500(request):
+    if database_unavailable(sys.exc_info()[1]):
+        return _database_unavailable(request)
     if _is_api(request):
         return JsonResponse(
             error_body(CommonErrorCode.SERVER_ERROR, "The server failed to handle this request."), status=500
         )
     return server_error(request)
+
+
+def _database_unavailable(request):
+    """503 with Retry-After: the error shape for the API, a page of its own for the web, rendered
+    without the request (no user, no navigation), since those need the database that is down."""
+    if _is_api(request):
+        response = JsonResponse(
+            error_body(SiteErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE), status=503
+        )
+    else:
+        page = render_to_string("frontend/unavailable.html", {"retry_after": RETRY_AFTER_SECONDS})
+        response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response

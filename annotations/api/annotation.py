@@ -16,6 +16,7 @@ from annotations.api.common import (
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.images import access_image
 from annotations.services.annotation import annotation_correct, annotation_save, annotation_submit
+from vtt_site.api.parsers import ANNOTATION_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -25,6 +26,7 @@ class SavedAnnotationSerializer(SceneRecordSerializer):
 
 class AnnotationApi(APIView):
     operations = {"GET": "annotation.read", "PUT": "annotation.save"}
+    json_body_max_bytes = ANNOTATION_BODY_BYTES
 
     @extend_schema_serializer(component_name="AnnotationSave")
     class InputSerializer(serializers.Serializer):

@@ -6,7 +6,13 @@ import mimetypes
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -30,6 +36,17 @@ class RejectionSerializer(serializers.Serializer):
     file = serializers.CharField(help_text="The file name (for a zip entry: its path in the archive).")
     code = serializers.CharField()
     message = serializers.CharField()
+
+
+class UploadRefusedFieldsSerializer(serializers.Serializer):
+    files = RejectionSerializer(many=True, help_text="Every file of the upload, with why it was refused.")
+
+
+class UploadRefusedSerializer(ErrorSerializer):
+    """The one error shape, with `fields.files` holding each refused file as an object (a file name is
+    not a path in the request, so it cannot be a key of `fields`)."""
+
+    fields = UploadRefusedFieldsSerializer()
 
 
 class UploadResultSerializer(serializers.Serializer):
@@ -83,8 +100,13 @@ class ImageListUploadApi(APIView):
                 UploadResultSerializer, "At least one image went in; `rejected` lists the rest."
             ),
             400: OpenApiResponse(
-                ErrorSerializer,
-                "No image went in: `fields.files` lists every file with its code and message.",
+                PolymorphicProxySerializer(
+                    component_name="UploadError",
+                    serializers=[UploadRefusedSerializer, ErrorSerializer],
+                    resource_type_field_name=None,
+                ),
+                "No image went in: `fields.files` lists every file with its code and message; or the "
+                "request itself is invalid (`fields` as in any error).",
             ),
             413: OpenApiResponse(ErrorSerializer, "More files in one request than the platform accepts."),
         },

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_get, vocabulary_list
 from annotations.services.vocabularies import vocabulary_import, vocabulary_update
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import VOCABULARY_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -48,6 +49,7 @@ def _detail(vocabulary_id: int) -> dict:
 
 class VocabularyListCreateApi(APIView):
     operations = {"GET": "vocabulary.list", "POST": "vocabulary.create"}
+    json_body_max_bytes = VOCABULARY_BODY_BYTES
 
     @extend_schema(responses=paginated(VocabularySerializer), summary="List vocabularies, every version")
     def get(self, request):
@@ -67,6 +69,7 @@ class VocabularyListCreateApi(APIView):
 
 class VocabularyDetailApi(APIView):
     operations = {"GET": "vocabulary.read", "PUT": "vocabulary.update"}
+    json_body_max_bytes = VOCABULARY_BODY_BYTES
 
     @extend_schema(responses=VocabularyDetailSerializer, summary="A vocabulary with its document")
     def get(self, request, vocabulary_id: int):

@@ -23,6 +23,7 @@ from annotations.errors import AnnotationErrorCode as Code
 from annotations.files import (
     CheckedImage,
     FileLimits,
+    InflationBudget,
     Refused,
     check_image,
     clean_name,
@@ -103,6 +104,7 @@ def _candidates(files: Sequence[File], limits: FileLimits) -> Iterator[tuple[str
     name that cannot be is refused under a printable form of itself, so every entry is accounted for.
     """
     remaining = limits.files
+    inflation = InflationBudget(limits.zip_bytes)  # shared by every archive of the upload
     for upload in files:
         name = display_name(os.path.basename(upload.name or ""))
         if remaining <= 0:
@@ -117,7 +119,7 @@ def _candidates(files: Sequence[File], limits: FileLimits) -> Iterator[tuple[str
             # A generator: one entry's bytes in memory at a time.
             entries: Iterable[tuple[str, bytes | Refused]] = (
                 _named(entry, payload) if entry else (name, payload)
-                for entry, payload in zip_entries(upload, limits, remaining)
+                for entry, payload in zip_entries(upload, limits, remaining, inflation)
             )
         else:
             entries = [_named(upload.name, _read(upload, limits))]

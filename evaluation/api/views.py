@@ -23,6 +23,7 @@ from evaluation.services import sessions, systems
 from truthing.published import TestPlan, published_tests, test_image_file
 from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import ANSWER_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
 
@@ -204,6 +205,7 @@ class QuestionApi(APIView):
 
 class AnswerApi(APIView):
     operation = "evaluation.answer.create"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
         request=s.SessionAnswerInputSerializer,

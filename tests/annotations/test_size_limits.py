@@ -119,3 +119,16 @@ def test_a_request_past_the_deadline_fails_in_the_error_shape(api, annotator, se
     assert response.status_code == 503
     assert response.json()["code"] == "request_timeout"
     assert response["Content-Type"] == "application/json"
+
+
+def test_an_annotation_of_1000_objects_is_over_the_common_json_limit_and_taken(
+    api, annotator, leased_image, settings
+):
+    """Issue 22, item 4: the save names a limit of its own (4 MiB), far above what 1,000 objects need."""
+    objects = [box(n) | {"type": "person"} for n in range(settings.VTT["ANNOTATION_MAX_OBJECTS"])]
+    body = {"objects": objects, "relationships": []}
+    assert len(json.dumps(body)) > settings.JSON_BODY_MAX_BYTES
+    response = api.as_user(annotator).put(
+        f"/api/v1/images/{leased_image.pk}/annotation/", body, format="json"
+    )
+    assert response.status_code == 200, response.content[:300]

@@ -195,6 +195,36 @@ def test_a_zip_bomb_is_refused_before_unpacking(api, annotator, collection, sett
     assert not Image.objects.exists()
 
 
+def test_the_archives_of_one_upload_share_one_budget_of_unpacked_bytes(
+    api, annotator, collection, settings, monkeypatch
+):
+    """Issue 22, item 4: twelve 1 GB zips of zeros in one upload were each under the limit, and a web
+    worker unpacked all 12 GB (35 s) before its 400. The upload's archives now share the budget, and
+    nothing past it is decompressed."""
+    import zipfile
+
+    settings.VTT = settings.VTT | {"ZIP_MAX_BYTES": 1_000_000, "IMAGE_MAX_BYTES": 400_000}
+    unpacked: list[int] = []
+    real_open = zipfile.ZipFile.open
+
+    def counting_open(self, name, *args, **kwargs):
+        unpacked.append(name.file_size if isinstance(name, zipfile.ZipInfo) else self.getinfo(name).file_size)
+        return real_open(self, name, *args, **kwargs)
+
+    bombs = [
+        upload(f"zeros-{n}.zip", zip_bytes({f"{n}-{k}.png": b"\0" * 300_000 for k in range(3)}))
+        for n in range(4)
+    ]
+    monkeypatch.setattr(zipfile.ZipFile, "open", counting_open)  # from here on: what the upload unpacks
+    response = post(api, annotator, collection, *bombs, upload("fine.png", image_bytes()))
+    assert response.status_code == 201, response.content
+    assert sum(unpacked) <= 1_000_000
+    refusals = rejected(response)
+    assert [refusals[f"zeros-{n}.zip"] for n in (1, 2, 3)] == ["zip_too_large"] * 3
+    assert {refusals[f"0-{k}.png"] for k in range(3)} == {"not_an_image"}
+    assert [c["original_name"] for c in response.json()["created"]] == ["fine.png"]
+
+
 def test_a_zip_with_more_entries_than_allowed_is_refused(api, annotator, collection, settings):
     settings.DATA_UPLOAD_MAX_NUMBER_FILES = 3
     archive = zip_bytes({f"{i}.png": image_bytes(color=(i, i, i)) for i in range(4)})

@@ -73,6 +73,6 @@ def test_schema_and_docs_are_served_without_a_cdn(client):
 
 
 def test_an_oversized_body_is_a_413_not_a_500(api, users, settings):
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    settings.JSON_BODY_MAX_BYTES = 100
     response = api.as_user(users[Role.ANNOTATOR]).post("/api/v1/tokens/", {"name": "x" * 500})
     assert_error_shape(response, 413, "too_large")

@@ -16,6 +16,8 @@ from engine.selectors import statistics_get
 from truthing import reports, selectors
 from truthing.services import audit, lifecycle
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import TEST_BODY_BYTES
+from vtt_site.api.schema import ErrorSerializer
 
 
 class EngineSettingsSerializer(serializers.Serializer):
@@ -72,6 +74,7 @@ def _card(test) -> dict:
 
 class TestListCreateApi(APIView):
     operations = {"GET": "truthing.test.list", "POST": "truthing.test.create"}
+    json_body_max_bytes = TEST_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=200)
@@ -89,7 +92,9 @@ class TestListCreateApi(APIView):
         return page_response(request, self, selectors.test_list(), TestOutputSerializer)
 
     @extend_schema(
-        request=InputSerializer, responses={201: TestOutputSerializer}, summary="Create a draft test"
+        request=InputSerializer,
+        responses={201: TestOutputSerializer, 409: ErrorSerializer},
+        summary="Create a draft test",
     )
     def post(self, request):
         data = self.InputSerializer(data=request.data)
@@ -120,7 +125,9 @@ class TestApi(APIView):
 
 def _transition(service, operation: str, summary: str):
     class TransitionApi(APIView):
-        @extend_schema(request=None, responses=TestOutputSerializer, summary=summary)
+        @extend_schema(
+            request=None, responses={200: TestOutputSerializer, 409: ErrorSerializer}, summary=summary
+        )
         def post(self, request, test_id: int):
             service(test=selectors.test_get(test_id=test_id))
             return Response(TestOutputSerializer(selectors.test_get(test_id=test_id)).data)

@@ -10,6 +10,8 @@ from rest_framework.views import APIView
 from truthing import reports, selectors
 from truthing.services.adjudication import disagreement_decide
 from vtt_site.api.pagination import page_response, paginated
+from vtt_site.api.parsers import ANSWER_BODY_BYTES
+from vtt_site.api.schema import ErrorSerializer
 
 
 class DisagreementSerializer(serializers.Serializer):
@@ -35,13 +37,14 @@ class DisagreementListApi(APIView):
 
 class DisagreementDecideApi(APIView):
     operation = "truthing.disagreement.decide"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
         answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"])
 
     @extend_schema(
         request=InputSerializer,
-        responses={204: None},
+        responses={204: None, 409: ErrorSerializer},
         summary="Decide a disagreement",
         description="An answer other than the stored one cuts the stream after that step; the stream is "
         "proposed again from there and goes back to the operator queue.",

@@ -14,6 +14,8 @@ from truthing.errors import TruthingErrorCode
 from truthing.services import checks as check_services
 from truthing.services import streams as stream_services
 from truthing.services.queue import operator_next
+from vtt_site.api.parsers import ANSWER_BODY_BYTES
+from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
 from vtt_site.leases import holds_lease
 
@@ -73,10 +75,11 @@ class StreamApi(APIView):
 
 class StreamAnswerApi(APIView):
     operation = "truthing.step.answer"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
         request=AnswerInputSerializer,
-        responses=WorkSerializer,
+        responses={200: WorkSerializer, 409: ErrorSerializer},
         summary="Answer the pending question (yes, no, or ambiguous to reject it)",
         description="The next question is proposed in the background: the stream is `proposing` until "
         "it is there (read the stream again).",
@@ -91,7 +94,11 @@ class StreamAnswerApi(APIView):
 class StreamUndoApi(APIView):
     operation = "truthing.step.undo"
 
-    @extend_schema(request=None, responses=WorkSerializer, summary="Take back your last answer")
+    @extend_schema(
+        request=None,
+        responses={200: WorkSerializer, 409: ErrorSerializer},
+        summary="Take back your last answer",
+    )
     def post(self, request, stream_id: int):
         stream_services.step_undo(stream_id=stream_id, user=request.user)
         return _work_response(selectors.stream_get(stream_id=stream_id))
@@ -100,7 +107,9 @@ class StreamUndoApi(APIView):
 class StreamLeaveApi(APIView):
     operation = "truthing.stream.leave"
 
-    @extend_schema(request=None, responses={204: None}, summary="Give the stream back to the queue")
+    @extend_schema(
+        request=None, responses={204: None, 409: ErrorSerializer}, summary="Give the stream back to the queue"
+    )
     def post(self, request, stream_id: int):
         stream_services.stream_leave(stream_id=stream_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -117,9 +126,12 @@ class CheckApi(APIView):
 
 class CheckAnswerApi(APIView):
     operation = "truthing.check.answer"
+    json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
-        request=AnswerInputSerializer, responses=WorkSerializer, summary="Answer the check's next question"
+        request=AnswerInputSerializer,
+        responses={200: WorkSerializer, 409: ErrorSerializer},
+        summary="Answer the check's next question",
     )
     def post(self, request, check_id: int):
         check_services.check_answer(check_id=check_id, user=request.user, **_answer_of(request))
@@ -129,7 +141,9 @@ class CheckAnswerApi(APIView):
 class CheckLeaveApi(APIView):
     operation = "truthing.check.leave"
 
-    @extend_schema(request=None, responses={204: None}, summary="Give the check back to the queue")
+    @extend_schema(
+        request=None, responses={204: None, 409: ErrorSerializer}, summary="Give the check back to the queue"
+    )
     def post(self, request, check_id: int):
         check_services.check_leave(check_id=check_id, user=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -26,6 +26,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from engine.core.errors import EngineError
 from vtt_site.broker import BROKER_DOWN
+from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 from vtt_site.errors import ApplicationError, CommonErrorCode, ServiceUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -47,6 +48,11 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         # The broker went away between the readiness check and the queueing of the task.
         logger.error("The task broker is unavailable: %s", exc.__class__.__name__)
         exc = ServiceUnavailableError(BROKER_DOWN)
+    if database_unavailable(exc):
+        logger.warning(
+            "The database is unavailable: %s", str(exc).strip().splitlines()[0] if str(exc) else ""
+        )
+        exc = ServiceUnavailableError(DATABASE_UNAVAILABLE, retry_after=RETRY_AFTER_SECONDS)
     if isinstance(exc, ServiceUnavailableError):
         return Response(exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ApplicationError):

@@ -29,6 +29,8 @@ ERROR_RESPONSES = {
     "404": "No such object, or not visible to you.",
     "429": "Rate limit reached; retry after the `Retry-After` seconds.",
 }
+# Answered by the operations that take a body (vtt_site.api.parsers, vtt_site.middleware).
+BODY_ERROR_RESPONSES = {"413": "The request body is over this operation's limit; nothing was changed."}
 # One real example per status (every code is listed in docs/errors.md).
 ERROR_EXAMPLES = {
     "400": {
@@ -47,6 +49,11 @@ ERROR_EXAMPLES = {
         "fields": {},
     },
     "404": {"code": CommonErrorCode.NOT_FOUND.value, "message": "Not found.", "fields": {}},
+    "413": {
+        "code": CommonErrorCode.TOO_LARGE.value,
+        "message": "The JSON body has 70,000 bytes; this operation takes at most 65,536 bytes. Send less at once.",
+        "fields": {},
+    },
     "429": {
         "code": CommonErrorCode.THROTTLED.value,
         "message": "Request was throttled. Expected available in 3 seconds.",
@@ -74,7 +81,10 @@ class VttAutoSchema(AutoSchema):
 
     def _get_response_bodies(self, direction="response"):
         bodies = super()._get_response_bodies(direction)
-        for code, description in ERROR_RESPONSES.items():
+        errors = dict(ERROR_RESPONSES)
+        if self.method.upper() in ("POST", "PUT", "PATCH"):
+            errors |= BODY_ERROR_RESPONSES
+        for code, description in errors.items():
             if code not in bodies:
                 body = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 body["description"] = description
