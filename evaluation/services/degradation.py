@@ -33,19 +33,19 @@ def ranking_checks_due_queue(*, limit: int = 20) -> int:
     ).values_list("test_id", flat=True)
     due = frozen_tests().exclude(pk__in=list(excluded)).order_by("pk").values_list("pk", flat=True)[:limit]
     for test_id in due:
-        check, created = RankingCheck.objects.select_for_update().get_or_create(test_id=test_id)
-        if not created:
-            check.status, check.report, check.progress, check.attempts = (
-                RankingCheck.Status.QUEUED,
-                {},
-                0.0,
-                0,
-            )
-            check.enqueued_at = check.finished_at = check.claim = None
-            check.message = ""
-            check.save()
-        job_enqueue(check)
+        job_enqueue(ranking_check_reset(test_id=test_id))
     return len(due)
+
+
+def ranking_check_reset(*, test_id: int) -> RankingCheck:
+    """The test's check row, new or made queued again with nothing of its last run."""
+    check, created = RankingCheck.objects.select_for_update().get_or_create(test_id=test_id)
+    if not created:
+        check.status, check.report, check.progress, check.attempts = RankingCheck.Status.QUEUED, {}, 0.0, 0
+        check.enqueued_at = check.finished_at = check.claim = None
+        check.message = ""
+        check.save()
+    return check
 
 
 def ranking_check_run(*, job_id: int) -> RankingCheck:

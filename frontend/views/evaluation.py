@@ -14,6 +14,7 @@ from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
 from frontend.plots import leaderboard as plots
+from frontend.plots.degradation import accuracy_by_reference
 from scoring.kinds import KINDS
 from truthing.published import frozen_tests
 from vtt_site.errors import ApplicationError
@@ -103,6 +104,9 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         ),
         "by_kind_svg": plots.accuracy_by_kind(
             [(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS
+        ),
+        "by_reference_svg": accuracy_by_reference(
+            [(n, row["by_reference"]) for n, row in zip(names, shown, strict=True)]
         ),
     }
     return render(request, "frontend/leaderboard.html", context)

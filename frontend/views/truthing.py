@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.roles import is_admin, may
 from frontend.plots import card as plots
 from frontend.views.common import require
+from frontend.views.ranking import ranking_context
 from scoring.stats import proportion
 from truthing import reports, selectors
 from truthing.api.serializers import WorkSerializer
@@ -196,6 +197,7 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
         "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
     }
+    context.update(ranking_context(test_id=test.pk, audit=context["audit"]))
     return render(request, "frontend/test_card.html", context)
 
 
