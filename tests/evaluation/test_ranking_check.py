@@ -70,3 +70,20 @@ def test_a_check_of_a_test_that_is_no_longer_frozen_fails_with_a_message(queued)
     check = degradation.ranking_check_run(job_id=queued[0].pk)
     assert check.status == RankingCheck.Status.FAILED
     assert "not published" in check.message
+
+
+def test_the_command_runs_the_check_and_prints_the_curves_or_refuses_an_unknown_test():
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    test = build_test(name="ranked")
+    with pytest.raises(CommandError, match="no published or archived test"):
+        call_command("ranking_check", "--test", str(test.pk + 1000))
+    assert not RankingCheck.objects.exists()
+    out = StringIO()
+    call_command("ranking_check", "--test", str(test.pk), stdout=out)
+    printed = out.getvalue()
+    assert printed.splitlines()[2].startswith("| 0.0 | 1.000 [")  # the oracle
+    assert "Blind prior on the whole test: 0.364" in printed  # 4 of 11
+    assert RankingCheck.objects.get(test=test).status == RankingCheck.Status.DONE
