@@ -27,9 +27,9 @@ from scoring.references import REFERENCE_BINS
 
 # The names a person reads, in the order of scoring.degradation.FAMILIES.
 FAMILY_NAMES = {
-    "objects": "objects missed (x)",
-    "attributes": "attributes flipped (q)",
-    "relationships": "relations flipped (r)",
+    "objects": "objects (x)",
+    "attributes": "attributes (q)",
+    "relationships": "relations (r)",
 }
 
 
