@@ -87,3 +87,24 @@ def test_the_command_runs_the_check_and_prints_the_curves_or_refuses_an_unknown_
     assert printed.splitlines()[2].startswith("| 0.0 | 1.000 [")  # the oracle
     assert "Blind prior on the whole test: 0.364" in printed  # 4 of 11
     assert RankingCheck.objects.get(test=test).status == RankingCheck.Status.DONE
+
+
+def test_the_api_gives_seeing_minus_blind_and_accuracy_by_reference(scored_world, users, api):
+    from accounts.roles import Role
+
+    annotator = api.as_user(users[Role.ANNOTATOR])
+    board = annotator.get(f"/api/v1/evaluation/tests/{scored_world['published'].pk}/leaderboard/").json()
+    assert board["test"]["blind_prior"]["successes"] == 4 and board["test"]["blind_prior"]["trials"] == 11
+    for row in board["rows"]:  # every row answered yes everywhere: 7 right, the prior 4, paired
+        smb = row["seeing_minus_blind"]
+        assert smb["value"] == pytest.approx(3 / 11) and smb["questions"] == 11
+        assert smb["low"] < smb["value"] < smb["high"]
+        assert [(r["distance"], r["successes"], r["trials"]) for r in row["by_reference"]] == [
+            ("1", 1, 2),
+            ("3", 1, 1),
+        ]
+    scores = annotator.get(f"/api/v1/evaluation/systems/{scored_world['alpha'].pk}/scores/").json()
+    assert {entry["test"]["name"]: entry["by_reference"][0]["distance"] for entry in scores["sessions"]} == {
+        "street test": "1",
+        "old test": "1",
+    }
