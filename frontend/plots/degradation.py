@@ -37,17 +37,20 @@ def _x(level: float) -> float:
     return LEFT + 10 + level * (W - LEFT - RIGHT - 20)
 
 
-def _reference_line(value: float, label: str, dash: str) -> SafeString:
+def _reference_line(value: float, label: str, dash: str, *, right: bool = False) -> SafeString:
+    """A dashed line across the plot, named at its left end (or its right: two close lines' names
+    must not overlap)."""
     return svg_html(
         '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#555" stroke-dasharray="{}"></line>'
-        '<text class="plot-label" x="{}" y="{:.1f}">{}</text>',
+        '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="{}">{}</text>',
         LEFT,
         W - RIGHT,
         _y(value),
         _y(value),
         dash,
-        LEFT + 4,
+        W - RIGHT - 20 if right else LEFT + 4,
         _y(value) - 4,
+        "end" if right else "start",
         label,
     )
 
@@ -100,7 +103,7 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
     if report.get("blind_prior", {}).get("value") is not None:
         parts.append(_reference_line(report["blind_prior"]["value"], "blind prior", "6 3"))
     if learned is not None:
-        parts.append(_reference_line(learned, "learned blind guesser", "2 2"))
+        parts.append(_reference_line(learned, "learned blind guesser", "2 2", right=True))
     parts.extend(_legend([FAMILY_NAMES.get(name, name) for name in families]))
     return svg(H, "Accuracy against degradation", joined(parts), width=W)
 
