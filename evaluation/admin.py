@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from evaluation.models import Answer, Score, Session, TestSchedule, VisionSystem
+from evaluation.models import Answer, RankingCheck, Score, Session, TestSchedule, VisionSystem
 from evaluation.services.sessions import session_void
 
 
@@ -63,3 +63,22 @@ class ScoreAdmin(admin.ModelAdmin):
     list_display = ("session", "accuracy", "computed_at")
     search_fields = ("session__system__name",)
     readonly_fields = ("session", "accuracy", "data", "computed_at")
+
+
+@admin.register(RankingCheck)
+class RankingCheckAdmin(admin.ModelAdmin):
+    """Read-only: a check is made by the beat and shown on the test's card."""
+
+    list_display = ("test", "status", "version", "attempts", "message", "finished_at")
+    list_filter = ("status",)
+    search_fields = ("test__name", "message")
+    list_select_related = ("test",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from vtt_site.jobs import Job
+
 
 class VisionSystem(models.Model):
     owner = models.ForeignKey(
@@ -115,3 +117,32 @@ class Score(models.Model):
 
     def __str__(self) -> str:
         return f"score of session {self.session_id}"
+
+
+class RankingCheck(Job):
+    """Does the test rank vision? Simulated systems that see worse and worse (scoring.degradation), run
+    through the scoring that scores real sessions; one per frozen test, redone when the scoring or the
+    simulation changes. Its report is the test card's "A test that ranks vision"."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    running_statuses = (Status.RUNNING,)
+    done_status = Status.DONE
+    task_name = "evaluation.ranking_check"
+
+    test = models.OneToOneField("truthing.Test", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    report = models.JSONField(default=dict, blank=True)
+    version = models.CharField(
+        max_length=20, blank=True, help_text="The scoring and simulation versions that made the report."
+    )
+
+    class Meta(Job.Meta):
+        verbose_name = "ranking check"
+
+    def __str__(self) -> str:
+        return f"ranking check of test {self.test_id} ({self.status})"

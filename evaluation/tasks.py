@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from evaluation.services import scores, sessions
+from evaluation.models import RankingCheck
+from evaluation.services import degradation, scores, sessions
 
 
 @shared_task(name=scores.SCORE_TASK, acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
@@ -30,3 +31,15 @@ def scores_due_queue() -> int:
     task was lost) or was made by an older scoring version (beat, every
     EVALUATION_DEADLINE_SWEEP_SECONDS)."""
     return scores.scores_due_queue()
+
+
+@shared_task(name=RankingCheck.task_name, acks_late=True)
+def ranking_check(job_id: int) -> None:
+    """Run the ranking check of a test (a job: a lost or killed run is taken over by the sweeper)."""
+    degradation.ranking_check_run(job_id=job_id)
+
+
+@shared_task(name="evaluation.ranking_checks_due_queue", acks_late=False)
+def ranking_checks_due_queue() -> int:
+    """Queue the ranking check of the frozen tests without a current one (beat)."""
+    return degradation.ranking_checks_due_queue()

@@ -5,6 +5,8 @@ recomputed at any time and gives the same figures; and the paired comparison of 
   each a proportion with its 95% Wilson interval (scoring.stats);
 - the position of the first mistake per stream (1-based; a stream without a mistake counts as its
   length + 1, i.e. censored at its end), its mean over streams with a normal 95% interval;
+- accuracy by reference distance on the questions that name a label (scoring.references), in bins,
+  each with its Wilson interval;
 - once a session is over, a question it never answered (the deadline passed) counts as wrong; while it
   runs, only the answered questions count.
 
@@ -20,9 +22,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from scoring.kinds import KINDS
+from scoring.references import REFERENCE_BINS, reference_bin, reference_distances
 from scoring.stats import mcnemar_exact, mean_interval, proportion
 
-SCORING_VERSION = 1
+SCORING_VERSION = 2  # 2: by_reference
 
 
 class PlannedStep(Protocol):
@@ -34,6 +37,10 @@ class PlannedStep(Protocol):
     def step_pos(self) -> int: ...  # its position in its stream (shown steps only)
     @property
     def kind(self) -> str: ...
+    @property
+    def question(self) -> Mapping[str, Any]: ...  # its structured form, for the labels it names
+    @property
+    def label(self) -> str: ...  # the label a "yes" to it made, or ""
 
 
 class PlannedStream(Protocol):
@@ -76,6 +83,8 @@ def score_of(*, plan: Plan, answers: Mapping[int, bool], over: bool) -> dict[str
     stored answer was correct."""
     right: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     positions: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    references: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    distances = reference_distances(plan)
     first_mistakes: list[int] = []
     for _, counted in counted_streams(plan, answers, over):
         if not counted:
@@ -86,12 +95,21 @@ def score_of(*, plan: Plan, answers: Mapping[int, bool], over: bool) -> dict[str
                 right[key][1] += 1
             positions[step.step_pos][0] += ok
             positions[step.step_pos][1] += 1
+            if step.ordinal in distances:
+                bin_ = references[reference_bin(distances[step.ordinal])]
+                bin_[0] += ok
+                bin_[1] += 1
         first_mistakes.append(first_mistake(counted) or len(counted) + 1)
     return {
         "accuracy": proportion(*right["all"]),
         "by_kind": {kind: proportion(*right[kind]) for kind in KINDS if right[kind][1]},
         "by_position": [proportion(*positions[i]) for i in sorted(positions)],
         "first_mistake": mean_interval(first_mistakes),
+        "by_reference": [
+            {"distance": name, **proportion(*references[name])}
+            for _, _, name in REFERENCE_BINS
+            if references[name][1]
+        ],
         "answered": len(answers),
         "complete": over,
     }

@@ -272,6 +272,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
         "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
     },
+    # Frozen tests without a current ranking check (evaluation.services.degradation).
+    "ranking-checks": {
+        "task": "evaluation.ranking_checks_due_queue",
+        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
+        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
+    },
 }
 
 # --- Auth ---------------------------------------------------------------------------------------------

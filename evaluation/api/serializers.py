@@ -112,6 +112,20 @@ class MeanSerializer(serializers.Serializer):
     high = serializers.FloatField(allow_null=True)
 
 
+class ReferenceSerializer(ProportionSerializer):
+    distance = serializers.CharField(
+        help_text="How many steps back the label a question names was made (a bin: 1, 2, 3, 4-5, 6-9, "
+        "10-19, 20+); for a relationship, the farther of its two labels."
+    )
+
+
+class SeeingSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True, help_text="Accuracy minus the blind prior's.")
+    questions = serializers.IntegerField(help_text="Questions compared (the same questions for both).")
+    low = serializers.FloatField(allow_null=True, help_text="95% normal interval of the paired difference.")
+    high = serializers.FloatField(allow_null=True)
+
+
 class ScoreSerializer(serializers.Serializer):
     accuracy = ProportionSerializer()
     by_kind = serializers.DictField(child=ProportionSerializer())
@@ -120,6 +134,9 @@ class ScoreSerializer(serializers.Serializer):
     )
     first_mistake = MeanSerializer(
         help_text="1-based position of the first mistake per stream (length + 1 without a mistake)."
+    )
+    by_reference = ReferenceSerializer(
+        many=True, required=False, help_text="Accuracy by reference distance, on questions about a label."
     )
     answered = serializers.IntegerField()
     complete = serializers.BooleanField(help_text="false while the session runs: a partial score.")
@@ -162,6 +179,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     by_kind = serializers.DictField(child=ProportionSerializer())
     by_position = ProportionSerializer(many=True)
     first_mistake = MeanSerializer()
+    by_reference = ReferenceSerializer(many=True)
+    seeing_minus_blind = SeeingSerializer(
+        allow_null=True,
+        help_text="Accuracy minus the blind prior's (yes when the engine's p > 0.5) on the same questions.",
+    )
     vs_next = ComparisonSerializer(allow_null=True, help_text="This row against the next one down.")
 
 
@@ -171,6 +193,9 @@ class LeaderboardTestSerializer(serializers.Serializer):
     description = serializers.CharField(allow_blank=True)
     state = serializers.CharField()
     streams = serializers.IntegerField()
+    blind_prior = ProportionSerializer(
+        allow_null=True, help_text="The blind prior (yes when the engine's p > 0.5) on this test."
+    )
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -229,6 +254,7 @@ class SystemSessionScoreSerializer(serializers.Serializer):
     accuracy = ProportionSerializer()
     by_kind = serializers.DictField(child=ProportionSerializer())
     first_mistake = MeanSerializer()
+    by_reference = ReferenceSerializer(many=True)
     streams = StreamScoreSerializer(
         many=True,
         allow_null=True,

@@ -9,8 +9,10 @@ from typing import Any
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
 from evaluation.selectors.scores import answers_by_session
+from scoring.degradation import blind_answers, seeing_minus_blind
 from scoring.kinds import KINDS
 from scoring.scores import compare, stream_scores
+from scoring.stats import proportion
 from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
@@ -42,6 +44,7 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     )
     scores.sort(key=lambda s: (-(s.accuracy or 0.0), s.session.system.name))
     answers = answers_by_session([s.session_id for s in scores])
+    plan = test_plan(test_id=test.pk)
     rows = []
     for rank, score in enumerate(scores, start=1):
         below = scores[rank] if rank < len(scores) else None
@@ -55,10 +58,12 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
                 "by_kind": score.data["by_kind"],
                 "by_position": score.data["by_position"],
                 "first_mistake": score.data["first_mistake"],
+                # A score of an older SCORING_VERSION has none until the beat recomputes it.
+                "by_reference": score.data.get("by_reference", []),
+                "seeing_minus_blind": seeing_minus_blind(plan, answers[score.session_id]) if plan else None,
                 "vs_next": compare(answers[score.session_id], answers[below.session_id]) if below else None,
             }
         )
-    plan = test_plan(test_id=test.pk)
     return {
         "test": {
             "id": test.pk,
@@ -66,9 +71,16 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
             "description": test.description,
             "state": test.state,
             "streams": len(plan.streams) if plan else 0,
+            "blind_prior": blind_prior(plan) if plan else None,
         },
         "rows": rows,
     }
+
+
+def blind_prior(plan: TestPlan) -> dict[str, Any]:
+    """The blind prior's accuracy on the whole test (yes when the engine's p > 0.5)."""
+    right = blind_answers(plan)
+    return proportion(sum(right.values()), len(right))
 
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
@@ -108,6 +120,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
                 "by_position": data.get("by_position", []),
                 "first_mistake": data["first_mistake"],
+                "by_reference": data.get("by_reference", []),
                 "streams": stream_scores(plan=plan, answers=answers[session.pk]) if shown else None,
                 "streams_withheld": withheld[session.pk],
             }

@@ -115,9 +115,16 @@ def accuracy_by_position(series: Series) -> SafeString:
     return svg(H, "Accuracy by position in the stream", joined(parts), width=W)
 
 
-def accuracy_by_kind(series: Series, kinds: Sequence[str]) -> SafeString:
-    """Grouped bars: accuracy per question kind for each system, with its 95% Wilson interval."""
-    parts = _frame("question kind")
+def accuracy_by_kind(
+    series: Series,
+    kinds: Sequence[str],
+    *,
+    x_label: str = "question kind",
+    title: str = "Accuracy by question kind",
+) -> SafeString:
+    """Grouped bars: accuracy per question kind (or any other group: `kinds` are the keys of each
+    system's dict) for each system, with its 95% Wilson interval."""
+    parts = _frame(x_label)
     present = [k for k in kinds if any(k in by_kind for _, by_kind in series)]
     group = (W - LEFT - RIGHT) / max(len(present), 1)
     bar = (group - 12) / max(len(series), 1)
@@ -154,4 +161,4 @@ def accuracy_by_kind(series: Series, kinds: Sequence[str]) -> SafeString:
                 )
             )
     parts.extend(_legend([name for name, _ in series]))
-    return svg(H, "Accuracy by question kind", joined(parts), width=W)
+    return svg(H, title, joined(parts), width=W)

@@ -15,6 +15,7 @@ from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
 from frontend.plots import leaderboard as plots
 from frontend.plots.system import system_plots
+from frontend.plots.degradation import accuracy_by_reference
 from scoring.kinds import KINDS
 from truthing.published import frozen_tests, test_image_file, test_plan
 from vtt_site.errors import ApplicationError
@@ -132,6 +133,9 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         ),
         "by_kind_svg": plots.accuracy_by_kind(
             [(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS
+        ),
+        "by_reference_svg": accuracy_by_reference(
+            [(n, row["by_reference"]) for n, row in zip(names, shown, strict=True)]
         ),
     }
     return render(request, "frontend/leaderboard.html", context)

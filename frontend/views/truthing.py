@@ -22,6 +22,7 @@ from accounts.roles import is_admin, may
 from frontend.plots import card as plots
 from frontend.plots.reliability import reliability_plot
 from frontend.views.common import require
+from frontend.views.ranking import ranking_context
 from scoring.stats import proportion
 from truthing import reports, selectors
 from truthing.api.serializers import WorkSerializer
@@ -219,6 +220,7 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
         "job_running": (automatic is not None and automatic["status"] in ("queued", "truthing"))
         or (test_audit is not None and test_audit.status in ("queued", "auditing")),
     }
+    context.update(ranking_context(test_id=test.pk, audit=context["audit"]))
     return render(request, "frontend/test_card.html", context)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,8 @@ class Step:
     ordinal: int
     step_pos: int
     kind: str
+    question: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,8 @@ PLAN = Plan(
     streams=(Stream(0, 0, 3), Stream(1, 3, 2)),
     steps=(
         Step(0, 0, "exist"),
-        Step(1, 1, "unique"),
-        Step(2, 2, "attr"),
+        Step(1, 1, "unique", label="person 1"),
+        Step(2, 2, "attr", {"label": "person 1"}),
         Step(3, 0, "exist"),
         Step(4, 1, "rel"),
     ),
@@ -56,6 +59,8 @@ def test_a_finished_session_counts_every_question_and_an_unanswered_one_as_wrong
     # First mistakes: stream 0 at 2, stream 1 at 2 (the unanswered rel): mean 2, no spread.
     assert score["first_mistake"] == {"mean": 2.0, "streams": 2, "low": 2.0, "high": 2.0}
     assert [row["first_mistake"] for row in stream_scores(plan=PLAN, answers=answers)] == [2, 2]
+    # The one question about a label (attr, one step after its uniqueness question) was right.
+    assert [(r["distance"], r["successes"], r["trials"]) for r in score["by_reference"]] == [("1", 1, 1)]
 
 
 def test_a_running_session_counts_only_what_it_answered():

@@ -1,0 +1,274 @@
+"""Does the test rank vision? Simulated systems that see worse and worse, scored like real ones.
+
+A simulated system is the oracle looking at a degraded scene, with the blind prior (the engine's p from
+the history and the training statistics) to fall back on. Three kinds of degradation, each with one
+parameter:
+
+- **objects** (x): each object is missed with probability x, once for the whole stream (the object a
+  uniqueness question labels stays missed for every later question about the label). An instantiation
+  question whose object is missed, or that has no object, shows nothing; an attribute or relationship
+  question about a missed label shows nothing;
+- **attributes** (q): the attribute fact an attribute question asks about is read flipped with
+  probability q (for `attr_and` and `attr_or` the compound fact: the plan holds the truth of the
+  question, not of its two attributes);
+- **relationships** (r): the relationship fact is read flipped with probability r.
+
+The system knows how degraded it is and answers by Bayes' rule from the blind prior p and what it saw:
+yes when p P(seen | yes) > (1 - p) P(seen | no). Seeing nothing in a region is x times as likely when
+something is there as when nothing is; a fact read with flip probability q is (1 - q) / q times as
+likely to be true as false. So at no degradation it is the oracle (accuracy 1.0), and at full
+degradation (x = 1, q = r = 1/2) what it sees carries no information and it *is* the blind prior:
+each curve ends exactly at the blind prior's accuracy on the questions the degradation reaches
+(every question for objects, the attribute questions for q, the relationship questions for r). Without
+the fallback, an oracle that sees nothing would answer "no" everywhere and end at the share of "no"
+answers, which is not a property of seeing. The decision record is docs/decisions/0048-ranking-check.md.
+
+The degradation is drawn per question from a generator seeded by (seed, kind, stream, ordinal), and the
+same draws serve every level (common random numbers): a question missed at x = 0.3 is missed at every
+larger x, so the curves are smooth and the comparison between levels is paired.
+
+Each simulated session is scored by `scoring.scores.score_of`, as a real session is, so its intervals
+are the ones a real system with those answers would get on this test. Pure Python, no Django.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from scoring.kinds import ATTRIBUTE_KINDS, INSTANTIATION_KINDS, Kind
+from scoring.references import labels_named
+from scoring.scores import score_of
+from scoring.stats import mean_interval, proportion
+
+DEGRADATION_VERSION = 1  # bump with every change that can change a figure of the report
+LEVELS = tuple(i / 10 for i in range(11))  # the share of the information destroyed, 0 to 1
+FINE_LEVELS = tuple(i / 100 for i in range(101))  # for the power figure
+# kind of degradation -> (its parameter, the parameter at level d, the question kinds it reaches)
+FAMILIES: dict[str, tuple[str, float, frozenset[str] | None]] = {
+    "objects": ("x", 1.0, None),  # None: every kind
+    "attributes": ("q", 0.5, frozenset(ATTRIBUTE_KINDS)),
+    "relationships": ("r", 0.5, frozenset({Kind.REL})),
+}
+DIFFERENCE, POWER, ALPHA = 0.05, 0.8, 0.05
+
+
+class SimStep(Protocol):
+    """What the simulation reads of a question (truthing.published.PlanStep has all of it)."""
+
+    @property
+    def ordinal(self) -> int: ...
+    @property
+    def step_pos(self) -> int: ...
+    @property
+    def stream_pos(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def question(self) -> Mapping[str, Any]: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def answer(self) -> str: ...  # the truth: "yes" or "no"
+    @property
+    def p(self) -> float | None: ...
+
+
+class SimStream(Protocol):
+    @property
+    def pos(self) -> int: ...
+    @property
+    def first_ordinal(self) -> int: ...
+    @property
+    def steps(self) -> int: ...
+
+
+class SimPlan(Protocol):
+    @property
+    def streams(self) -> Sequence[SimStream]: ...
+    @property
+    def steps(self) -> Sequence[SimStep]: ...
+
+
+def blind_answer(p: float | None) -> bool:
+    """The blind prior: yes exactly when the engine's p is above one half (no p: no)."""
+    return p is not None and p > 0.5
+
+
+def bayes_answer(p: float | None, likely_yes: float, likely_no: float) -> bool:
+    """Yes when the posterior of yes, from the prior p and the likelihoods of what was seen under yes
+    and under no, is above one half. Equal likelihoods leave the blind prior."""
+    prior = 0.5 if p is None else p
+    return prior * likely_yes > (1 - prior) * likely_no
+
+
+def draws(plan: SimPlan, family: str, seed: int) -> dict[int, float]:
+    """One uniform draw per question for a kind of degradation (per object for `objects`: a question
+    about a label reads the draw of the uniqueness question that made it)."""
+    out: dict[int, float] = {}
+    for stream in plan.streams:
+        made: dict[str, float] = {}
+        for step in plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]:
+            u = random.Random(f"{seed}:{family}:{stream.pos}:{step.ordinal}").random()
+            named = labels_named(step.question)
+            if family == "objects" and named:
+                u = min(made.get(label, 1.0) for label in named)  # the first missed object decides
+            if step.label:
+                made[step.label] = u
+            out[step.ordinal] = u
+    return out
+
+
+def degraded_answer(step: SimStep, family: str, level: float, u: float) -> bool:
+    """The simulated system's answer (True: yes) to one question at one level of one degradation."""
+    truth = step.answer == "yes"
+    parameter = level * FAMILIES[family][1]
+    reaches = FAMILIES[family][2]
+    if family == "objects":
+        seen = u >= parameter
+        if step.kind in INSTANTIATION_KINDS:
+            if truth and seen:
+                return True
+            # Nothing seen: x times as likely when something is there as when nothing is.
+            return bayes_answer(step.p, parameter, 1.0)
+        return truth if seen else blind_answer(step.p)
+    if reaches is not None and step.kind not in reaches:
+        return truth
+    if parameter == 0:
+        return truth  # a perfect reading decides whatever the prior (even a p of exactly 0 or 1)
+    read = truth != (u < parameter)  # the fact, read flipped with probability `parameter`
+    right, wrong = 1.0 - parameter, parameter
+    return bayes_answer(step.p, right if read else wrong, wrong if read else right)
+
+
+def simulated_answers(plan: SimPlan, family: str, level: float, u: Mapping[int, float]) -> dict[int, bool]:
+    """{ordinal: correct} of a simulated session, the shape `score_of` takes."""
+    return {
+        step.ordinal: degraded_answer(step, family, level, u[step.ordinal]) == (step.answer == "yes")
+        for step in plan.steps
+    }
+
+
+def blind_answers(plan: SimPlan) -> dict[int, bool]:
+    """{ordinal: correct} of the blind prior."""
+    return {step.ordinal: blind_answer(step.p) == (step.answer == "yes") for step in plan.steps}
+
+
+def seeing_minus_blind(plan: SimPlan, answers: Mapping[int, bool]) -> dict[str, float | int | None]:
+    """A session's accuracy minus the blind prior's, paired question by question over the whole plan
+    (an unanswered question counts as wrong, as in a score once the session is over), with the normal
+    95% interval of the mean difference."""
+    blind = blind_answers(plan)
+    mean = mean_interval([int(answers.get(o, False)) - int(right) for o, right in blind.items()])
+    return {"value": mean["mean"], "low": mean["low"], "high": mean["high"], "questions": mean["streams"]}
+
+
+def reached(score: Mapping[str, Any], family: str) -> dict[str, Any]:
+    """A score's accuracy on the questions a kind of degradation reaches, from its counts by kind."""
+    kinds = FAMILIES[family][2]
+    if kinds is None:
+        return dict(score["accuracy"])
+    by_kind = score["by_kind"]
+    return proportion(
+        sum(by_kind[k]["successes"] for k in kinds if k in by_kind),
+        sum(by_kind[k]["trials"] for k in kinds if k in by_kind),
+    )
+
+
+def degradation_curves(plan: SimPlan, *, seed: int) -> dict[str, Any]:
+    """For each kind of degradation: the accuracy at each level (with its interval, as `score_of` gives
+    it) on the questions it reaches, and the blind prior's on the same questions."""
+    blind = score_of(plan=plan, answers=blind_answers(plan), over=True)
+    families = {}
+    for family, (parameter, scale, _) in FAMILIES.items():
+        u = draws(plan, family, seed)
+        points = []
+        for level in LEVELS:
+            score = score_of(plan=plan, answers=simulated_answers(plan, family, level, u), over=True)
+            points.append({"level": level, parameter: level * scale, **reached(score, family)})
+        families[family] = {
+            "parameter": parameter,
+            "questions": points[0]["trials"],
+            "points": points,
+            "blind_prior": reached(blind, family),
+            "monotone": all(
+                a["value"] is None or b["value"] is None or b["value"] <= a["value"]
+                for a, b in itertools.pairwise(points)
+            ),
+        }
+    return {"blind_prior": blind["accuracy"], "families": families}
+
+
+def stream_correct(plan: SimPlan, answers: Mapping[int, bool]) -> list[int]:
+    """How many questions of each stream were answered right."""
+    return [
+        sum(answers[o] for o in range(stream.first_ordinal, stream.first_ordinal + stream.steps))
+        for stream in plan.streams
+    ]
+
+
+def streams_needed(
+    differences: Sequence[float], *, difference: float, questions_per_stream: float
+) -> int | None:
+    """How many streams a paired comparison of two systems needs to find a true difference in accuracy
+    of `difference` with probability POWER at two-sided level ALPHA, given the per-stream differences in
+    correct answers of two such systems on this test (their spread carries the test's stream lengths
+    and the correlation of questions within a stream). Normal approximation to the paired test of the
+    per-stream differences: n = ((z_{1-alpha/2} + z_power) sd / (difference x questions per stream))^2."""
+    if len(differences) < 2 or questions_per_stream <= 0:
+        return None
+    normal = statistics.NormalDist()
+    z = normal.inv_cdf(1 - ALPHA / 2) + normal.inv_cdf(POWER)
+    sd = statistics.stdev(differences)
+    return max(2, math.ceil((z * sd / (difference * questions_per_stream)) ** 2))
+
+
+def power_figure(plan: SimPlan, *, seed: int, family: str = "objects") -> dict[str, Any] | None:
+    """Streams needed to tell apart two systems whose true accuracies differ by DIFFERENCE, from two
+    simulated systems of this test around the middle of its range (between the blind prior and 1.0),
+    drawn independently (two systems do not make the same mistakes)."""
+    if not plan.streams or not plan.steps:
+        return None
+    blind = sum(blind_answers(plan).values()) / len(plan.steps)
+    middle = (1.0 + blind) / 2
+    runs = []
+    for target, replicate in ((middle + DIFFERENCE / 2, 0), (middle - DIFFERENCE / 2, 1)):
+        u = draws(plan, family, seed + replicate)
+        candidates = [simulated_answers(plan, family, level, u) for level in FINE_LEVELS]
+        best = min(candidates, key=lambda answers: abs(sum(answers.values()) / len(answers) - target))
+        runs.append(best)
+    better, worse = (stream_correct(plan, answers) for answers in runs)
+    accuracies = [sum(answers.values()) / len(answers) for answers in runs]
+    per_stream = len(plan.steps) / len(plan.streams)
+    needed = None
+    # On a test too small to hold two simulated systems about DIFFERENCE apart there is no figure.
+    if abs(accuracies[0] - accuracies[1] - DIFFERENCE) <= DIFFERENCE / 2:
+        needed = streams_needed(
+            [a - b for a, b in zip(better, worse, strict=True)],
+            difference=DIFFERENCE,
+            questions_per_stream=per_stream,
+        )
+    return {
+        "streams": needed,
+        "difference": DIFFERENCE,
+        "power": POWER,
+        "alpha": ALPHA,
+        "questions_per_stream": per_stream,
+        "test_streams": len(plan.streams),
+        "accuracies": accuracies,
+        "degradation": family,
+    }
+
+
+def ranking_report(plan: SimPlan, *, seed: int) -> dict[str, Any]:
+    """The whole report a test's card shows: the curves and the power figure."""
+    return {
+        **degradation_curves(plan, seed=seed),
+        "power": power_figure(plan, seed=seed),
+        "levels": list(LEVELS),
+        "version": DEGRADATION_VERSION,
+    }
