@@ -44,6 +44,15 @@ def seed_of(test_image: TestImage, number: int) -> tuple[int, ...]:
     return stream_seed(test_image.test.seed, test_image.position, number)
 
 
+# Marks a seed as a deal's: (test seed, position, DEALT, deal seed) is no seed of a test's own stream.
+DEALT = 0xDEA1
+
+
+def dealt_seed_of(test_image: TestImage, deal_seed: int) -> tuple[int, ...]:
+    """The seed of the stream generated for one deal (one session) on this image: the deal's own."""
+    return (test_image.test.seed, test_image.position, DEALT, deal_seed)
+
+
 def history_of(
     stats: CoreStatistics, test_image: TestImage, steps: Iterable[Step]
 ) -> list[tuple[Question, Answer]]:

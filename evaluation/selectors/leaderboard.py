@@ -1,17 +1,22 @@
 """The leaderboard of a test: scored sessions ranked by accuracy, each compared with the next one down
-by McNemar's exact test; and a system's page: what anyone may read of its results, and what its owner
+(McNemar's exact test where both were asked the same questions, else the sign test by image:
+scoring.scores.compare_sessions), accuracy by position pooled into bins while the test can be taken;
+and a system's page: what anyone may read of its results, and what its owner
 reads of its own sessions (each question, its answer and the truth, once a session is over)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
+from evaluation.selectors.plans import plan_of
 from evaluation.selectors.scores import answers_by_session
 from scoring.kinds import KINDS
-from scoring.scores import compare, stream_scores
-from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
+from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
+from truthing.published import TAKEABLE, frozen_test_get, frozen_tests
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
@@ -42,9 +47,10 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     )
     scores.sort(key=lambda s: (-(s.accuracy or 0.0), s.session.system.name))
     answers = answers_by_session([s.session_id for s in scores])
+    tallies = [tally_of(plan_of(score.session), answers[score.session_id]) for score in scores]
     rows = []
     for rank, score in enumerate(scores, start=1):
-        below = scores[rank] if rank < len(scores) else None
+        below = tallies[rank] if rank < len(scores) else None
         rows.append(
             {
                 "rank": rank,
@@ -53,22 +59,31 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
                 "state": score.session.state,
                 "accuracy": score.data["accuracy"],
                 "by_kind": score.data["by_kind"],
-                "by_position": score.data["by_position"],
+                "by_position": _positions_shown(test, score.data["by_position"]),
                 "first_mistake": score.data["first_mistake"],
-                "vs_next": compare(answers[score.session_id], answers[below.session_id]) if below else None,
+                "vs_next": compare_sessions(tallies[rank - 1], below) if below else None,
             }
         )
-    plan = test_plan(test_id=test.pk)
     return {
         "test": {
             "id": test.pk,
             "name": test.name,
             "description": test.description,
             "state": test.state,
-            "streams": len(plan.streams) if plan else 0,
+            "streams": test.test_images.count(),
         },
         "rows": rows,
     }
+
+
+def _positions_shown(test: Any, by_position: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accuracy by position: in bins of at least EVALUATION_POSITION_MIN streams and answers while the
+    test can be taken (at a position few streams reach, the always-yes row's accuracy is the share of
+    yes truths of those streams), position by position once it is archived (decision
+    draft-position-bins)."""
+    if test.state in TAKEABLE:
+        return positions_binned(by_position, settings.VTT["EVALUATION_POSITION_MIN"])
+    return positions_unbinned(by_position)
 
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
@@ -95,8 +110,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
     rows = []
     for session in sessions:
         test, data = tests[session.test_id], session.score.data
-        plan = test_plan(test_id=test.pk)
-        shown = plan is not None and not withheld[session.pk]
+        shown = not withheld[session.pk]
         rows.append(
             {
                 "session": session.pk,
@@ -107,7 +121,9 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 # In the order of the kinds, not of the stored JSON's keys.
                 "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
                 "first_mistake": data["first_mistake"],
-                "streams": stream_scores(plan=plan, answers=answers[session.pk]) if shown else None,
+                "streams": stream_scores(plan=plan_of(session), answers=answers[session.pk])
+                if shown
+                else None,
                 "streams_withheld": withheld[session.pk],
             }
         )
@@ -126,9 +142,7 @@ def system_sessions(*, system: VisionSystem) -> list[dict[str, Any]]:
 
 def session_results(*, session: Session) -> list[dict[str, Any]]:
     """Every stream of a session that is over: each question, the system's answer and the truth."""
-    plan: TestPlan | None = test_plan(test_id=session.test_id)
-    if plan is None:
-        return []
+    plan = plan_of(session)
     given = dict(Answer.objects.filter(session=session).values_list("ordinal", "answer"))
     streams = []
     for stream in plan.streams:
