@@ -12,6 +12,7 @@ from evaluation.services.sessions import session_enrol
 from evaluation.services.systems import system_create
 from truthing.bridge import replayed
 from truthing.models import Deal, Step, Stream
+from truthing.reports import test_card
 from truthing.services import lifecycle
 
 
@@ -53,3 +54,52 @@ def test_two_owners_are_dealt_their_own_oracle_streams_and_each_replays_exactly(
             steps = list(stream.steps.order_by("index"))
             assert all(step.automatic and step.p is not None and step.population for step in steps)
             assert replayed(stream, steps) == [step.question for step in steps]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_admin_grows_a_published_pool_without_changing_what_sessions_were_dealt(
+    make_test, unannotated_test_images, operators, make_user
+):
+    from tests.truthing.test_streams import truth_with
+    from truthing.models import DealtStream
+    from truthing.services.queue import operator_next
+    from truthing.services.streams import step_answer
+    from vtt_site.errors import ApplicationError, ConflictError
+
+    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    first = operator_next(user=operators[0])
+    truth_with(operators[0], first)
+    test = lifecycle.test_publish(test=test)
+    owner = make_user(Role.VISION_SYSTEM_OWNER, username="ann")
+    early = session_enrol(system=system_create(owner=owner, name="early"), test_id=test.pk)
+    dealt_before = list(DealtStream.objects.filter(deal_id=early.deal_id).values_list("stream_id", flat=True))
+    assert dealt_before == [first.pk]
+
+    (grown,) = lifecycle.pool_grow(test=test, position=0, streams=1)
+    assert grown.number == 1
+    # The new stream waits for an operator while the test stays published; the dealt one stays frozen.
+    work = operator_next(user=operators[1])
+    assert work.pk == grown.pk
+    with pytest.raises(ConflictError):
+        step_answer(stream_id=first.pk, user=operators[0], index=0, answer="yes")
+    # Until it has ended it is not dealt: a session of the same owner gets the old stream again.
+    second = session_enrol(system=system_create(owner=owner, name="second"), test_id=test.pk)
+    assert list(DealtStream.objects.filter(deal_id=second.deal_id).values_list("stream_id", flat=True)) == [
+        first.pk
+    ]
+    truth_with(operators[1], work)
+    third = session_enrol(system=system_create(owner=owner, name="third"), test_id=test.pk)
+    assert list(DealtStream.objects.filter(deal_id=third.deal_id).values_list("stream_id", flat=True)) == [
+        grown.pk
+    ]
+    # What the earlier sessions were dealt did not change, and the dealt stream is frozen now.
+    assert (
+        list(DealtStream.objects.filter(deal_id=early.deal_id).values_list("stream_id", flat=True))
+        == dealt_before
+    )
+    assert plan_of(early).streams[0].test_image_id == plan_of(third).streams[0].test_image_id
+    with pytest.raises(ApplicationError) as error:
+        lifecycle.pool_grow(test=test, position=5, streams=1)
+    assert error.value.code == "not_a_pool"
+    card = test_card(test=test)
+    assert [s["exposure"] for s in card["dealing"]["pools"][0]["streams"]] == [2, 1]

@@ -15,7 +15,13 @@ from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, Step, Stream, StreamState
 from truthing.services.proposals import stream_wait_for_proposal
-from truthing.services.rules import check_answer_value, describe, lease_minutes, lock_stream, require_open
+from truthing.services.rules import (
+    check_answer_value,
+    describe,
+    lease_minutes,
+    lock_stream,
+    require_stream_open,
+)
 from vtt_site.errors import ConflictError
 from vtt_site.leases import lease_release, lease_renew, lease_require
 
@@ -40,7 +46,7 @@ def step_answer(
     """Store the operator's answer to the pending step; the next question is proposed in a worker."""
     check_answer_value(answer)
     stream = lock_stream(stream_id)
-    require_open(stream.test_image.test)
+    require_stream_open(stream)
     lease_require(stream, user, what=describe(stream), queue="the operator queue")
     step = pending_step(stream, index)
     answered = list(stream.steps.exclude(pk=step.pk).order_by("index"))
@@ -58,7 +64,7 @@ def step_undo(*, stream_id: int, user: Any) -> Stream:
     """Take back the operator's last answer: the steps after it go, and it waits for an answer again
     (its question is the same: it depends only on the answers before it)."""
     stream = lock_stream(stream_id)
-    require_open(stream.test_image.test)
+    require_stream_open(stream)
     lease_require(stream, user, what=describe(stream), queue="the operator queue")
     last = stream.steps.exclude(answer="").order_by("-index").first()
     if last is None or last.answered_by_id != user.pk or last.automatic:
