@@ -16,8 +16,9 @@ from accounts.roles import Role
 from accounts.services import token_revoke, user_create_with_role
 from demo.baselines import run
 from evaluation.models import Session, VisionSystem
+from evaluation.selectors.plans import plan_of
 from evaluation.services.systems import system_create, system_token_create
-from truthing.published import frozen_test_get, test_plan
+from truthing.published import frozen_test_get
 from vtt_site.errors import ApplicationError
 
 BASELINES = {
@@ -79,20 +80,22 @@ class Command(BaseCommand):
                     raise CommandError(f"There is no published test {test}.")
         except ApplicationError as exc:
             raise CommandError(exc.message) from None
-        plan = test_plan(test_id=test_obj.pk)
-        self.stdout.write(f"Test {test_obj.name!r} (id {test_obj.pk}): {len(plan.streams)} streams.")
+        self.stdout.write(
+            f"Test {test_obj.name!r} (id {test_obj.pk}): {test_obj.test_images.count()} images; each baseline "
+            "is dealt its own streams."
+        )
         server = None
         if url is None:
             server, url = _serve()
         owner = user_create_with_role(username=OWNER, password=None, role=Role.VISION_SYSTEM_OWNER)
         try:
             for name in wanted:
-                self._run(name, owner, test_obj, plan, url, seed)
+                self._run(name, owner, test_obj, url, seed)
         finally:
             if server is not None:
                 server.shutdown()
 
-    def _run(self, name, owner, test, plan, url, seed) -> None:
+    def _run(self, name, owner, test, url, seed) -> None:
         system = VisionSystem.objects.filter(owner=owner, baseline=name).first() or system_create(
             owner=owner, name=f"baseline: {name}", description=BASELINES[name], baseline=name
         )
@@ -104,8 +107,7 @@ class Command(BaseCommand):
         elif name == "random":
             decide = run.random_answers(seed)
         elif name == "blind-prior":
-            by_position = {(s.stream_pos, s.step_pos): s.p for s in plan.steps}
-            decide = run.blind_prior(lambda stream, step: by_position.get((stream, step)))
+            decide = run.blind_prior(_session_p(system, test))
         else:
             decide = run.seeing(self._train(test, seed))
         token, secret = system_token_create(system=system, name=f"run {name} {time.time():.0f}")
@@ -133,3 +135,18 @@ class Command(BaseCommand):
             f"{time.monotonic() - started:.1f} s."
         )
         return model
+
+
+def _session_p(system, test):
+    """The engine's p of each question of the system's session (its own dealt streams), looked up by
+    (stream, step) once the session exists: what the blind prior computes from the history and the
+    training statistics alone."""
+    by_position: dict[tuple[int, int], float | None] = {}
+
+    def p_of(stream: int, step: int) -> float | None:
+        if not by_position:
+            session = Session.objects.get(system=system, test_id=test.pk)
+            by_position.update({(s.stream_pos, s.step_pos): s.p for s in plan_of(session).steps})
+        return by_position.get((stream, step))
+
+    return p_of
