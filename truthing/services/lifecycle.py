@@ -248,6 +248,7 @@ def pool_grow(*, test: Test, position: int, streams: int) -> list[Stream]:
             fields={"streams": [f"From 1 to {MAX_POOL_GROWTH}."]},
         )
     last = test_image.streams.filter(deal__isnull=True).aggregate(n=Max("number"))["n"]
+    last = -1 if last is None else last
     now = timezone.now()
     added = Stream.objects.bulk_create(
         [Stream(test_image=test_image, number=last + 1 + k, grown_at=now) for k in range(streams)]
