@@ -135,7 +135,7 @@ def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> T
 
 # A deal never changes once done, so its plan is kept like a test's; a process keeps the plans of the
 # sessions being taken now.
-_DEAL_PLANS: BoundedCache[TestPlan] = BoundedCache(1024)
+_DEAL_PLANS: BoundedCache[TestPlan] = BoundedCache(256)
 
 
 def deal_plan(*, deal_id: int) -> TestPlan | None:

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
-from evaluation.selectors.plans import plan_of
+from evaluation.selectors.plans import SessionDealing, plan_of
 from evaluation.selectors.scores import answers_by_session
 from scoring.kinds import KINDS
 from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
@@ -142,7 +142,10 @@ def system_sessions(*, system: VisionSystem) -> list[dict[str, Any]]:
 
 def session_results(*, session: Session) -> list[dict[str, Any]]:
     """Every stream of a session that is over: each question, the system's answer and the truth."""
-    plan = plan_of(session)
+    try:
+        plan = plan_of(session)
+    except SessionDealing:  # a session closed before its streams were ready was asked nothing
+        return []
     given = dict(Answer.objects.filter(session=session).values_list("ordinal", "answer"))
     streams = []
     for stream in plan.streams:

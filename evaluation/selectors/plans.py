@@ -19,10 +19,7 @@ class SessionDealing(ConflictError):
     def __init__(self, progress: dict) -> None:
         done, total = progress["streams_done"], progress["streams_total"]
         if progress["status"] == "failed":
-            message = (
-                "The streams of this session could not be generated; an admin has been told. "
-                "Nothing was stored."
-            )
+            message = "The streams of this session could not be prepared (the failure is logged). Nothing was stored."
         else:
             message = (
                 f"The streams of this session are being prepared ({done} of {total} ready): ask again in "
