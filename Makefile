@@ -10,7 +10,7 @@ PORT ?= 8000
 LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The engine core and the scene generator are tested without Django, which proves they need none.
-DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/scoring
+DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring
 
 .PHONY: run test check lint schema schema-check serve services demo install install-dev chromium wrk clean-demo
 
@@ -18,7 +18,7 @@ DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic t
 run: install .env
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
-	$(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	TASKS_IN_THREADS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 ## make test: install the dev dependencies and run every check and the whole test suite.
 test: install-dev .env chromium services

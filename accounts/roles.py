@@ -61,6 +61,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "queue.review.next": allow(Role.REVIEWER),
     "queue.release": allow(Role.ANNOTATOR, Role.REVIEWER),
     "review.decide": allow(Role.REVIEWER),
+    "review.correct": allow(Role.REVIEWER),
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
     "import.list": allow(Role.REVIEWER),
@@ -119,10 +120,13 @@ OPERATIONS: dict[str, frozenset[Role]] = {
 QUEUEING_OPERATIONS = frozenset({"import.create", "statistics.create"})
 
 # What a token scoped to one vision system may do (decision 0030): take tests as that system, and read
-# what any system may read. Everything else (tokens, other systems, other apps) is refused with 403.
+# what any system may read, including the vocabularies: the words its questions are made of, public to
+# everyone. Everything else (tokens, other systems, collections, images) is refused with 403.
 SCOPED_TOKEN_OPERATIONS = frozenset(
     {
         "account.read",
+        "vocabulary.list",
+        "vocabulary.read",
         "evaluation.system.list",
         "evaluation.system.read",
         "evaluation.system.scores",

@@ -34,6 +34,7 @@ from annotations.selectors.vocabularies import vocabulary_document, vocabulary_i
 from annotations.services.vocabularies import vocabulary_copy, vocabulary_mark_edited
 from engine.core.errors import EngineError
 from engine.core.vocabulary import parse_vocabulary
+from vtt_site.admin_jobs import FollowsRunningJobs
 
 IN_USE_MESSAGE = (
     "Vocabulary {vocabulary} is used by annotations, so it is read-only: changing it would change what "
@@ -358,7 +359,7 @@ class RelationshipAnnotationAdmin(_ReadOnlyAdmin):
 
 
 @admin.register(ImportJob)
-class ImportJobAdmin(_ReadOnlyAdmin):
+class ImportJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
     list_display = [
         "id",
         "collection",
@@ -366,6 +367,7 @@ class ImportJobAdmin(_ReadOnlyAdmin):
         "status",
         "lines_done",
         "lines_total",
+        "following",
         "attempts",
         "created_by",
         "created_at",

@@ -65,4 +65,9 @@ urlpatterns = [
     path("images/<int:image_id>/submit/", annotation.AnnotationSubmitApi.as_view(), name="image-submit"),
     path("images/<int:image_id>/lease/", queues.LeaseReleaseApi.as_view(), name="image-lease"),
     path("images/<int:image_id>/review/", queues.ReviewDecideApi.as_view(), name="image-review"),
+    path(
+        "images/<int:image_id>/review/annotation/",
+        annotation.ReviewCorrectApi.as_view(),
+        name="image-review-annotation",
+    ),
 ]

@@ -11,6 +11,7 @@ from django.utils.html import format_html, format_html_join
 from annotations.models import Collection
 from engine import services
 from engine.models import FitShard, FittedStatistics
+from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError
 from vtt_site.jobs import job_limit_check
 
@@ -44,7 +45,7 @@ class FitForm(forms.ModelForm):
 
 
 @admin.register(FittedStatistics)
-class FittedStatisticsAdmin(admin.ModelAdmin):
+class FittedStatisticsAdmin(FollowsRunningJobs, admin.ModelAdmin):
     list_display = [
         "id",
         "status",
@@ -54,6 +55,7 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
         "n_objects",
         "n_pairs",
         "progress_percent",
+        "following",
         "fit_seconds",
         "created_at",
         "created_by",
@@ -63,6 +65,7 @@ class FittedStatisticsAdmin(admin.ModelAdmin):
     readonly_fields = [
         "vocabulary",
         "status",
+        "following",
         "progress",
         "message",
         "settings",

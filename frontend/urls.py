@@ -47,11 +47,17 @@ urlpatterns = [
     ),
     path("truthing/operators/", truthing.operator_statistics, name="operators"),
     path("tests/", truthing.test_list, name="tests"),
+    path("tests/new/", truthing.test_new, name="test-new"),
     path("tests/<int:test_id>/", truthing.test_detail, name="test"),
     path("tests/<int:test_id>/<slug:action>/", truthing.test_transition, name="test-transition"),
     # Vision systems and leaderboards
     path("systems/", evaluation.systems, name="systems"),
     path("systems/<int:system_id>/", evaluation.system_detail, name="system"),
+    path(
+        "systems/<int:system_id>/sessions/<int:session_id>/images/<int:test_image_id>/",
+        evaluation.system_session_image,
+        name="system-session-image",
+    ),
     path("leaderboards/", evaluation.leaderboards, name="leaderboards"),
     path("leaderboards/<int:test_id>/", evaluation.leaderboard, name="leaderboard"),
 ]

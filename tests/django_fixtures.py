@@ -32,6 +32,7 @@ def _unit_test_defaults(request, settings):
         yield
         return
     settings.CACHES = LOCMEM_CACHE
+    settings.TASKS_IN_THREADS = False  # eager tasks run in the request: what a test reads is there
     previous = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = True
     yield

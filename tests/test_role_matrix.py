@@ -130,6 +130,12 @@ CALLS: dict[str, Builder] = {
         "/review/",
         {"decision": "accept"},
     ),
+    "review.correct": lambda w: Call(
+        "put",
+        f"/api/v1/images/{w.in_review(lease_holder=w.actor, lease_expires_at=timezone.now() + timedelta(hours=1)).pk}"
+        "/review/annotation/",
+        SCENE,
+    ),
     "import.create": lambda w: Call(
         "post",
         f"{w.c}/imports/",

@@ -5,17 +5,13 @@ truthing services, and never once their test is published."""
 from __future__ import annotations
 
 import json
-from dataclasses import fields as dataclass_fields
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.http import HttpResponse
 
-from annotations.models import Image, Split
-from engine.core.proposer import EngineSettings
-from engine.models import FitStatus, FittedStatistics
-from engine.settings import engine_settings
+from truthing.forms import SETTING_FIELDS, TestCreateForm
 from truthing.models import (
     AutomaticTruthing,
     Check,
@@ -30,41 +26,18 @@ from truthing.models import (
 )
 from truthing.selectors import test_export
 from truthing.services import lifecycle
+from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError
 
-SETTING_FIELDS = [f.name for f in dataclass_fields(EngineSettings)]
 
-
-class TestCreateForm(forms.ModelForm):
-    statistics = forms.ModelChoiceField(queryset=FittedStatistics.objects.filter(status=FitStatus.READY))
-    images = forms.ModelMultipleChoiceField(
-        queryset=Image.objects.filter(split=Split.TEST)
-        .select_related("collection")
-        .order_by("collection", "id"),
-        widget=FilteredSelectMultiple("test images", is_stacked=False),
-        help_text="Images whose role is test; one used for training in the statistics is refused.",
-    )
-
-    class Meta:
-        model = Test
-        fields = ["name", "description", "statistics", "seed", "streams_per_image"]
+class AdminTestCreateForm(TestCreateForm):
+    """The shared form, with the admin's two-pane picker for the images."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        defaults = engine_settings()
-        for name in SETTING_FIELDS:
-            value = getattr(defaults, name)
-            field = forms.FloatField if isinstance(value, float) else forms.IntegerField
-            self.fields[name] = field(
-                initial=value, help_text=f"Engine setting (default {value}; docs/engine.md)."
-            )
-
-    def clean(self):
-        cleaned = super().clean()
-        self.settings_document = {
-            name: cleaned.get(name) for name in SETTING_FIELDS if cleaned.get(name) is not None
-        }
-        return cleaned
+        images = self.fields["images"]
+        images.widget = FilteredSelectMultiple("test images", is_stacked=False)
+        images.widget.choices = images.choices  # a widget set after the field gets no choices itself
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -99,7 +72,7 @@ class TestAdmin(admin.ModelAdmin):
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
-            kwargs["form"] = TestCreateForm
+            kwargs["form"] = AdminTestCreateForm
         return super().get_form(request, obj, change, **kwargs)
 
     def get_readonly_fields(self, request, obj=None):
@@ -121,18 +94,8 @@ class TestAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        cleaned = form.cleaned_data
         try:
-            created = lifecycle.test_create(
-                name=cleaned["name"],
-                description=cleaned.get("description", ""),
-                statistics=cleaned["statistics"],
-                image_ids=[image.pk for image in cleaned["images"]],
-                settings=form.settings_document,
-                seed=cleaned.get("seed") or 0,
-                streams_per_image=cleaned.get("streams_per_image") or 1,
-                created_by=request.user,
-            )
+            created = form.create(user=request.user)
         except ApplicationError as exc:
             raise forms.ValidationError(exc.message) from None
         obj.pk = created.pk
@@ -230,13 +193,14 @@ class DisagreementAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AutomaticTruthing)
-class AutomaticTruthingAdmin(ReadOnlyAdmin):
+class AutomaticTruthingAdmin(FollowsRunningJobs, ReadOnlyAdmin):
     list_display = [
         "test",
         "status",
         "progress",
         "streams_done",
         "streams_total",
+        "following",
         "attempts",
         "message",
         "finished_at",
@@ -247,8 +211,8 @@ class AutomaticTruthingAdmin(ReadOnlyAdmin):
 
 
 @admin.register(TestAudit)
-class TestAuditAdmin(ReadOnlyAdmin):
-    list_display = ["test", "status", "progress", "attempts", "message", "finished_at"]
+class TestAuditAdmin(FollowsRunningJobs, ReadOnlyAdmin):
+    list_display = ["test", "status", "progress", "following", "attempts", "message", "finished_at"]
     list_filter = ["status"]
     search_fields = ["test__name", "message"]
     list_select_related = ["test"]

@@ -142,6 +142,11 @@ class Step(models.Model):
     label = models.CharField(
         max_length=60, blank=True, help_text="The label a positive uniqueness answer made."
     )
+    # Where the operator clicked the object their "yes" singled out (image pixels), so that the label
+    # means that object by their explicit choice, not by their memory. Optional; never shown to a vision
+    # system (truthing.published reads named columns only).
+    point_x = models.FloatField(null=True, blank=True, help_text="The label's object, as clicked: x.")
+    point_y = models.FloatField(null=True, blank=True, help_text="The label's object, as clicked: y.")
     answered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -156,10 +161,20 @@ class Step(models.Model):
             models.UniqueConstraint(fields=["stream", "index"], name="unique_step"),
             # At most one pending (unanswered) step per stream.
             models.UniqueConstraint(fields=["stream"], condition=Q(answer=""), name="one_pending_step"),
+            # A point marks a label: both coordinates or neither, and only on a step that made a label.
+            models.CheckConstraint(
+                condition=Q(point_x__isnull=True, point_y__isnull=True)
+                | (Q(point_x__isnull=False, point_y__isnull=False) & ~Q(label="")),
+                name="point_marks_a_label",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"step {self.index} of stream {self.stream_id}"
+
+    @property
+    def point(self) -> list[float] | None:
+        return None if self.point_x is None or self.point_y is None else [self.point_x, self.point_y]
 
 
 # --- Quality control ----------------------------------------------------------------------------------

@@ -60,11 +60,33 @@ def check_get(*, check_id: int) -> Check:
 
 
 def _label_entries(steps: list[Step]) -> list[dict[str, Any]]:
-    """Every label the steps instantiated, with the question that defined it (its region included)."""
+    """Every label the steps instantiated, with the question that defined it (its region included) and
+    the point where the operator clicked its object, when they did."""
     return [
-        {"label": step.label, "step": step.index, "question": step.question, "text": step.text}
+        {
+            "label": step.label,
+            "step": step.index,
+            "question": step.question,
+            "text": step.text,
+            "point": step.point,
+        }
         for step in steps
         if step.label
+    ]
+
+
+def _history(steps: list[Step], answers: dict[int, str]) -> list[dict[str, Any]]:
+    """The questions answered so far with `answers` (step index -> answer), oldest first, each with the
+    label its yes made (a checker's no made none: the stream's label is in the labels, not here)."""
+    return [
+        {
+            "step": step.index,
+            "text": step.text,
+            "answer": answers[step.index],
+            "label": step.label if answers[step.index] == "yes" else "",
+        }
+        for step in steps
+        if step.index in answers
     ]
 
 
@@ -80,14 +102,15 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
     test, image = stream.test_image.test, stream.test_image.image
     steps = list(stream.steps.order_by("index"))
     if isinstance(work, Check):
-        checked = set(work.answers.values_list("step__index", flat=True))
-        pending = next((s for s in steps if s.index not in checked), None)
-        answered = len(checked)
+        # A checker's history is their own answers: the stored ones are what they check, unseen.
+        given = dict(work.answers.values_list("step__index", "answer"))
+        pending = next((s for s in steps if s.index not in given), None)
         state = "ended" if pending is None else "pending"
     else:
+        given = {s.index: s.answer for s in steps if s.answer}
         pending = next((s for s in steps if not s.answer), None)
-        answered = sum(1 for s in steps if s.answer)
         state = stream.state
+    answered = len(given)
     before = [s for s in steps if pending is None or s.index < pending.index]
     return {
         "kind": "check" if isinstance(work, Check) else "stream",
@@ -97,17 +120,22 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
         "state": state,
         "pending": _question(pending),
         "labels": _label_entries(before),
+        "history": _history(before, given),
         "progress": {"answered": answered, "streams_left": streams_left(test)},
         "lease_expires_at": work.lease_expires_at,
     }
 
 
 def streams_left(test: Test) -> int:
-    return Stream.objects.filter(test_image__test=test).exclude(state=StreamState.ENDED).count()
+    return (
+        Stream.objects.filter(test_image__test=test, deal__isnull=True)
+        .exclude(state=StreamState.ENDED)
+        .count()
+    )
 
 
 def test_steps(test: Test) -> QuerySet[Step]:
-    return Step.objects.filter(stream__test_image__test=test).select_related(
+    return Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True).select_related(
         "stream__test_image__image", "answered_by"
     )
 
@@ -128,7 +156,7 @@ def gold_checks(test: Test | None = None) -> QuerySet[Check]:
 
 
 def open_work_counts(test: Test) -> dict[str, int]:
-    streams = Stream.objects.filter(test_image__test=test)
+    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
     return streams.aggregate(
         total=Count("id"),
         ended=Count("id", filter=Q(state=StreamState.ENDED)),
@@ -139,7 +167,7 @@ def test_export(*, test: Test) -> dict[str, Any]:
     """The test with every stream and answer, as one JSON document (three queries)."""
     steps_by_stream: dict[int, list[dict[str, Any]]] = {}
     for step in (
-        Step.objects.filter(stream__test_image__test=test)
+        Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)
         .select_related("answered_by")
         .order_by("stream_id", "index")
     ):
@@ -152,13 +180,14 @@ def test_export(*, test: Test) -> dict[str, Any]:
                 "population": step.population,
                 "answer": step.answer or None,
                 "label": step.label or None,
+                "point": step.point,
                 "answered_by": "oracle" if step.automatic else getattr(step.answered_by, "username", None),
                 "answered_at": step.answered_at.isoformat() if step.answered_at else None,
                 "seconds": step.seconds,
             }
         )
     streams_by_image: dict[int, list[Stream]] = {}
-    for stream in Stream.objects.filter(test_image__test=test).order_by("number"):
+    for stream in Stream.objects.filter(test_image__test=test, deal__isnull=True).order_by("number"):
         streams_by_image.setdefault(stream.test_image_id, []).append(stream)
     return {
         "name": test.name,
@@ -183,3 +212,15 @@ def test_export(*, test: Test) -> dict[str, Any]:
             for ti in test.test_images.select_related("image").order_by("position")
         ],
     }
+
+
+def test_stream_rows(test: Test, *, limit: int) -> list[Stream]:
+    """The test's first `limit` streams in test order for its card, each with its image, how it is
+    truthed, who holds it and `answered` (its questions answered yes or no)."""
+    answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))
+    return list(
+        Stream.objects.filter(test_image__test=test, deal__isnull=True)
+        .select_related("test_image__image", "lease_holder")
+        .annotate(answered=answered)
+        .order_by("test_image__position", "number")[:limit]
+    )

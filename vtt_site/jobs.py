@@ -36,6 +36,7 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, models, transaction
+from django.db import connections as db_connections
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
@@ -142,7 +143,10 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
     def send() -> None:
         if name not in app.tasks:
             app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
-        app.tasks[name].delay(*args)
+        if app.conf.task_always_eager and settings.TASKS_IN_THREADS:
+            _run_in_thread(app.tasks[name], args, what)
+        else:
+            app.tasks[name].delay(*args)
 
     try:
         send()
@@ -150,6 +154,21 @@ def task_queue(name: str, *args: Any, what: str) -> bool:
         logger.warning("Could not queue %s (%s); it will be queued again later.", what, exc)
         return False
     return True
+
+
+def _run_in_thread(task: Any, args: tuple[Any, ...], what: str) -> None:
+    """Run an eager task in a daemon thread with its own database connection: the request that queued
+    it (on commit) answers at once, and the page shows the job's progress as the task writes it."""
+
+    def run() -> None:
+        try:
+            task.apply(args=args)
+        except Exception:
+            logger.exception("The task running %s failed", what)
+        finally:
+            db_connections.close_all()  # this thread's connections
+
+    threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
 
 
 def _send(model: type[Job], pk: int) -> bool:
@@ -190,6 +209,42 @@ def job_sweep() -> int:
             logger.info("Job sweeper: queuing %s %s again", model.__name__, pk)
             sent += _send(model, pk)
     return sent
+
+
+def job_resume_orphans() -> int:
+    """Queue again the jobs a previous web process left behind; the number queued. For TASKS_IN_THREADS
+    (make run), called once when the web process starts: there a job runs in a thread of the web
+    process, which dies with it, and without a broker no sweeper takes it over. A job is resumed when it
+    is queued, or running under a process of this host that no longer exists; the claim decides, as ever.
+    """
+    host, sent = socket.gethostname(), 0
+    for model in job_models():
+        waiting = models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
+        for pk, status, holder in model.objects.filter(waiting).values_list("pk", "status", "claimed_by"):
+            if status != model.QUEUED and _holder_alive(holder, host):
+                continue
+            model.objects.filter(pk=pk, status=status, claimed_by=holder).update(
+                status=model.QUEUED, claim=None
+            )
+            logger.info("Resuming %s %s, left by a web process that stopped", model.__name__, pk)
+            sent += _send(model, pk)
+    return sent
+
+
+def _holder_alive(holder: str, host: str) -> bool:
+    """Whether the process `host:pid` may still run the job (another host's: assume so)."""
+    holder_host, _, pid = holder.rpartition(":")
+    if holder_host != host or not pid.isdigit():
+        return holder_host != host
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def job_models() -> list[type[Job]]:

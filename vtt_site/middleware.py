@@ -69,7 +69,8 @@ def _expire(signum, frame):
 class ContentSecurityPolicyMiddleware:
     """`Content-Security-Policy` on every response that has none: scripts and styles from this site only
     (no inline script anywhere; inline style attributes only, for the progress bars). The API docs page
-    (Swagger UI) injects style elements, so it gets `DOCS_CONTENT_SECURITY_POLICY`."""
+    (Swagger UI) injects style elements, so it gets `DOCS_CONTENT_SECURITY_POLICY`; its start-up script
+    is a file of its own (`SpectacularSwaggerSplitView`), so scripts stay from this site only."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -142,7 +142,9 @@ else:
             "NAME": env_str("SQLITE_PATH", str(VAR_DIR / "vtt.sqlite3")),
             # SQLite is the embedded default for one local user; a longer lock timeout keeps the
             # web process and an in-process task from tripping over each other.
-            "OPTIONS": {"timeout": 20},
+            # IMMEDIATE: a transaction takes the write lock when it begins, so a request and a task's
+            # thread (TASKS_IN_THREADS) wait for each other instead of failing on a lock upgrade.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -167,6 +169,10 @@ CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 # Without a broker the tasks run in-process, synchronously, right after the transaction commits.
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = False
+# Without a broker, run each task in a thread of its own started on commit instead of inside the request
+# that queued it (`make run` sets it for its web server: an audit or a fit no longer holds the browser;
+# vtt_site.jobs.task_queue). Off, the tasks run synchronously, which commands and tests rely on.
+TASKS_IN_THREADS = env_bool("TASKS_IN_THREADS", False) and not REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

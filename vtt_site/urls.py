@@ -5,7 +5,7 @@ from django.http import JsonResponse
 from django.urls import include, path
 from django.utils.module_loading import import_string
 from django.views.defaults import bad_request, server_error
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from vtt_site.api.errors import error_body
 from vtt_site.errors import CommonErrorCode
@@ -20,7 +20,7 @@ api_v1 = [
     path("", include("engine.urls")),
     path("", include("truthing.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
 ]
 
 urlpatterns = [

@@ -1,6 +1,14 @@
 import os
+import threading
 
+from django.conf import settings
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 application = get_wsgi_application()
+
+if settings.TASKS_IN_THREADS:
+    # make run: the jobs a stopped server left running in its threads start again in this one's.
+    from vtt_site.jobs import job_resume_orphans
+
+    threading.Thread(target=job_resume_orphans, name="resume-jobs", daemon=True).start()

@@ -15,7 +15,7 @@ from annotations.api.common import (
 )
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.images import access_image
-from annotations.services.annotation import annotation_save, annotation_submit
+from annotations.services.annotation import annotation_correct, annotation_save, annotation_submit
 from vtt_site.api.schema import ErrorSerializer
 
 
@@ -65,3 +65,22 @@ class AnnotationSubmitApi(APIView):
     def post(self, request, image_id: int):
         image = access_image(user=request.user, image_id=image_id, operation=request.operation)
         return Response(ImageSerializer(annotation_submit(image=image, user=request.user)).data)
+
+
+class ReviewCorrectApi(APIView):
+    operation = "review.correct"
+
+    @extend_schema(
+        request=AnnotationApi.InputSerializer,
+        responses={200: SavedAnnotationSerializer, 409: ErrorSerializer},
+        summary="Correct the annotation while reviewing it (you must hold its review lease)",
+        description="The same rules as saving an annotation; the change is recorded as the reviewer's "
+        "(corrected_by on the image), and the annotator stays who drew it. Then accept or send back.",
+    )
+    def put(self, request, image_id: int):
+        image = access_image(user=request.user, image_id=image_id, operation=request.operation)
+        data = AnnotationApi.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        record = annotation_correct(image=image, user=request.user, document=data.validated_data)
+        image.refresh_from_db(fields=["lease_expires_at"])
+        return Response(SavedAnnotationSerializer(record | {"lease_expires_at": image.lease_expires_at}).data)

@@ -60,8 +60,15 @@ class ImageSerializer(serializers.Serializer):
     lease_expires_at = serializers.DateTimeField(allow_null=True)
     returned = serializers.BooleanField(help_text="Sent back by a reviewer; see review_comment.")
     review_comment = serializers.CharField()
+    review_comment_object = serializers.CharField(
+        help_text='The box the review comment is about ("o3"), or empty: the whole image.'
+    )
     reviewed_by = UserRefSerializer(allow_null=True)
     reviewed_at = serializers.DateTimeField(allow_null=True)
+    corrected_by = UserRefSerializer(
+        allow_null=True, help_text="The reviewer who corrected the annotation while reviewing it."
+    )
+    corrected_at = serializers.DateTimeField(allow_null=True)
     created_at = serializers.DateTimeField()
 
     @extend_schema_field(serializers.CharField(allow_null=True))

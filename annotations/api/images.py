@@ -20,6 +20,7 @@ from annotations.selectors.images import access_image, image_list
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
 from vtt_site.api.fields import QueryChoiceField
+from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
@@ -139,7 +140,7 @@ class ImageDetailApi(APIView):
         return Response(ImageSerializer(image).data)
 
 
-class ImageFileApi(APIView):
+class ImageFileApi(FileApiView):
     operation = "image.file"
 
     @extend_schema(

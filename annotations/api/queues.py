@@ -93,6 +93,14 @@ class ReviewDecideApi(APIView):
         comment = serializers.CharField(
             required=False, allow_blank=True, default="", help_text="Required when sending back."
         )
+        object = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            max_length=16,
+            source="object_id",
+            help_text='The box the comment is about (an object id of the annotation, "o3"); empty: the image.',
+        )
 
     @extend_schema(
         # The rule the serializer alone cannot show: sending back needs a comment.
@@ -104,6 +112,7 @@ class ReviewDecideApi(APIView):
                         "properties": {
                             "decision": {"type": "string", "enum": [ACCEPT]},
                             "comment": {"type": "string"},
+                            "object": {"type": "string"},
                         },
                         "required": ["decision"],
                     },
@@ -112,6 +121,7 @@ class ReviewDecideApi(APIView):
                         "properties": {
                             "decision": {"type": "string", "enum": [SEND_BACK]},
                             "comment": {"type": "string", "pattern": "\\S", "description": "Required."},
+                            "object": {"type": "string", "description": "The box the comment is about."},
                         },
                         "required": ["decision", "comment"],
                     },

@@ -94,10 +94,17 @@ class Image(Leased):
     annotated_at = models.DateTimeField(null=True, blank=True)
     returned = models.BooleanField(default=False, help_text="Sent back by a reviewer to its annotator.")
     review_comment = models.TextField(blank=True)
+    # The box the comment is about ("o3", the annotation's object id), or blank: about the whole image.
+    review_comment_object = models.CharField(max_length=16, blank=True)
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # A reviewer who changed the annotation while reviewing it (the annotator stays who drew it).
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    corrected_at = models.DateTimeField(null=True, blank=True)
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

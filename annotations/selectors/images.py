@@ -12,7 +12,7 @@ from annotations.models import Collection, Image
 from annotations.selectors.collections import NEW, collections_visible_to, new_images, require_member_role
 from vtt_site.errors import NotFoundError
 
-_USERS = ("annotator", "lease_holder", "reviewed_by")
+_USERS = ("annotator", "lease_holder", "reviewed_by", "corrected_by")
 
 
 def image_list(

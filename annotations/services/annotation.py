@@ -23,7 +23,7 @@ from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
 from engine.core.scene import Scene, parse_scene, unfilled_exclusive_groups
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
-from vtt_site.errors import ApplicationError, ConflictError
+from vtt_site.errors import ApplicationError, ConflictError, PermissionDeniedError
 from vtt_site.leases import holds_lease, lease_renew, lease_require
 
 
@@ -33,16 +33,46 @@ def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> 
     holder of the image's annotation lease may. Returns the stored record (ids "o1".."oN")."""
     locked = lock_image(image.pk)
     require_lease(locked, user, Stage.ANNOTATE)
-    index = vocabulary_index(locked.collection.vocabulary)
-    scene = parse_annotation(locked, document, index.core)
-    annotation_delete(image_ids=[locked.pk])
-    annotation_insert(images=[locked], scenes=[scene], index=index)
+    _replace_annotation(locked, document)
     now = timezone.now()
     locked.annotator = user
     locked.annotated_at = locked.annotated_at or now
     locked.save(update_fields=["annotator", "annotated_at"])
     lease_renew(locked, minutes=image_lease_minutes(), now=now)  # working on it is a sign of life
     return image_annotation(image=locked)
+
+
+@transaction.atomic
+def annotation_correct(*, image: Image, user: Any, document: Mapping[str, Any]) -> dict[str, Any]:
+    """The reviewer holding the image's review lease fixes a small mistake before deciding, instead of
+    sending the image back for it. The same rules as a save; the change is recorded as the reviewer's
+    (`corrected_by`), and the annotator stays the person who drew the annotation."""
+    locked = lock_image(image.pk)
+    require_reviewer(locked, user)
+    _replace_annotation(locked, document)
+    now = timezone.now()
+    locked.corrected_by = user
+    locked.corrected_at = now
+    locked.save(update_fields=["corrected_by", "corrected_at"])
+    lease_renew(locked, minutes=image_lease_minutes(), now=now)
+    return image_annotation(image=locked)
+
+
+def require_reviewer(locked: Image, user: Any) -> None:
+    """The user holds the image's review lease and is not who annotated it."""
+    if locked.stage == Stage.REVIEW and locked.annotator_id == user.pk:
+        raise PermissionDeniedError(
+            AnnotationErrorCode.SELF_REVIEW,
+            f"You annotated {locked.original_name}; another reviewer must review it.",
+        )
+    require_lease(locked, user, Stage.REVIEW)
+
+
+def _replace_annotation(locked: Image, document: Mapping[str, Any]) -> None:
+    index = vocabulary_index(locked.collection.vocabulary)
+    scene = parse_annotation(locked, document, index.core)
+    annotation_delete(image_ids=[locked.pk])
+    annotation_insert(images=[locked], scenes=[scene], index=index)
 
 
 @transaction.atomic
@@ -60,24 +90,27 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
 
 
 def _require_complete(image: Image) -> None:
-    """Every object with known attributes has a value in each exclusive group (docs/method.md section 2)."""
+    """Every object with known attributes has a value in each exclusive group (docs/method.md section 2).
+    A refusal names every object that lacks one, so the annotator fixes them all in one pass."""
     vocabulary = vocabulary_index(image.collection.vocabulary).core
     scene = parse_annotation(image, image_annotation(image=image), vocabulary)
     numbers: dict[str, int] = {}
+    gaps: dict[str, list[str]] = {}
+    named = []
     for i, obj in enumerate(scene.objects):
         numbers[obj.type] = numbers.get(obj.type, 0) + 1
         missing = unfilled_exclusive_groups(obj, vocabulary)
         if missing:
             # Named as the annotator counts them on the page ("person 2"), never by a stored id.
-            problem = (
-                f"{obj.type} {numbers[obj.type]} has no {', '.join(missing)}: tick one value in each, "
-                'or switch on "attributes unknown" for it.'
-            )
-            raise ApplicationError(
-                AnnotationErrorCode.INCOMPLETE_ATTRIBUTES,
-                problem,
-                fields={f"objects[{i}].attributes": [problem]},
-            )
+            gaps[f"objects[{i}].attributes"] = [f"has no {', '.join(missing)}"]
+            named.append(f"{obj.type} {numbers[obj.type]} has no {', '.join(missing)}")
+    if gaps:
+        many = f"{len(named)} objects need attributes: " if len(named) > 1 else ""
+        raise ApplicationError(
+            AnnotationErrorCode.INCOMPLETE_ATTRIBUTES,
+            f'{many}{"; ".join(named)}. Tick one value in each, or switch on "attributes unknown".',
+            fields=gaps,
+        )
 
 
 # --- Shared with the queues and the import ---------------------------------------------------------------

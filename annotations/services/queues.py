@@ -11,15 +11,16 @@ from django.utils import timezone
 from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image, Stage
-from annotations.services.annotation import image_lease_minutes, lock_image, require_lease
-from vtt_site.errors import ApplicationError, CommonErrorCode, PermissionDeniedError
+from annotations.selectors.annotation import image_annotation
+from annotations.services.annotation import image_lease_minutes, lock_image, require_reviewer
+from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.leases import lease_release as release
 from vtt_site.leases import lease_renew_held, lease_take
 
 ACCEPT = "accept"
 SEND_BACK = "send_back"
 DECISIONS = (ACCEPT, SEND_BACK)
-IMAGE_RELATED = ("annotator", "lease_holder", "reviewed_by")
+IMAGE_RELATED = ("annotator", "lease_holder", "reviewed_by", "corrected_by")
 
 
 @transaction.atomic
@@ -62,16 +63,11 @@ def image_leave(*, image: Image, user: Any) -> Image:
 
 
 @transaction.atomic
-def review_decide(*, image: Image, user: Any, decision: str, comment: str = "") -> Image:
+def review_decide(*, image: Image, user: Any, decision: str, comment: str = "", object_id: str = "") -> Image:
     """Accept (the image joins the collection's training set when its split is train) or send back to
-    its annotator with a comment saying what to fix."""
+    its annotator with a comment saying what to fix, pinned to one box (`object_id`, "o3") or not."""
     locked = lock_image(image.pk)
-    if locked.stage == Stage.REVIEW and locked.annotator_id == user.pk:
-        raise PermissionDeniedError(
-            AnnotationErrorCode.SELF_REVIEW,
-            f"You annotated {locked.original_name}; another reviewer must review it.",
-        )
-    require_lease(locked, user, Stage.REVIEW)
+    require_reviewer(locked, user)
     comment = comment.strip()
     if decision not in DECISIONS:
         raise ApplicationError(
@@ -85,9 +81,16 @@ def review_decide(*, image: Image, user: Any, decision: str, comment: str = "") 
             "Say what the annotator should fix: sending an image back needs a comment.",
             fields={"comment": ["Required when sending back."]},
         )
+    if object_id and object_id not in {o["id"] for o in image_annotation(image=locked)["objects"]}:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"The annotation has no box {object_id}: pin the comment to one of its boxes, or to none.",
+            fields={"object": ["Not a box of this annotation."]},
+        )
     locked.stage = Stage.ACCEPTED if decision == ACCEPT else Stage.ANNOTATE
     locked.returned = decision == SEND_BACK
     locked.review_comment = comment
+    locked.review_comment_object = object_id if comment else ""
     locked.reviewed_by = user
     locked.reviewed_at = timezone.now()
     locked.save(
@@ -95,6 +98,7 @@ def review_decide(*, image: Image, user: Any, decision: str, comment: str = "") 
             "stage",
             "returned",
             "review_comment",
+            "review_comment_object",
             "reviewed_by",
             "reviewed_at",
             *locked.clear_lease(),

@@ -15,7 +15,7 @@ from django.db.models import ProtectedError
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import AttributeGroup, AttributeValue, Image, ObjectType, RelationshipType, Vocabulary
-from annotations.selectors.vocabularies import vocabulary_document, vocabulary_in_use
+from annotations.selectors.vocabularies import core_vocabulary, vocabulary_document, vocabulary_in_use
 from engine.core.vocabulary import Vocabulary as CoreVocabulary
 from engine.core.vocabulary import parse_vocabulary
 from vtt_site.errors import ApplicationError, ConflictError
@@ -81,12 +81,14 @@ def vocabulary_copy(*, vocabulary: Vocabulary) -> Vocabulary:
 
 @transaction.atomic
 def vocabulary_install_default(*, path: Path = DEFAULT_VOCABULARY) -> tuple[Vocabulary, bool]:
-    """Install the shipped urban-street vocabulary unless a vocabulary of that name exists already."""
-    document = json.loads(path.read_text(encoding="utf-8"))
-    existing = Vocabulary.objects.filter(name=document["name"]).order_by("-version").first()
-    if existing is not None:
+    """Install the shipped urban-street vocabulary unless its latest version says the same already. A
+    shipped document that changed (a value added) becomes the next version of the name: collections and
+    annotations keep the version they use, new collections get the new one (decision 0002)."""
+    shipped = parse_vocabulary(json.loads(path.read_text(encoding="utf-8")))
+    existing = Vocabulary.objects.filter(name=shipped.name).order_by("-version").first()
+    if existing is not None and core_vocabulary(existing) == shipped:
         return existing, False
-    return vocabulary_import(document=document), True
+    return vocabulary_import(document=shipped.to_document()), True
 
 
 def vocabulary_mark_edited(*, vocabulary: Vocabulary) -> None:

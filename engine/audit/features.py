@@ -8,6 +8,10 @@ One row per answered (yes/no) step of a stream. Features (all numbers, documente
   instantiated per type; for a question about an object (attribute or relationship question), the
   attributes and region of the uniqueness question that instantiated it, and what earlier answers said
   about its attributes (multi-hot of attributes said yes, of attributes said no);
+- for a relationship question, the geometry of the two labels' defining regions (the regions of the
+  uniqueness questions that instantiated them): the offsets between their centres, left, right, top
+  and bottom edges, the log ratio of their areas and the area of their intersection, since where the
+  two objects were found is what a blind rule reads off a relationship question;
 - the engine: p, log10 of the population, whether the full history was used.
 """
 
@@ -32,6 +36,17 @@ from engine.core.questions import (
 from engine.core.vocabulary import Vocabulary
 
 KINDS = tuple(Kind)
+PAIR_GEOMETRY = (
+    "centre_dx",
+    "centre_dy",
+    "left_dx",
+    "right_dx",
+    "top_dy",
+    "bottom_dy",
+    "log_area_ratio",
+    "intersection",
+    "has_geometry",
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,7 @@ class FeatureSpace:
         names += [f"object_said_yes={t}:{a}" for t, a in self.attributes]
         names += [f"object_said_no={t}:{a}" for t, a in self.attributes]
         names += ["object_facts", "other_x0", "other_y0", "other_x1", "other_y1"]
+        names += [f"pair_{name}" for name in PAIR_GEOMETRY]
         names += ["engine_p", "engine_log_population", "engine_log_finest_population"]
         self.names = names
         self.column = {name: i for i, name in enumerate(names)}
@@ -161,6 +177,11 @@ class FeatureSpace:
         if other is not None and other in instantiated:
             x0, y0, x1, y1 = self.vocabulary.region(instantiated[other].region).box
             x[c["other_x0"]], x[c["other_y0"]], x[c["other_x1"]], x[c["other_y1"]] = x0, y0, x1, y1
+            if about is not None and about in instantiated:
+                subject_box = self.vocabulary.region(instantiated[about].region).box
+                geometry = pair_geometry(subject_box, (x0, y0, x1, y1))
+                for name, offset in zip(PAIR_GEOMETRY, geometry, strict=True):
+                    x[c[f"pair_{name}"]] = offset
         estimate = step.estimate
         x[c["engine_p"]] = estimate.p if estimate.p is not None else 0.5
         x[c["engine_log_population"]] = math.log10(max(estimate.population, 1))
@@ -178,3 +199,26 @@ class FeatureSpace:
             y1,
         )
         x[c[f"{prefix}_area"]] = (x1 - x0) * (y1 - y0)
+
+
+def pair_geometry(
+    subject: tuple[float, float, float, float], obj: tuple[float, float, float, float]
+) -> tuple[float, ...]:
+    """The features of `PAIR_GEOMETRY` for two region boxes (x0, y0, x1, y1 in fractions of the image):
+    subject minus object, so that "the subject was found lower than the object" is one sign."""
+    sx0, sy0, sx1, sy1 = subject
+    ox0, oy0, ox1, oy1 = obj
+    subject_area, object_area = (sx1 - sx0) * (sy1 - sy0), (ox1 - ox0) * (oy1 - oy0)
+    width = max(0.0, min(sx1, ox1) - max(sx0, ox0))
+    height = max(0.0, min(sy1, oy1) - max(sy0, oy0))
+    return (
+        (sx0 + sx1) / 2 - (ox0 + ox1) / 2,
+        (sy0 + sy1) / 2 - (oy0 + oy1) / 2,
+        sx0 - ox0,
+        sx1 - ox1,
+        sy0 - oy0,
+        sy1 - oy1,
+        math.log(max(subject_area, 1e-9) / max(object_area, 1e-9)),
+        width * height,
+        1.0,
+    )

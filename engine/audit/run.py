@@ -102,6 +102,9 @@ def audit_streams(
         report["per_kind"][kind] = {
             "questions": int(mask.sum()),
             "yes_rate": float(test_rows.answers[mask].mean()),
+            "mean_p": float(test_rows.p[mask].mean()),
+            # |mean p - yes rate|: whether the engine's p is right on average for this kind.
+            "calibration_gap": abs(float(test_rows.p[mask].mean()) - float(test_rows.answers[mask].mean())),
             "guesser": _accuracy(guessed[mask] == test_rows.answers[mask]),
             "engine_p": _accuracy(engine_guess[mask] == test_rows.answers[mask]),
             "expected_calibration_error": reliability(test_rows.p[mask], test_rows.answers[mask])[

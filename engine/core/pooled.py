@@ -1,4 +1,4 @@
-"""Attribute and relationship questions: four nested populations each (docs/method.md section 7, docs/engine.md).
+"""Attribute and relationship questions: nested populations (docs/method.md section 7, docs/engine.md).
 
 Attribute question about object k of type t, from the coarsest level to the finest:
 1. *pooled*: the annotated objects of type t with known attributes that agree with what the history
@@ -6,20 +6,25 @@ Attribute question about object k of type t, from the coarsest level to the fine
    answered attribute question about k plus the attributes named in the uniqueness question that
    instantiated k; a fact spanning two groups ties them, so the groups are closed under such facts);
 2. *facts*: the same objects agreeing with every fact about k, whatever its group;
-3. *found*: the objects bound to k in the training images where every label is bound (the objects
+3. *region*: those of them visible in the region of the uniqueness question that instantiated k (where
+   k was found: an object found at the bottom of the image is not a random object of its type);
+4. *found*: the objects bound to k in the training images where every label is bound (the objects
    found the way k was found), agreeing with every fact about k;
-4. the same, counted by their image's disagreement with the instantiation history (the weighted level
+5. the same, counted by their image's disagreement with the instantiation history (the weighted level
    of `engine.core.estimates`).
 
 Relationship question about (k, j), likewise: ordered pairs of objects of one image with the types of
 (k, j) that agree with the history's facts about the pair within the relationship's group (pooled),
-with every fact about the pair (facts), then the pairs bound to (k, j) counted by disagreement (found,
-weighted; relationships have no unweighted found level, decision 0034). Both
-directions count as being about the pair: "j closer than k" is a fact when asking "k closer than j".
+with every fact about the pair (facts), those of them whose subject is visible in the region where k
+was found and whose object in the region where j was found (region), then the pairs bound to (k, j)
+counted by disagreement (found, weighted; relationships have no unweighted found level, decision
+0034). Both directions count as being about the pair: "j closer than k" is a fact when asking "k closer
+than j".
 
-The pooled and facts levels work on the fitted histograms (distinct masks with counts), never on the
-objects themselves; the found levels on the one object (or pair) per image the training state has bound
-(`attribute_levels` and `relationship_levels` return them per disagreement count; the proposer sums).
+The pooled, facts and region levels work on the fitted histograms (distinct masks with counts, split by
+region), never on the objects themselves; the found levels on the one object (or pair) per image the
+training state has bound (`attribute_levels` and `relationship_levels` return them per disagreement
+count; the proposer sums).
 """
 
 from __future__ import annotations
@@ -94,11 +99,13 @@ def _agreeing(masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: lis
 def attribute_levels(
     stats: FittedStatistics, story: Story, training: TrainingState, question: AttributeQuestion
 ) -> tuple[list[Level], Found]:
-    """The pooled and facts levels of an attribute question, and its found level by disagreement."""
+    """The pooled, facts and region levels of an attribute question, and its found level by
+    disagreement."""
     object_type = stats.vocabulary.object_type(question.label.type)
     facts = attribute_facts(story, question)
     pooled = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
     position = [record.label for record in story.labels].index(question.label)
+    region = stats.vocabulary.region_index[story.labels[position].question.region]
 
     def bound() -> Tally:
         objects = training.bound_objects(position)
@@ -119,13 +126,18 @@ def attribute_levels(
     wanted = object_type.mask_of(question.attributes)
     holds = _satisfies(pooled.masks, question.kind, wanted)
     found = _found(agrees_found, _satisfies(masks, question.kind, wanted), disagreements, counts, training)
-    return [_count(pooled, agrees_relevant, holds), _count(pooled, agrees_all, holds)], found
+    return [
+        _count(pooled, agrees_relevant, holds),
+        _count(pooled, agrees_all, holds),
+        _count_in(pooled.by_region[region], agrees_all, holds),
+    ], found
 
 
 def relationship_levels(
     stats: FittedStatistics, story: Story, training: TrainingState, question: RelationshipQuestion
 ) -> tuple[list[Level], Found]:
-    """The pooled and facts levels of a relationship question, and its found level by disagreement."""
+    """The pooled, facts and region levels of a relationship question, and its found level by
+    disagreement."""
     vocabulary = stats.vocabulary
     pooled = stats.pair_histograms[
         (vocabulary.type_index[question.subject.type], vocabulary.type_index[question.object.type])
@@ -143,9 +155,15 @@ def relationship_levels(
         lambda: tally(training.pair_masks(subject, obj), training.disagreements),
     )
     found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, counts, training)
+    regions = (
+        vocabulary.region_index[story.labels[subject].question.region],
+        vocabulary.region_index[story.labels[obj].question.region],
+    )
+    agrees, holds = _relationship_selection(stats, pooled.masks, facts, question)
     return [
         _count(pooled, *_relationship_selection(stats, pooled.masks, in_group, question)),
-        _count(pooled, *_relationship_selection(stats, pooled.masks, facts, question)),
+        _count(pooled, agrees, holds),
+        _count_in(pooled.by_region[regions], agrees, holds),
     ], found
 
 
@@ -169,8 +187,14 @@ def _relationship_selection(
 
 
 def _count(histogram: Histogram, selection: Selection, target: Selection) -> Level:
-    population = int(histogram.counts[selection].sum())
-    yes = int(histogram.counts[selection & target].sum())
+    return _count_in(histogram.counts, selection, target)
+
+
+def _count_in(counts: npt.NDArray[np.int64], selection: Selection, target: Selection) -> Level:
+    """(yes, population) of the items counted per mask in `counts` (a histogram's counts, or one
+    region's row of its region split)."""
+    population = int(counts[selection].sum())
+    yes = int(counts[selection & target].sum())
     return yes, population
 
 

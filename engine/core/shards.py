@@ -35,12 +35,22 @@ DEFAULT_CHUNK = 100_000
 
 
 def merge_histograms(histograms: Sequence[Histogram]) -> Histogram:
+    """The union of the masks, each with its counts (and region splits) summed: integer sums, so the
+    result is the histogram of one fit of all the items, whatever the order of the shards."""
     masks = np.concatenate([h.masks for h in histograms]).astype(np.uint64)
     counts = np.concatenate([h.counts for h in histograms]).astype(np.int64)
     distinct, inverse = np.unique(masks, return_inverse=True)
+    inverse = inverse.reshape(-1)
     summed = np.zeros(len(distinct), dtype=np.int64)
-    np.add.at(summed, inverse.reshape(-1), counts)
-    return Histogram(distinct.astype(np.uint64), summed)
+    np.add.at(summed, inverse, counts)
+    # The region splits: the mask axis is the last one; move each shard's columns to the union's.
+    by_region = np.zeros((*histograms[0].by_region.shape[:-1], len(distinct)), dtype=np.int64)
+    start = 0
+    for histogram in histograms:
+        columns = inverse[start : start + len(histogram.masks)]
+        by_region[..., columns] += histogram.by_region  # a shard's masks are distinct: no collisions
+        start += len(histogram.masks)
+    return Histogram(distinct.astype(np.uint64), summed, by_region)
 
 
 def merge(shards: Sequence[FittedStatistics]) -> FittedStatistics:

@@ -36,18 +36,28 @@ from engine.core.visibility import visibility_masks
 from engine.core.vocabulary import Vocabulary, parse_vocabulary
 
 FORMAT = "vtt-engine-statistics"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+# Version 2 files (before the region tables) are still read: their tables are derived from the stored
+# per-object arrays on loading (`region_tables`), which gives the same numbers as fitting again.
+READABLE_VERSIONS = (2, 3)
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
+# Pairs per block when splitting pair histograms by region (`_split_by_region_pairs`): a multiple of 64,
+# small enough that a block's (regions x pairs) booleans stay a few tens of megabytes.
+PAIR_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
 class Histogram:
-    """Distinct bit masks and how many items carry each."""
+    """Distinct bit masks and how many items carry each; `by_region` splits the counts by the regions
+    the items are visible in: (regions, masks) for objects (those visible in region w), (regions,
+    regions, masks) for ordered pairs (subject visible in w, object visible in v). An item visible in
+    several regions counts once in each."""
 
     masks: U64
     counts: I64
+    by_region: I64
 
     @property
     def total(self) -> int:
@@ -177,6 +187,9 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
         vocabulary, obj_image, obj_type, obj_known, obj_vis, n_images
     )
     rel_subject, rel_object, rel_bits = _related_pairs(columns["relationships"], len(obj_type))
+    attribute_histograms, pair_histograms = region_tables(
+        vocabulary, image_start, obj_type, obj_attrs, obj_known, obj_vis, rel_subject, rel_object, rel_bits
+    )
     stats = FittedStatistics(
         vocabulary=vocabulary,
         min_overlap=float(min_overlap),
@@ -191,10 +204,8 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
         obj_vis=obj_vis,
         visible_counts=visible_counts,
         unknown_counts=unknown_counts,
-        attribute_histograms=_attribute_histograms(vocabulary, obj_type, obj_attrs, obj_known),
-        pair_histograms=_pair_histograms(
-            vocabulary, image_start, obj_type, rel_subject, rel_object, rel_bits
-        ),
+        attribute_histograms=attribute_histograms,
+        pair_histograms=pair_histograms,
         rel_subject=rel_subject,
         rel_object=rel_object,
         rel_bits=rel_bits,
@@ -260,14 +271,86 @@ def _region_counts(
     return visible.reshape(shape), unknown.reshape(shape)
 
 
+def region_tables(
+    vocabulary: Vocabulary,
+    image_start: I64,
+    obj_type: npt.NDArray[np.int8],
+    obj_attrs: U64,
+    obj_known: npt.NDArray[np.bool_],
+    obj_vis: U64,
+    rel_subject: I64,
+    rel_object: I64,
+    rel_bits: U64,
+) -> tuple[tuple[Histogram, ...], dict[tuple[int, int], Histogram]]:
+    """The attribute histograms per type and the pair histograms per type pair, with their region
+    splits, from the per-object arrays (at fit time, and when loading a version 2 file)."""
+    n_regions = len(vocabulary.regions)
+    return (
+        _attribute_histograms(vocabulary, obj_type, obj_attrs, obj_known, obj_vis, n_regions),
+        _pair_histograms(vocabulary, image_start, obj_type, obj_vis, rel_subject, rel_object, rel_bits),
+    )
+
+
 def _attribute_histograms(
-    vocabulary: Vocabulary, obj_type: npt.NDArray[np.int8], obj_attrs: U64, obj_known: npt.NDArray[np.bool_]
+    vocabulary: Vocabulary,
+    obj_type: npt.NDArray[np.int8],
+    obj_attrs: U64,
+    obj_known: npt.NDArray[np.bool_],
+    obj_vis: U64,
+    n_regions: int,
 ) -> tuple[Histogram, ...]:
     histograms = []
     for t in range(len(vocabulary.types)):
-        masks, counts = np.unique(obj_attrs[(obj_type == t) & obj_known], return_counts=True)
-        histograms.append(Histogram(masks.astype(np.uint64), counts.astype(np.int64)))
+        chosen = (obj_type == t) & obj_known
+        masks, inverse, counts = np.unique(obj_attrs[chosen], return_inverse=True, return_counts=True)
+        by_region = _split_by_regions(obj_vis[chosen], inverse.reshape(-1), len(masks), n_regions)
+        histograms.append(Histogram(masks.astype(np.uint64), counts.astype(np.int64), by_region))
     return tuple(histograms)
+
+
+def _split_by_regions(vis: U64, classes: I64, n_classes: int, n_regions: int) -> I64:
+    """(regions, classes): per region, how many items of each class are visible there."""
+    table = np.zeros((n_regions, n_classes), dtype=np.int64)
+    for r in range(n_regions):
+        inside = ((vis >> np.uint64(r)) & np.uint64(1)).astype(bool)
+        table[r] = np.bincount(classes[inside], minlength=n_classes)
+    return table
+
+
+def _split_by_region_pairs(
+    subject_vis: U64, object_vis: U64, classes: I64, n_classes: int, n_regions: int
+) -> I64:
+    """(regions, regions, classes): per (w, v), how many pairs of each class have their subject visible
+    in w and their object visible in v.
+
+    Per class and block of pairs, the region memberships are packed 64 pairs to a word, region by
+    region, so that a (w, v) count is the population count of (subject in w) AND (object in v): integer
+    work of regions^2 x pairs / 64, no BLAS (whose threads crawl on a shared machine) and no temporary
+    larger than a block's (regions x block) booleans."""
+    table = np.zeros((n_regions, n_regions, n_classes), dtype=np.int64)
+    bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+    order = np.argsort(classes, kind="stable")
+    bounds = np.searchsorted(classes[order], np.arange(n_classes + 1))
+    for c in range(n_classes):
+        rows = order[bounds[c] : bounds[c + 1]]
+        for start in range(0, len(rows), PAIR_BLOCK):
+            block = rows[start : start + PAIR_BLOCK]
+            in_subject = _packed_membership(subject_vis[block], bits)
+            in_object = _packed_membership(object_vis[block], bits)
+            for w in range(n_regions):
+                both = np.bitwise_count(in_subject[w][None, :] & in_object)
+                table[w, :, c] += both.sum(axis=1, dtype=np.int64)
+    return table
+
+
+def _packed_membership(vis: U64, bits: U64) -> U64:
+    """(regions, words): bit i of word k of row r says whether item 64k + i is visible in region r."""
+    padded = -len(vis) % 64
+    member = (vis[None, :] & bits[:, None]) != 0
+    if padded:
+        member = np.pad(member, ((0, 0), (0, padded)))
+    packed: U64 = np.packbits(member, axis=1).view(np.uint64)
+    return packed
 
 
 def _related_pairs(relationships: array[int], n_objects: int) -> tuple[I64, I64, U64]:
@@ -285,6 +368,7 @@ def _pair_histograms(
     vocabulary: Vocabulary,
     image_start: I64,
     obj_type: npt.NDArray[np.int8],
+    obj_vis: U64,
     rel_subject: I64,
     rel_object: I64,
     rel_bits: U64,
@@ -292,13 +376,21 @@ def _pair_histograms(
     subjects, objects = _ordered_pairs(image_start)
     n_relationships = len(vocabulary.relationships)
     masks = _pair_masks(rel_subject, rel_object, rel_bits, n_relationships, subjects, objects)
-    n_types = len(vocabulary.types)
+    n_types, n_regions = len(vocabulary.types), len(vocabulary.regions)
     type_pair = obj_type[subjects].astype(np.int64) * n_types + obj_type[objects]
     histograms = {}
     for s in range(n_types):
         for o in range(n_types):
-            values, counts = np.unique(masks[type_pair == s * n_types + o], return_counts=True)
-            histograms[(s, o)] = Histogram(values.astype(np.uint64), counts.astype(np.int64))
+            chosen = type_pair == s * n_types + o
+            values, inverse, counts = np.unique(masks[chosen], return_inverse=True, return_counts=True)
+            by_region = _split_by_region_pairs(
+                obj_vis[subjects[chosen]],
+                obj_vis[objects[chosen]],
+                inverse.reshape(-1),
+                len(values),
+                n_regions,
+            )
+            histograms[(s, o)] = Histogram(values.astype(np.uint64), counts.astype(np.int64), by_region)
     return histograms
 
 
@@ -375,8 +467,10 @@ def save(stats: FittedStatistics, path: str | Path) -> None:
     arrays: dict[str, Any] = {name: getattr(stats, name) for name in ARRAY_FIELDS}
     for t, histogram in enumerate(stats.attribute_histograms):
         arrays[f"attr_masks_{t}"], arrays[f"attr_counts_{t}"] = histogram.masks, histogram.counts
+        arrays[f"attr_regions_{t}"] = histogram.by_region
     for (s, o), histogram in stats.pair_histograms.items():
         arrays[f"pair_masks_{s}_{o}"], arrays[f"pair_counts_{s}_{o}"] = histogram.masks, histogram.counts
+        arrays[f"pair_regions_{s}_{o}"] = histogram.by_region
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -395,22 +489,46 @@ def load(path: str | Path) -> FittedStatistics:
         if "meta" not in archive.files:
             raise StatisticsError("not a statistics file (no meta entry)", where=str(path))
         meta = json.loads(archive["meta"].tobytes().decode())
-        if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        if meta.get("format") != FORMAT or meta.get("format_version") not in READABLE_VERSIONS:
             raise StatisticsError(
                 f"statistics format {meta.get('format')!r} version {meta.get('format_version')!r}; "
-                f"this engine reads {FORMAT!r} version {FORMAT_VERSION}: fit again",
+                f"this engine reads {FORMAT!r} versions {', '.join(map(str, READABLE_VERSIONS))}: fit again",
                 where=str(path),
             )
         vocabulary = parse_vocabulary(meta["vocabulary"])
         arrays = {name: archive[name] for name in ARRAY_FIELDS}
-        attribute_histograms = tuple(
-            Histogram(archive[f"attr_masks_{t}"], archive[f"attr_counts_{t}"])
-            for t in range(len(vocabulary.types))
-        )
-        pair_histograms = {
-            (s, o): Histogram(archive[f"pair_masks_{s}_{o}"], archive[f"pair_counts_{s}_{o}"])
-            for s, o in meta["pair_keys"]
-        }
+        if meta["format_version"] == 2:
+            attribute_histograms, pair_histograms = region_tables(
+                vocabulary,
+                *(
+                    arrays[name]
+                    for name in (
+                        "image_start",
+                        "obj_type",
+                        "obj_attrs",
+                        "obj_known",
+                        "obj_vis",
+                        "rel_subject",
+                        "rel_object",
+                        "rel_bits",
+                    )
+                ),
+            )
+        else:
+            attribute_histograms = tuple(
+                Histogram(
+                    archive[f"attr_masks_{t}"], archive[f"attr_counts_{t}"], archive[f"attr_regions_{t}"]
+                )
+                for t in range(len(vocabulary.types))
+            )
+            pair_histograms = {
+                (s, o): Histogram(
+                    archive[f"pair_masks_{s}_{o}"],
+                    archive[f"pair_counts_{s}_{o}"],
+                    archive[f"pair_regions_{s}_{o}"],
+                )
+                for s, o in meta["pair_keys"]
+            }
     extra = {
         k: v
         for k, v in meta.items()

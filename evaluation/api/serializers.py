@@ -20,8 +20,8 @@ class RegionSerializer(serializers.Serializer):
 
 
 class QuestionSerializer(serializers.Serializer):
-    """One of exist/unique (type, attributes, region), attr/attr_and/attr_or (label, attributes) or rel
-    (subject, relationship, object)."""
+    """An instantiation question (type, attributes, region), an attribute question (label, attributes) or a
+    relationship question (subject, relationship, object); `kind` names which (docs/method.md section 4)."""
 
     kind = serializers.ChoiceField(choices=KINDS)
     type = serializers.CharField(required=False)

@@ -21,6 +21,7 @@ from evaluation.selectors.plans import plan_of
 from evaluation.selectors.scores import session_score
 from evaluation.services import sessions, systems
 from truthing.published import TestPlan, published_tests, test_image_file
+from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
@@ -239,7 +240,7 @@ class AnswerApi(APIView):
         return Response(body)
 
 
-class SessionImageApi(APIView):
+class SessionImageApi(FileApiView):
     operation = "evaluation.image.file"
 
     @extend_schema(

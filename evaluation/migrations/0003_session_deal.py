@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('evaluation', '0002_score_version'),
-        ('truthing', '0004_deals'),
+        ('truthing', '0005_deals'),
     ]
 
     operations = [

@@ -14,10 +14,11 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from accounts.models import ApiToken
 from accounts.roles import is_admin, may
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, SessionState, VisionSystem
-from evaluation.scopes import is_scoped, scoped_system_id
+from evaluation.scopes import is_scoped, scope_of, scoped_system_id
 from truthing.published import TAKEABLE
 from vtt_site.errors import NotFoundError
 
@@ -168,3 +169,17 @@ def answerable(*, user: Any, auth: Any = None) -> Answerer:
     if is_scoped(auth) or not getattr(user, "is_authenticated", False):
         return Answerer()
     return Answerer(owner_id=user.pk)
+
+
+def system_tokens(*, system: VisionSystem) -> QuerySet[ApiToken]:
+    """The tokens scoped to a system, newest first (for its owner and admins: name, prefix, dates;
+    the secret is never stored, only its digest)."""
+    return ApiToken.objects.filter(user_id=system.owner_id, scope=scope_of(system.pk)).order_by(
+        "-created_at", "-id"
+    )
+
+
+def system_session_over(*, system: VisionSystem, session_id: int) -> Session | None:
+    """A session of the system that is over (its questions, answers and pictures may be shown), or None."""
+    session = Session.objects.filter(pk=session_id, system=system).first()
+    return session if session is not None and session.over else None

@@ -120,6 +120,10 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 "accuracy": data["accuracy"],
                 # In the order of the kinds, not of the stored JSON's keys.
                 "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
+                # Pooled in bins as on the leaderboard, unless the session is the caller's own.
+                "by_position": data.get("by_position", [])
+                if own
+                else _positions_shown(test, data.get("by_position", [])),
                 "first_mistake": data["first_mistake"],
                 "streams": stream_scores(plan=plan_of(session), answers=answers[session.pk])
                 if shown
@@ -132,16 +136,24 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
 
 
 def system_sessions(*, system: VisionSystem) -> list[dict[str, Any]]:
-    """Every session of a system, for its owner and admins: state, progress, and once it is over each
-    question with the system's answer and the truth."""
+    """Every session of a system, for its owner and admins: its test, state, progress, and once it is
+    over each question with the system's answer and the truth."""
+    sessions = list(Session.objects.filter(system=system).order_by("-started_at"))
+    names = dict(frozen_tests().filter(pk__in={s.test_id for s in sessions}).values_list("pk", "name"))
     return [
-        {"session": session, "results": session_results(session=session) if session.over else None}
-        for session in Session.objects.filter(system=system).order_by("-started_at")
+        {
+            "session": session,
+            "test_name": names.get(session.test_id, f"test {session.test_id}"),
+            "results": session_results(session=session) if session.over else None,
+        }
+        for session in sessions
     ]
 
 
 def session_results(*, session: Session) -> list[dict[str, Any]]:
-    """Every stream of a session that is over: each question, the system's answer and the truth."""
+    """Every stream of a session that is over: its image, and each question with the system's answer,
+    the truth, and the region it is about (an attribute or relationship question's is the region
+    where its label was found)."""
     try:
         plan = plan_of(session)
     except SessionDealing:  # a session closed before its streams were ready was asked nothing
@@ -150,22 +162,35 @@ def session_results(*, session: Session) -> list[dict[str, Any]]:
     streams = []
     for stream in plan.streams:
         steps = plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]
+        found: dict[str, dict[str, Any]] = {}  # label -> the region where a yes made it
+        questions = []
+        for s in steps:
+            region = s.question.get("region") or found.get(
+                s.question.get("label") or s.question.get("subject", "")
+            )
+            if s.label and s.question.get("region"):
+                found[s.label] = s.question["region"]
+            questions.append(
+                {
+                    "step": s.step_pos,
+                    "kind": s.kind,
+                    "question": s.question,
+                    "text": s.text,
+                    "region": region,
+                    "answer": None if s.ordinal not in given else ("yes" if given[s.ordinal] else "no"),
+                    "truth": s.answer,
+                    "correct": s.ordinal in given and given[s.ordinal] == (s.answer == "yes"),
+                }
+            )
+        regions = {q["region"]["id"]: q["region"] for q in questions if q["region"]}
         streams.append(
             {
                 "stream": stream.pos,
                 "image": stream.test_image_id,
-                "questions": [
-                    {
-                        "step": s.step_pos,
-                        "kind": s.kind,
-                        "question": s.question,
-                        "text": s.text,
-                        "answer": None if s.ordinal not in given else ("yes" if given[s.ordinal] else "no"),
-                        "truth": s.answer,
-                        "correct": s.ordinal in given and given[s.ordinal] == (s.answer == "yes"),
-                    }
-                    for s in steps
-                ],
+                "width": stream.width,
+                "height": stream.height,
+                "regions": list(regions.values()),
+                "questions": questions,
             }
         )
     return streams

@@ -35,7 +35,29 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpR
     message = exception.args[0] if exception is not None and exception.args else None
     if isinstance(exception, Resolver404) or not isinstance(message, str) or not message:
         message = f"There is no page at {request.path}."
-    return _page(request, 404, {"message": message})
+    return _page(request, 404, {"message": message, "in_collection": _in_collection(request)})
+
+
+# The pages of what lives in a collection: there, "not found" may also mean "not a member". Elsewhere
+# (tests, systems, leaderboards) membership has nothing to do with it (issue 20: /tests/999 blamed it).
+COLLECTION_PAGES = frozenset(
+    {
+        "collection",
+        "upload",
+        "import-start",
+        "import",
+        "annotate-next",
+        "review-next",
+        "image",
+        "annotate",
+        "review",
+    }
+)
+
+
+def _in_collection(request: HttpRequest) -> bool:
+    match = getattr(request, "resolver_match", None)
+    return match is not None and match.url_name in COLLECTION_PAGES
 
 
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -14,8 +14,9 @@ from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
 from frontend.plots import leaderboard as plots
+from frontend.plots.system import system_plots
 from scoring.kinds import KINDS
-from truthing.published import frozen_tests
+from truthing.published import frozen_tests, test_image_file, test_plan
 from vtt_site.errors import ApplicationError
 
 
@@ -70,14 +71,42 @@ def system_detail(request: HttpRequest, system_id: int) -> HttpResponse:
             messages.success(request, f"Token {token.name!r} created for {system.name}. Copy it now.")
         except ApplicationError as exc:
             messages.error(request, exc.message)
+    scores = boards.system_scores(system=system, user=request.user)
+    for entry in scores["sessions"]:
+        entry["plots"] = system_plots(entry)
     context = {
         "system": system,
         "full": full,
-        "scores": boards.system_scores(system=system, user=request.user),
+        "scores": scores,
         "sessions": boards.system_sessions(system=system) if full else [],
+        "tokens": selectors.system_tokens(system=system) if full else [],
         "created_secret": created_secret,
     }
     return render(request, "frontend/system.html", context)
+
+
+@login_required
+def system_session_image(request: HttpRequest, system_id: int, session_id: int, test_image_id: int):
+    """The picture of a stream of a session that is over, for who sees the system's sessions (its
+    owner, admins) beside the questions and answers: never before the session has ended."""
+    _require(request, "evaluation.system.scores")
+    try:
+        system = selectors.access_listed_system(user=request.user, system_id=system_id)
+    except ApplicationError:
+        raise Http404 from None
+    session = selectors.system_session_over(system=system, session_id=session_id)
+    if session is None or not selectors.sees_all_sessions(system, user=request.user):
+        raise Http404
+    plan = test_plan(test_id=session.test_id)
+    if plan is None or test_image_id not in {stream.test_image_id for stream in plan.streams}:
+        raise Http404
+    opened = test_image_file(test_id=session.test_id, test_image_id=test_image_id)
+    if opened is None:
+        raise Http404
+    handle, content_type = opened
+    response = FileResponse(handle, content_type=content_type)
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
 
 
 @login_required

@@ -11,7 +11,12 @@ from django.shortcuts import render
 from accounts.roles import may, roles_of
 from annotations.models import Collection
 from annotations.selectors.collections import collection_list, collection_progress, collections_progress
+from evaluation.selectors.access import systems_visible
 from frontend.views.common import allowed_actions
+from truthing.published import published_tests
+
+# Where the token goes in the client snippet: marked on the page, and what a person replaces.
+TOKEN_PLACE = "PASTE-YOUR-SYSTEM-TOKEN"
 
 STAGES = (
     ("new", "new"),
@@ -51,8 +56,24 @@ def home(request: HttpRequest) -> HttpResponse:
     progress = collections_progress(collections=collections)
     context = {
         "roles": sorted(roles_of(request.user)),
+        "works_on_collections": may(request.user, "collection.list"),
         "collections": [collection_summary(c, progress[c.pk]) for c in collections],
         "actions": allowed_actions(request.user),
         "stages": [label for _, label in STAGES],
     }
+    if may(request.user, "evaluation.system.create"):
+        context["owner"] = owner_start(request)
     return render(request, "frontend/home.html", context)
+
+
+def owner_start(request: HttpRequest) -> dict[str, Any]:
+    """A vision-system owner's start: their systems, the tests they may take, and the Python client's
+    few lines with this site's address and a test filled in, the token's place marked."""
+    tests = list(published_tests()[:20])
+    return {
+        "systems": list(systems_visible(user=request.user).order_by("name")),
+        "tests": tests,
+        "base_url": request.build_absolute_uri("/"),
+        "test_id": tests[0].pk if tests else 1,
+        "token_place": TOKEN_PLACE,
+    }

@@ -16,14 +16,16 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.roles import is_admin, may
 from frontend.plots import card as plots
+from frontend.plots.reliability import reliability_plot
 from frontend.views.common import require
 from scoring.stats import proportion
 from truthing import reports, selectors
 from truthing.api.serializers import WorkSerializer
+from truthing.forms import SETTING_FIELDS, TestFromCollectionsForm
 from truthing.models import Check, Disagreement, Stream, StreamState, TestState
 from truthing.services import audit, lifecycle
 from truthing.services.adjudication import disagreement_decide as decide
@@ -124,6 +126,9 @@ def disagreements(request: HttpRequest) -> HttpResponse:
                 "image": image,
                 "region": region,
                 "labels": _labels_before(step),
+                # Markers keep a readable size whatever the picture's: a fraction of its larger side.
+                "marker_r": max(image.width, image.height) / 50,
+                "marker_dot": max(image.width, image.height) / 200,
                 "file_url": reverse("api:image-file", args=[image.pk]) if image.file else None,
             }
         )
@@ -132,11 +137,18 @@ def disagreements(request: HttpRequest) -> HttpResponse:
 
 
 def _labels_before(step) -> list[dict[str, Any]]:
-    """The labels the question may name, with their defining regions (to draw them next to it)."""
+    """The labels the question may name, with their defining regions and the points where the operator
+    clicked their objects (to draw them next to it), each with its colour class."""
     earlier = step.stream.steps.filter(index__lt=step.index).exclude(label="").order_by("index")
     return [
-        {"label": s.label, "text": s.text, "box": (s.question.get("region") or {}).get("box")}
-        for s in earlier
+        {
+            "label": s.label,
+            "text": s.text,
+            "box": (s.question.get("region") or {}).get("box"),
+            "point": s.point,
+            "colour": f"c{n % 6}",
+        }
+        for n, s in enumerate(earlier)
     ]
 
 
@@ -176,7 +188,8 @@ def test_list(request: HttpRequest) -> HttpResponse:
     for test in selectors.test_list():
         counts = selectors.open_work_counts(test)
         rows.append({"test": test, "streams": counts["total"], "ended": counts["ended"]})
-    return render(request, "frontend/tests.html", {"rows": rows})
+    context = {"rows": rows, "may_create": may(request.user, "truthing.test.create")}
+    return render(request, "frontend/tests.html", context)
 
 
 @login_required
@@ -186,17 +199,61 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
     test = _or_404(selectors.test_get, test_id=test_id)
     card = reports.test_card(test=test)
     asked = card["answered"] + card["rejected"]
+    automatic = reports.automatic_progress(test)
+    test_audit = getattr(test, "audit", None)
     context = {
         "test": test,
         "card": card,
         "rejected": proportion(card["rejected"], asked),
         "plots": plots.card_plots(card),
-        "automatic": reports.automatic_progress(test),
-        "audit": getattr(test, "audit", None),
+        "automatic": automatic,
+        "audit": test_audit,
+        "reliability": (
+            reliability_plot(test_audit.report) if test_audit and test_audit.status == "done" else None
+        ),
         "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
+        "streams": selectors.test_stream_rows(test, limit=CARD_STREAMS),
+        "streams_shown": CARD_STREAMS,
+        # The page reloads itself while a job of the test runs, so its progress and result appear.
+        "job_running": (automatic is not None and automatic["status"] in ("queued", "truthing"))
+        or (test_audit is not None and test_audit.status in ("queued", "auditing")),
     }
     return render(request, "frontend/test_card.html", context)
+
+
+CARD_STREAMS = 200  # the card lists the first ones; Export as JSON has them all
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def test_new(request: HttpRequest) -> HttpResponse:
+    """An admin builds a test: name, statistics, test images from collections, streams per image and
+    the engine settings (defaults shown); "Start truthing" creates it and starts it, through the same
+    lifecycle services as the API and the Django admin."""
+    require(request.user, "truthing.test.create")
+    form = TestFromCollectionsForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            test = form.create(user=request.user)
+        except ApplicationError as exc:
+            _refusal_on_form(form, exc)
+        else:
+            if "start" not in request.POST:
+                messages.success(request, "Draft saved: start truthing it when you are ready.")
+                return redirect("frontend:test", test_id=test.pk)
+            return test_transition(request, test.pk, "start")
+    settings_fields = [form[name] for name in SETTING_FIELDS]
+    return render(request, "frontend/test_new.html", {"form": form, "settings_fields": settings_fields})
+
+
+def _refusal_on_form(form, exc: ApplicationError) -> None:
+    """The service's refusal above the form, and on each field it names that the form has."""
+    form.add_error(None, exc.message)
+    for name, problems in (exc.fields or {}).items():
+        if name in form.fields:
+            for problem in problems:
+                form.add_error(name, problem)
 
 
 TRANSITIONS = {

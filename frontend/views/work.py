@@ -98,9 +98,14 @@ def image_view(request: HttpRequest, image_id: int) -> HttpResponse:
 def _work_page(request: HttpRequest, image: Image, mode: str) -> HttpResponse:
     data = page_data(image, mode)
     template = "frontend/annotate.html" if mode == "annotate" else "frontend/review.html"
-    return render(
-        request, template, {"image": image, "collection": image.collection, "mode": mode, "data": data}
-    )
+    context = {
+        "image": image,
+        "collection": image.collection,
+        "mode": mode,
+        "data": data,
+        "editable": mode in ("annotate", "review"),  # a reviewer may correct before deciding
+    }
+    return render(request, template, context)
 
 
 def _username(user: Any) -> str | None:
@@ -119,6 +124,7 @@ def page_data(image: Image, mode: str) -> dict[str, Any]:
             "lease_expires_at": image.lease_expires_at.isoformat() if image.lease_expires_at else None,
             "returned": image.returned,
             "review_comment": image.review_comment,
+            "review_comment_object": image.review_comment_object,
             "reviewed_by": _username(image.reviewed_by),
             "annotator": _username(image.annotator),
         },
@@ -126,7 +132,10 @@ def page_data(image: Image, mode: str) -> dict[str, Any]:
         "vocabulary": vocabulary_document(collection.vocabulary),
         "urls": {
             "image": reverse("api:image", args=[image.pk]),
-            "annotation": reverse("api:image-annotation", args=[image.pk]),
+            # The reviewer's corrections go to their own operation (recorded as the reviewer's).
+            "annotation": reverse(
+                "api:image-review-annotation" if mode == "review" else "api:image-annotation", args=[image.pk]
+            ),
             "submit": reverse("api:image-submit", args=[image.pk]),
             "lease": reverse("api:image-lease", args=[image.pk]),
             "review": reverse("api:image-review", args=[image.pk]),

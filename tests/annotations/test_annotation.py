@@ -234,6 +234,13 @@ def test_a_draft_may_leave_an_exclusive_group_empty_but_a_submitted_annotation_m
     assert list(body["fields"]) == ["objects[2].attributes"]
     # The third box is the first vehicle: named as the page numbers it, not by a stored id.
     assert "vehicle 1 has no tone, visible tires" in body["message"]
+    # Every incomplete object is named at once, not only the first.
+    draft["objects"][0]["attributes"] = ["walking"]
+    assert client.put(url(leased_image), draft, format="json").status_code == 200
+    body = client.post(f"/api/v1/images/{leased_image.pk}/submit/").json()
+    assert list(body["fields"]) == ["objects[0].attributes", "objects[2].attributes"]
+    assert body["fields"]["objects[0].attributes"] == ["has no sex, age, place"]
+    assert "2 objects need attributes: person 1 has no sex, age, place; vehicle 1 has no" in body["message"]
     assert client.get(f"/api/v1/images/{leased_image.pk}/").json()["stage"] == "annotate"
     # An object whose attributes are unknown (o2) needs none; completing o3 is enough.
     assert client.put(url(leased_image), SCENE, format="json").status_code == 200

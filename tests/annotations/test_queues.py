@@ -204,3 +204,36 @@ def test_progress_counts_every_stage_per_split(api, annotator, reviewer, users, 
     }
     assert progress["by_split"]["test"]["new"] == 1
     assert images[0].pk in {i.pk for i in training_images(collection=collection)}
+
+
+def test_a_reviewer_corrects_the_annotation_then_pins_a_comment_to_a_box(
+    api, collection, annotator, reviewer
+):
+    """Issue 20: the reviewer holding the image fixes a small mistake (recorded as theirs, the annotator
+    unchanged), and a comment may point at one box; a box the annotation lacks is refused."""
+    ImageFactory(collection=collection, width=640, height=480)
+    image_id = taken_id(take(api, annotator, collection))
+    annotate_and_submit(api, annotator, image_id)
+    client = api.as_user(reviewer)
+    moved = {**SCENE["objects"][0], "bbox": [12, 20, 30, 60]}
+    corrected = {**SCENE, "objects": [moved, *SCENE["objects"][1:]]}
+    url = f"/api/v1/images/{image_id}/review/annotation/"
+    assert client.put(url, corrected, format="json").status_code == 409  # not before holding the image
+    assert taken_id(take(api, reviewer, collection, "review")) == image_id
+    saved = client.put(url, corrected, format="json")
+    assert saved.status_code == 200 and saved.json()["objects"][0]["bbox"] == [12, 20, 30, 60]
+    image = Image.objects.get(pk=image_id)
+    assert (image.corrected_by, image.annotator, image.stage) == (reviewer, annotator, Stage.REVIEW)
+
+    refused = client.post(
+        f"/api/v1/images/{image_id}/review/", {"decision": "send_back", "comment": "x", "object": "o99"}
+    )
+    assert refused.status_code == 400
+    assert refused.json()["fields"] == {"object": ["Not a box of this annotation."]}
+    sent = client.post(
+        f"/api/v1/images/{image_id}/review/",
+        {"decision": "send_back", "comment": "Is this a child?", "object": "o2"},
+    )
+    assert sent.status_code == 200
+    body = sent.json()
+    assert (body["review_comment_object"], body["corrected_by"]["username"]) == ("o2", reviewer.username)

@@ -259,3 +259,15 @@ def test_thumbnails_are_small_jpegs_made_once(api, annotator, collection):
     assert again.status_code == 200
     bad = client.get(f"/api/v1/images/{created.pk}/file/?size=huge")
     assert bad.status_code == 400 and bad.json()["code"] == "invalid"
+
+
+@pytest.mark.parametrize("accept", ["image/png", "image/*", "image/webp, image/jpeg"])
+def test_image_files_answer_the_image_types_the_schema_declares(api, annotator, collection, accept):
+    from annotations.services.images import image_upload
+
+    created = image_upload(collection=collection, files=[upload("a.png", image_bytes())]).created[0]
+    client = api.as_user(annotator)
+    response = client.get(f"/api/v1/images/{created.pk}/file/", HTTP_ACCEPT=accept)
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    bad = client.get(f"/api/v1/images/{created.pk}/file/?size=huge", HTTP_ACCEPT=accept)
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid"

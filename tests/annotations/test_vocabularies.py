@@ -3,19 +3,23 @@ vocabulary that annotations use."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.roles import Role
 from annotations.models import ObjectType, Vocabulary
+from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import core_vocabulary, vocabulary_document
 from annotations.services.annotation import annotation_save
-from annotations.services.vocabularies import vocabulary_import, vocabulary_update
+from annotations.services.queues import annotation_next
+from annotations.services.vocabularies import vocabulary_import, vocabulary_install_default, vocabulary_update
 from engine.core.errors import VocabularyError
 from engine.core.vocabulary import parse_vocabulary
 from tests.annotations.conftest import SCENE
-from tests.factories import VocabularyFactory
+from tests.factories import CollectionFactory, ImageFactory, UserFactory, VocabularyFactory
 from tests.factories import vocabulary_document as default_document
 from vtt_site.errors import ConflictError
 
@@ -234,3 +238,35 @@ def test_admin_edit_that_breaks_the_vocabulary_is_rolled_back(client, users):
     assert sorted(group.values.values_list("name", flat=True)) == ["male", "woman"]
     vocabulary.refresh_from_db()
     assert "woman" in core_vocabulary(vocabulary).object_type("person").attributes
+
+
+def test_a_changed_shipped_vocabulary_installs_as_a_new_version_and_leaves_data_valid(tmp_path):
+    """The shipped urban-street document gained the person motion "riding" (issue 20). Where the earlier
+    document is installed and in use, installing the default again adds version 2 with "riding";
+    version 1, its collection and its annotations are untouched (decision 0002)."""
+    earlier = default_document()
+    motion = next(g for g in earlier["types"]["person"]["attribute_groups"] if g["name"] == "motion")
+    assert "riding" in motion["values"], "the shipped vocabulary describes a cyclist"
+    motion["values"].remove("riding")
+    shipped_before = tmp_path / "urban-street.json"
+    shipped_before.write_text(json.dumps(earlier))
+    first, created = vocabulary_install_default(path=shipped_before)
+    assert created and first.version == 1
+    collection = CollectionFactory(vocabulary=first)
+    ImageFactory(collection=collection)
+    annotator = UserFactory(role=Role.ANNOTATOR)
+    image = annotation_next(collection=collection, user=annotator)
+    annotation_save(
+        image=image, user=annotator, document={"objects": [SCENE["objects"][0]], "relationships": []}
+    )
+
+    second, created = vocabulary_install_default()
+    assert created and (second.name, second.version) == ("urban-street", 2)
+    assert "riding" in core_vocabulary(second).object_type("person").attributes
+    assert "riding" not in core_vocabulary(first).object_type("person").attributes
+    collection.refresh_from_db()
+    assert collection.vocabulary_id == first.pk
+    assert sorted(image_annotation(image=image)["objects"][0]["attributes"]) == sorted(
+        SCENE["objects"][0]["attributes"]
+    )
+    assert vocabulary_install_default() == (second, False)

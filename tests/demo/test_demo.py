@@ -34,7 +34,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     small_demo, capsys, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):  # the fit runs after its transaction commits
-        call_command("demo_setup", url="http://demo.example/")
+        call_command("demo_setup", url="http://demo.example/", baselines=False)
     first = capsys.readouterr().out
     credentials = json.loads(small_demo.read_text())
     assert set(credentials) == {"annotator", "reviewer", "operator", "vision-owner", "admin"}
@@ -68,7 +68,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     # come with the next run (with `make run` the fit is done before the command goes on).
     assert "once the statistics are fitted" in first
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("demo_setup")
+        call_command("demo_setup", baselines=False)
     second = capsys.readouterr().out
     # The two demo tests: one published by the oracle, one waiting for the operator on test images
     # that nobody annotated (rendered, with pixels).
@@ -84,7 +84,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert f"/tests/{published.pk}/" in second
 
     ids = set(Image.objects.values_list("pk", flat=True))
-    call_command("demo_setup")
+    call_command("demo_setup", baselines=False)
     third = capsys.readouterr().out
     assert json.loads(small_demo.read_text()) == credentials
     assert set(Image.objects.values_list("pk", flat=True)) == ids
@@ -92,3 +92,18 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert Test.objects.count() == 2
     for password in credentials.values():
         assert password in third
+
+
+@pytest.mark.django_db(transaction=True)
+def test_demo_setup_runs_the_blind_baselines_so_the_first_leaderboard_has_rows(small_demo, capsys):
+    """Issue 20: after `make run` the leaderboard was empty until `manage.py run_baselines`."""
+    from evaluation.selectors.leaderboard import leaderboard
+
+    call_command("demo_setup", url="http://demo.example/")
+    out = capsys.readouterr().out
+    published = Test.objects.get(name=demo.AUTOMATIC_TEST)
+    assert f"http://demo.example/leaderboards/{published.pk}/" in out
+    rows = leaderboard(test_id=published.pk)["rows"]
+    assert sorted(row["system"]["baseline"] for row in rows) == ["always-yes", "blind-prior", "random"]
+    call_command("demo_setup")
+    assert out.count("accuracy") == 3 and "took this test already" in capsys.readouterr().out

@@ -82,7 +82,7 @@ def test_annotator_draws_links_and_submits_then_reviewer_accepts(team, new_page)
     open_next(review, collection, "review-next")
     assert review.url.endswith(f"/images/{image.pk}/review/")
     assert review.locator("[data-testid=objects] li").all_inner_texts() == [PERSON_TEXT, VEHICLE_TEXT]
-    assert review.locator("[data-testid=relationships] li").all_inner_texts() == [
+    assert review.locator("[data-testid=relationships] li .relation").all_inner_texts() == [
         "person 1 → closer than → vehicle 1"
     ]
     review.get_by_test_id("accept").click()

@@ -32,9 +32,8 @@ def test_send_back_needs_a_comment_and_returns_the_image_to_its_annotator(team, 
     open_next(review, collection, "review-next")
     boxes = review.locator("[data-testid=objects] li")
     assert boxes.count() == 16 and boxes.first.inner_text() == "person 1 male, adult, running, on street"
-    Canvas(review).click(130, 200)  # selecting shows the attributes, read-only
+    Canvas(review).click(130, 200)  # selecting shows the attributes (the reviewer may correct them)
     assert review.locator('[data-testid=attributes] input[data-value="running"]').is_checked()
-    assert review.locator('[data-testid=attributes] input[data-value="running"]').is_disabled()
     Canvas(review).click(875, 140)  # the last of the crowd: its line in the list is scrolled to...
     assert review.locator("[data-testid=objects] li.selected").inner_text().startswith("person 16")
     assert review.get_by_test_id("accept").bounding_box()["y"] > 0  # ...but the side panel stays put
@@ -51,6 +50,8 @@ def test_send_back_needs_a_comment_and_returns_the_image_to_its_annotator(team, 
     review.wait_for_selector("body[data-ready=true]")
     assert "The runner's box misses his feet." in review.inner_text(".review-comment")
     assert Canvas(review).count() == 16 and not review.get_by_test_id("decision").count()
+    Canvas(review).click(130, 200)  # read-only here: the review is over
+    assert review.locator('[data-testid=attributes] input[data-value="running"]').is_disabled()
 
     page = new_page()
     login(page, members["alice"])

@@ -52,9 +52,11 @@ def test_a_large_fit_is_sharded_and_merges_to_the_single_fit(settings, trained_c
     for t, histogram in enumerate(single.attribute_histograms):
         assert np.array_equal(merged.attribute_histograms[t].masks, histogram.masks)
         assert np.array_equal(merged.attribute_histograms[t].counts, histogram.counts)
+        assert np.array_equal(merged.attribute_histograms[t].by_region, histogram.by_region)
     assert merged.pair_histograms.keys() == single.pair_histograms.keys()
     for key, histogram in single.pair_histograms.items():
         assert np.array_equal(merged.pair_histograms[key].counts, histogram.counts), key
+        assert np.array_equal(merged.pair_histograms[key].by_region, histogram.by_region), key
     assert statistics.n_images == 60
 
 

@@ -15,6 +15,7 @@ from accounts.roles import Role
 from tests.factories import CollectionFactory, ImageFactory
 
 REGION = {"id": "whole", "box": [0.0, 0.0, 64.0, 48.0]}
+POINT = (17.125, 29.875)  # where an operator clicked a label's object: numbers found nowhere else
 
 
 def question(kind: str, n: int = 1) -> dict[str, Any]:
@@ -80,6 +81,9 @@ def build_test(streams=None, *, name: str = "hand-built", state: str = "publishe
                 population=30,
                 answer=answer,
                 label=label,
+                # The operator's point on the label's object: never shown to a system (the leak probe).
+                point_x=POINT[0] if label else None,
+                point_y=POINT[1] if label else None,
                 automatic=True,
                 answered_at=timezone.now(),
             )

@@ -1,6 +1,7 @@
 """The leak probe: a system midway through its session calls every operation of the API schema with its
 own token, on every object id it could name, and no response (body or headers) holds a question before
-its turn, the answer to a question it has not answered, another session's data or an annotation."""
+its turn, the answer to a question it has not answered, another session's data, an annotation or where an
+operator clicked a label's object."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from drf_spectacular.generators import SchemaGenerator
 from accounts.roles import Role
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
-from tests.evaluation.conftest import DEFAULT_STREAMS, build_test
+from tests.evaluation.conftest import DEFAULT_STREAMS, POINT, build_test
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +80,9 @@ def forbidden_strings(world) -> list[str]:
         "SIBLING-SYSTEM-NAME",
         "bbox",
         "ambiguous",
+        # The operator's point on a label's object: neither the key nor its numbers.
+        '"point',
+        *(f"{value:g}" for value in POINT),
     ]
 
 

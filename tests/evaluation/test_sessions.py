@@ -178,7 +178,13 @@ def test_a_scoped_token_acts_only_as_its_system(published_test, owner, system, s
     # Outside its scope: tokens, other apps.
     assert client.get("/api/v1/tokens/").status_code == 403
     assert client.post("/api/v1/evaluation/systems/", {"name": "x"}, format="json").status_code == 403
-    assert client.get("/api/v1/vocabularies/").status_code == 403
+    assert client.get("/api/v1/collections/").status_code == 403
+    # The vocabulary is public to takers: the words of the questions (issue 20: it was refused).
+    vocabularies = client.get("/api/v1/vocabularies/")
+    assert vocabularies.status_code == 200 and vocabularies.json()["results"]
+    first = vocabularies.json()["results"][0]["id"]
+    assert "types" in client.get(f"/api/v1/vocabularies/{first}/").json()["document"]
+    assert client.post("/api/v1/vocabularies/", {"name": "x"}, format="json").status_code == 403
 
 
 def test_images_are_served_to_the_session_once_reached_and_to_nobody_else(
@@ -195,6 +201,24 @@ def test_images_are_served_to_the_session_once_reached_and_to_nobody_else(
     assert refused.status_code == 404 and refused.json()["code"] == "image_not_available"
     stranger = api.as_user(make_user(Role.VISION_SYSTEM_OWNER, username="stranger"))
     assert stranger.get(current["image"]["url"]).status_code == 404
+
+
+@pytest.mark.parametrize("accept", ["image/png", "image/*", "image/png, image/jpeg", "*/*", None])
+def test_images_are_served_to_any_accept_header_that_takes_the_image(
+    published_test, system_token, token_client, accept
+):
+    """The schema declares image/png and image/jpeg: a client asking for them gets the pixels (issue 20:
+    they were a 406), and a refusal still comes in the one error shape."""
+    client = token_client(system_token)
+    session_id = enrol(client, published_test)
+    url = client.get(f"/api/v1/evaluation/sessions/{session_id}/question/").json()["current"]["image"]["url"]
+    headers = {"HTTP_ACCEPT": accept} if accept else {}
+    response = client.get(url, **headers)
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    later = published_test.test_images.order_by("position").last().pk
+    refused = client.get(f"/api/v1/evaluation/sessions/{session_id}/images/{later}/", **headers)
+    assert refused.status_code == 404 and refused["Content-Type"] == "application/json"
+    assert refused.json()["code"] == "image_not_available"
 
 
 def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_leaderboard(

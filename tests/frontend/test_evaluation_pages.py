@@ -71,7 +71,8 @@ def test_another_owner_sees_streams_only_on_the_archived_test_and_reads_why(clie
     )
     assert 'data-testid="stream-table"' in found["old test"]
     rows = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td>\s*<td>(\d+)</td>", found["old test"])
-    assert rows == [("0", "4", "4", "2"), ("1", "5", "5", "4"), ("2", "2", "2", "1")]
+    # Streams are numbered from 1 on the page, as positions and "first mistake" are.
+    assert rows == [("1", "4", "4", "2"), ("2", "5", "5", "4"), ("3", "2", "2", "1")]
 
 
 @pytest.mark.parametrize("role", [Role.OPERATOR, Role.ADMIN])
@@ -115,3 +116,20 @@ def test_nobody_but_the_owner_creates_a_token_on_a_public_systems_page(client, s
         client.force_login(user)
         assert client.post(f"/systems/{scored_world['alpha'].pk}/", {"name": "mine"}).status_code == 404
     assert not ApiToken.objects.filter(name="mine").exists()
+
+
+def test_a_streams_picture_is_shown_to_the_systems_owner_once_the_session_is_over_and_to_nobody_else(
+    client, scored_world, users
+):
+    from truthing.published import test_plan
+
+    alpha, session = scored_world["alpha"], scored_world["sessions"]["published"]
+    picture = test_plan(test_id=session.test_id).streams[0].test_image_id
+    url = f"/systems/{alpha.pk}/sessions/{session.pk}/images/{picture}/"
+    client.force_login(scored_world["owner"])
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert client.get(f"/systems/{alpha.pk}/sessions/{session.pk}/images/999999/").status_code == 404
+    for someone in (scored_world["other_owner"], users[Role.ANNOTATOR]):
+        client.force_login(someone)
+        assert client.get(url).status_code == 404

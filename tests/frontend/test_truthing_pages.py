@@ -138,9 +138,9 @@ def test_an_admin_is_told_what_keeps_a_test_from_publishing_then_publishes_and_s
     text = started.content.decode()
     # The oracle truthed its two streams at once (eager tasks); the operator's stream is open.
     assert "Automatic truthing (done): 2 of 2 oracle-truthed streams ended" in text
-    assert "1 stream(s) have not ended" in text
+    assert "1 stream has not ended" in text
     refused = client.post(f"/tests/{test.pk}/publish/", follow=True)
-    assert "cannot be published yet: 1 stream(s) have not ended" in refused.content.decode()
+    assert "cannot be published yet: 1 stream has not ended" in refused.content.decode()
     truth(operators[0], operator_next(user=operators[0]), lambda step: "yes" if step.index % 3 == 0 else "no")
     published = client.post(f"/tests/{test.pk}/publish/", follow=True)
     assert "Published" in published.content.decode()

@@ -62,7 +62,7 @@ def test_publishing_an_unfinished_test_and_answering_a_published_one_are_409s(
     admin = client_of(users[Role.ADMIN])
     response = admin.post(f"/api/v1/truthing/tests/{test.pk}/publish/")
     assert response.status_code == 409 and response.json()["code"] == "test_unfinished"
-    assert "1 stream(s) have not ended" in response.json()["message"]
+    assert "1 stream has not ended" in response.json()["message"]
     operator = client_of(operators[0])
     work = operator.post("/api/v1/truthing/queue/next/").json()
     while work["state"] != "ended":

@@ -10,9 +10,9 @@ from accounts.roles import Role
 from evaluation.selectors.plans import plan_of
 from evaluation.services.sessions import session_enrol
 from evaluation.services.systems import system_create
+from truthing import reports
 from truthing.bridge import replayed
 from truthing.models import Deal, Step, Stream
-from truthing.reports import test_card
 from truthing.services import lifecycle
 
 
@@ -101,5 +101,5 @@ def test_an_admin_grows_a_published_pool_without_changing_what_sessions_were_dea
     with pytest.raises(ApplicationError) as error:
         lifecycle.pool_grow(test=test, position=5, streams=1)
     assert error.value.code == "not_a_pool"
-    card = test_card(test=test)
+    card = reports.test_card(test=test)
     assert [s["exposure"] for s in card["dealing"]["pools"][0]["streams"]] == [2, 1]

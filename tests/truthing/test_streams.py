@@ -110,7 +110,7 @@ def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images,
     test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
     with pytest.raises(ConflictError) as error:
         lifecycle.test_publish(test=test)
-    assert error.value.code == "test_unfinished" and "1 stream(s) have not ended" in error.value.message
+    assert error.value.code == "test_unfinished" and "1 stream has not ended" in error.value.message
     stream = operator_next(user=operators[0])
     truth_with(operators[0], stream)
     test = lifecycle.test_publish(test=test)
@@ -118,6 +118,9 @@ def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images,
     with pytest.raises(ConflictError) as error:
         step_undo(stream_id=stream.pk, user=operators[0])
     assert error.value.code == "test_frozen"
+    # Counted as a person says it: "1 stream has", "2 streams have", never "stream(s)".
+    two = lifecycle.test_start(test=make_test(unannotated_test_images[1:3], name="two"))
+    assert lifecycle.publish_blockers(two) == ["2 streams have not ended"]
 
 
 @pytest.mark.django_db(transaction=True)

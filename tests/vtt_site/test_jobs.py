@@ -215,3 +215,28 @@ def test_a_user_may_have_only_so_many_imports_and_fits_waiting_or_running(collec
         FittedStatistics.objects.create(vocabulary=collection.vocabulary, created_by=user)
     with pytest.raises(ConflictError):
         services.statistics_fit_start(user=user, collections=[collection])
+
+
+def test_a_job_left_by_a_stopped_web_process_is_resumed_when_the_next_one_starts(
+    collection, settings, monkeypatch
+):
+    """make run (TASKS_IN_THREADS): a job runs in a thread of the web process and dies with it; the next
+    web process queues it again. A job held by a live process is left alone."""
+    import os
+    import socket
+    import subprocess
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    orphan, alive, waiting = (queued_import(collection, count=2) for _ in range(3))
+    for job, pid in ((orphan, dead.pid), (alive, os.getpid())):
+        holder = claimed(job)
+        ImportJob.objects.filter(pk=holder.pk).update(claimed_by=f"{socket.gethostname()}:{pid}")
+    sent = []
+    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
+    assert jobs.job_resume_orphans() == 2
+    assert sorted(sent) == sorted([orphan.pk, waiting.pk])
+    orphan.refresh_from_db()
+    alive.refresh_from_db()
+    assert orphan.status == "queued" and orphan.claim is None
+    assert alive.status == "validating"

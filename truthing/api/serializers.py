@@ -11,8 +11,26 @@ class QuestionRefSerializer(serializers.Serializer):
     text = serializers.CharField(help_text="The question in English.")
 
 
+def point_field(**kwargs) -> serializers.ListField:
+    return serializers.ListField(
+        child=serializers.FloatField(), min_length=2, max_length=2, allow_null=True, **kwargs
+    )
+
+
 class WorkLabelSerializer(QuestionRefSerializer):
     label = serializers.CharField(help_text='"person 2": the object the question at `step` instantiated.')
+    point = point_field(
+        help_text="[x, y] in image pixels: where the operator clicked the object, or null (not marked)."
+    )
+
+
+class HistoryEntrySerializer(serializers.Serializer):
+    step = serializers.IntegerField(help_text="Position of the question in the stream, from 0.")
+    text = serializers.CharField(help_text="The question in English.")
+    answer = serializers.CharField(help_text="yes, no or ambiguous (in a check: the checker's own answer).")
+    label = serializers.CharField(
+        allow_blank=True, help_text='The label the answer made ("person 2"), or "".'
+    )
 
 
 class WorkImageSerializer(serializers.Serializer):
@@ -44,6 +62,9 @@ class WorkSerializer(serializers.Serializer):
     state = serializers.CharField(help_text="proposing (the engine is at work), pending or ended.")
     pending = QuestionRefSerializer(allow_null=True, help_text="The question waiting for your answer.")
     labels = WorkLabelSerializer(many=True)
+    history = HistoryEntrySerializer(
+        many=True, help_text="The questions answered so far, oldest first (a check: your own answers)."
+    )
     progress = WorkProgressSerializer()
     lease_expires_at = serializers.DateTimeField(allow_null=True)
 
@@ -53,4 +74,9 @@ class AnswerInputSerializer(serializers.Serializer):
     answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"], help_text="ambiguous rejects it.")
     seconds = serializers.FloatField(
         required=False, min_value=0, max_value=86400, help_text="How long you took to answer."
+    )
+    point = point_field(
+        required=False,
+        help_text="Optional, with a yes to a uniqueness question in a stream: [x, y] in image pixels, "
+        "where you clicked the object it singled out (its label then means that object).",
     )

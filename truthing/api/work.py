@@ -14,7 +14,7 @@ from truthing.errors import TruthingErrorCode
 from truthing.services import checks as check_services
 from truthing.services import streams as stream_services
 from truthing.services.queue import operator_next
-from vtt_site.errors import NotFoundError
+from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
 from vtt_site.leases import holds_lease
 
 
@@ -32,12 +32,22 @@ def _visible(work, user, not_found: TruthingErrorCode, what: str):
     raise NotFoundError(not_found, f"There is no {what} {work.pk} of yours.")
 
 
-def _answer_of(request) -> dict:
-    """The answer a request carries, as the answering services take it (400 when malformed)."""
+def _answer_of(request, *, may_point: bool = False) -> dict:
+    """The answer a request carries, as the answering services take it (400 when malformed). Only a
+    stream's answer may carry a point (the object a unique "yes" singled out); a check's is refused."""
     data = AnswerInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
     values = data.validated_data
-    return {"index": values["step"], "answer": values["answer"], "seconds": values.get("seconds")}
+    answer = {"index": values["step"], "answer": values["answer"], "seconds": values.get("seconds")}
+    if may_point:
+        answer["point"] = values.get("point")
+    elif values.get("point") is not None:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            "A check's answers carry no point: the object was marked when the stream was truthed.",
+            fields={"point": ["Not with a check's answer."]},
+        )
+    return answer
 
 
 class QueueNextApi(APIView):
@@ -72,7 +82,9 @@ class StreamAnswerApi(APIView):
         "it is there (read the stream again).",
     )
     def post(self, request, stream_id: int):
-        stream_services.step_answer(stream_id=stream_id, user=request.user, **_answer_of(request))
+        stream_services.step_answer(
+            stream_id=stream_id, user=request.user, **_answer_of(request, may_point=True)
+        )
         return _work_response(selectors.stream_get(stream_id=stream_id))
 
 

@@ -54,7 +54,9 @@ def _cut_after(stream: Stream, step: Step, answer: str) -> None:
     answered = list(stream.steps.filter(index__lt=step.index).order_by("index"))
     step.answer = answer
     step.label = bridge.label_made(stream.test_image, answered, step, answer)
-    step.save(update_fields=["answer", "label"])
+    # The operator's point marked the object of their answer; a different answer has none.
+    step.point_x = step.point_y = None
+    step.save(update_fields=["answer", "label", "point_x", "point_y"])
     # The later steps go; their check answers and (obsolete) disagreements go with them.
     stream.steps.filter(index__gt=step.index).delete()
     stream.ended_at = None

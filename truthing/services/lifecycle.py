@@ -178,21 +178,30 @@ def _with_images(streams: list[Stream], test_images: list[TestImage]):
     return [(s, by_id[s.test_image_id]) for s in streams]
 
 
+def _counted(n: int, one: str, many: str) -> str:
+    """ "1 stream has not ended", "2 streams have not ended": a sentence a person reads, not "stream(s)"."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def publish_blockers(test: Test) -> list[str]:
     """What keeps the test from being published, for a person; empty when it may be."""
-    streams = Stream.objects.filter(test_image__test=test)
+    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
     blockers = []
     unfinished = streams.exclude(state=StreamState.ENDED).count()
     if unfinished:
-        blockers.append(f"{unfinished} stream(s) have not ended")
+        blockers.append(_counted(unfinished, "stream has not ended", "streams have not ended"))
     checks = Check.objects.filter(stream__test_image__test=test, finished_at__isnull=True).count()
     if checks:
-        blockers.append(f"{checks} check(s) are not finished")
+        blockers.append(_counted(checks, "check is not finished", "checks are not finished"))
     disagreements = Disagreement.objects.filter(
         step__stream__test_image__test=test, state=DisagreementState.OPEN
     ).count()
     if disagreements:
-        blockers.append(f"{disagreements} disagreement(s) wait for adjudication")
+        blockers.append(
+            _counted(
+                disagreements, "disagreement waits for adjudication", "disagreements wait for adjudication"
+            )
+        )
     return blockers
 
 

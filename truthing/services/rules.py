@@ -7,11 +7,13 @@ a published test never changes. The bottom of truthing's services: it imports no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.conf import settings
 from django.db import models
 
 from truthing.errors import TruthingErrorCode
-from truthing.models import Check, StepAnswer, Stream, StreamState, Test, TestState, TruthingMode
+from truthing.models import Check, Step, StepAnswer, Stream, StreamState, Test, TestState, TruthingMode
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
 
 ANSWERS = tuple(StepAnswer.values)
@@ -88,6 +90,26 @@ def check_answer_value(answer: str) -> None:
             CommonErrorCode.INVALID,
             f"answer must be one of {', '.join(ANSWERS)}.",
             fields={"answer": [f"One of {', '.join(ANSWERS)}."]},
+        )
+
+
+def check_point(point: Sequence[float] | None, *, step: Step, answer: str, width: int, height: int) -> None:
+    """A point marks the object a "yes" to a uniqueness question singled out: only such an answer may
+    carry one, and it lies on the image (image pixels, [x, y])."""
+    if point is None:
+        return
+    if step.question.get("kind") != "unique" or answer != StepAnswer.YES:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            "Only a yes to “Is there a unique …?” singles out an object to point at.",
+            fields={"point": ["Send a point only with a yes to a uniqueness question."]},
+        )
+    x, y = point
+    if not (0 <= x <= width and 0 <= y <= height):
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"The point ({x:g}, {y:g}) is outside the image ({width} by {height} px).",
+            fields={"point": [f"Between (0, 0) and ({width}, {height})."]},
         )
 
 

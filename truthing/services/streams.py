@@ -5,6 +5,7 @@ The next question is proposed in a worker once the answer commits (truthing.serv
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +18,7 @@ from truthing.models import Check, Step, Stream, StreamState
 from truthing.services.proposals import stream_wait_for_proposal
 from truthing.services.rules import (
     check_answer_value,
+    check_point,
     describe,
     lease_minutes,
     lock_stream,
@@ -41,19 +43,32 @@ def pending_step(stream: Stream, index: int) -> Step:
 
 @transaction.atomic
 def step_answer(
-    *, stream_id: int, user: Any, index: int, answer: str, seconds: float | None = None
+    *,
+    stream_id: int,
+    user: Any,
+    index: int,
+    answer: str,
+    seconds: float | None = None,
+    point: Sequence[float] | None = None,
 ) -> Stream:
-    """Store the operator's answer to the pending step; the next question is proposed in a worker."""
+    """Store the operator's answer to the pending step; the next question is proposed in a worker.
+    `point` ([x, y], image pixels, optional) is where they clicked the object a "yes" to a uniqueness
+    question singled out: the label it makes means that object."""
     check_answer_value(answer)
     stream = lock_stream(stream_id)
     require_stream_open(stream)
     lease_require(stream, user, what=describe(stream), queue="the operator queue")
     step = pending_step(stream, index)
+    image = stream.test_image.image
+    check_point(point, step=step, answer=answer, width=image.width, height=image.height)
     answered = list(stream.steps.exclude(pk=step.pk).order_by("index"))
     step.answer, step.answered_by, step.answered_at = answer, user, timezone.now()
     step.seconds = seconds
     step.label = bridge.label_made(stream.test_image, answered, step, answer)
-    step.save(update_fields=["answer", "answered_by", "answered_at", "seconds", "label"])
+    step.point_x, step.point_y = point if point is not None and step.label else (None, None)
+    step.save(
+        update_fields=["answer", "answered_by", "answered_at", "seconds", "label", "point_x", "point_y"]
+    )
     lease_renew(stream, minutes=lease_minutes())
     stream_wait_for_proposal(stream)
     return stream
@@ -80,7 +95,10 @@ def step_undo(*, stream_id: int, user: Any) -> Stream:
     Check.objects.filter(stream=stream).delete()
     stream.steps.filter(index__gt=last.index).delete()
     last.answer, last.label, last.answered_by, last.answered_at, last.seconds = "", "", None, None, None
-    last.save(update_fields=["answer", "label", "answered_by", "answered_at", "seconds"])
+    last.point_x = last.point_y = None
+    last.save(
+        update_fields=["answer", "label", "answered_by", "answered_at", "seconds", "point_x", "point_y"]
+    )
     stream.state, stream.ended_at = StreamState.PENDING, None
     stream.save(update_fields=["state", "ended_at"])
     lease_renew(stream, minutes=lease_minutes())

@@ -4,7 +4,10 @@ from annotations.services.vocabularies import vocabulary_install_default
 
 
 class Command(BaseCommand):
-    help = "Install the urban-street vocabulary shipped with the platform (does nothing when it exists)."
+    help = (
+        "Install the urban-street vocabulary shipped with the platform: nothing when its latest version says "
+        "the same, the next version when the shipped document changed."
+    )
 
     def handle(self, *args, **options):
         vocabulary, created = vocabulary_install_default()

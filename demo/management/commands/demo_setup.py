@@ -5,9 +5,11 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from demo.baseline_runs import BLIND, baselines_run
 from demo.services import demo_collection_ensure, demo_tests_ensure, demo_users_ensure
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
+from truthing.models import TestState
 from vtt_site.errors import ApplicationError
 
 
@@ -16,13 +18,20 @@ class Command(BaseCommand):
         "Load the demo: the default vocabulary, one user per role (passwords kept in "
         "VAR_DIR/demo-credentials.json), a collection of synthetic street scenes, and engine statistics "
         "fitted on its reviewed training images, and two tests: one published (truthed by the oracle), one "
-        "waiting for the demo operator. Safe to run again."
+        "waiting for the demo operator; the blind baselines take the published one, so its leaderboard "
+        "has rows. Safe to run again."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--url", default="http://127.0.0.1:8000/", help="Where the site is served.")
+        parser.add_argument(
+            "--no-baselines",
+            dest="baselines",
+            action="store_false",
+            help="Do not run the blind baselines on the published demo test.",
+        )
 
-    def handle(self, *args, url: str, **options):
+    def handle(self, *args, url: str, baselines: bool = True, **options):
         started = time.monotonic()
         credentials = settings.VAR_DIR / "demo-credentials.json"
         try:
@@ -55,6 +64,22 @@ class Command(BaseCommand):
             )
             if tests.note:
                 self.stdout.write(tests.note)
+            if baselines and tests.published.state == TestState.PUBLISHED:
+                self._baselines(tests.published, url)
         self.stdout.write(f"Open {url} and log in as one of (passwords are also in {credentials}):")
         for user in users:
             self.stdout.write(f"  {user.username:<14} {user.role.value:<20} {user.password}")
+
+    def _baselines(self, test, url: str) -> None:
+        """The three blind baselines take the published demo test through the API (a few seconds; a
+        second run finds them done), so that its leaderboard is not empty. The seeing baseline learns
+        from pixels for minutes: `manage.py run_baselines` runs it."""
+        started = time.monotonic()
+        self.stdout.write(
+            f"Blind baselines on {test.name!r} (its leaderboard: {url}leaderboards/{test.pk}/):"
+        )
+        try:
+            baselines_run(test=test, names=BLIND, say=self.stdout.write)
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from None
+        self.stdout.write(f"  done in {time.monotonic() - started:.1f} s.")

@@ -107,3 +107,30 @@ def test_features_see_the_object_asked_about_but_not_the_answer():
     # about the object, and the yes count includes only earlier steps.
     assert rows.features[1, c["object_facts"]] == 0
     assert rows.features[1, c["yes_so_far"]] == 1
+
+
+def test_a_relationship_row_carries_the_geometry_of_the_two_defining_regions():
+    """Subject minus object: a person found in the bottom-left cell and a vehicle found in the top-right
+    one give a positive vertical offset and a negative horizontal one (issue 19)."""
+    from engine.core.questions import make_relationship
+
+    person = make_instantiation(Kind.UNIQUE, "person", [], "2x2-r1c0", STREET)
+    vehicle = make_instantiation(Kind.UNIQUE, "vehicle", [], "2x2-r0c1", STREET)
+    relation = make_relationship(Label("person", 1), "closer than", Label("vehicle", 1), STREET)
+    half = Estimate(0.5, 20, ((10, 20),))
+    steps = [
+        StreamStep(0, person, half, Answer.YES, Label("person", 1)),
+        StreamStep(1, vehicle, half, Answer.YES, Label("vehicle", 1)),
+        StreamStep(2, relation, half, Answer.YES, None),
+    ]
+    space = FeatureSpace(STREET)
+    row = space.rows([steps]).features[-1]
+    column = space.column
+    assert row[column["pair_centre_dx"]] == pytest.approx(-0.5)
+    assert row[column["pair_centre_dy"]] == pytest.approx(0.5)
+    assert row[column["pair_bottom_dy"]] == pytest.approx(0.5)
+    assert row[column["pair_log_area_ratio"]] == pytest.approx(0.0)
+    assert row[column["pair_intersection"]] == 0.0
+    assert row[column["pair_has_geometry"]] == 1.0
+    # An attribute question has no pair: its geometry columns stay zero.
+    assert not space.rows([steps[:1]]).features[-1][column["pair_has_geometry"]]

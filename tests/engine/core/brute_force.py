@@ -128,6 +128,21 @@ def instantiation_history(history: History) -> History:
     ]
 
 
+def defining_region(history: History, label: Label) -> str:
+    """The region of the positive uniqueness entry that instantiated `label`."""
+    counters: dict[str, int] = {}
+    for asked, given in history:
+        if isinstance(asked, InstantiationQuestion) and asked.kind == Kind.UNIQUE and given == Answer.YES:
+            counters[asked.type] = counters.get(asked.type, 0) + 1
+            if (asked.type, counters[asked.type]) == (label.type, label.number):
+                return asked.region
+    raise AssertionError(f"{label} was never instantiated")
+
+
+def _visible_in(vocabulary: Vocabulary, prepared: PreparedScene, index: int, region: str) -> bool:
+    return bool((prepared.visibility[index] >> vocabulary.region_index[region]) & 1)
+
+
 def _has(attributes: frozenset[str], kind: Kind, named: tuple[str, ...]) -> bool:
     if kind == Kind.ATTR_OR:
         return any(a in attributes for a in named)
@@ -164,6 +179,13 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
     every_object = [
         obj for scene in training for obj in scene.scene.objects if obj.type == question.label.type
     ]
+    where = defining_region(history, question.label)
+    in_region = [
+        obj
+        for prepared in training
+        for i, obj in enumerate(prepared.scene.objects)
+        if obj.type == question.label.type and _visible_in(vocabulary, prepared, i, where)
+    ]
 
     def agrees(obj, chosen_facts) -> bool:
         return obj.attributes_known and all(
@@ -188,6 +210,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
     return [
         level(every_object, relevant),
         level(every_object, facts),
+        level(in_region, facts),
         (sum(yes_by_d), sum(population_by_d)),
         weighted(yes_by_d, population_by_d, weight),
     ]
@@ -232,6 +255,19 @@ def _relationship(
         for b, second in enumerate(prepared.scene.objects)
         if a != b and first.type == question.subject.type and second.type == question.object.type
     ]
+    subject_region = defining_region(history, question.subject)
+    object_region = defining_region(history, question.object)
+    in_regions = [
+        (prepared.scene, a, b)
+        for prepared in training
+        for a, first in enumerate(prepared.scene.objects)
+        for b, second in enumerate(prepared.scene.objects)
+        if a != b
+        and first.type == question.subject.type
+        and second.type == question.object.type
+        and _visible_in(vocabulary, prepared, a, subject_region)
+        and _visible_in(vocabulary, prepared, b, object_region)
+    ]
 
     depth = len(instantiation_history(history)) + 1
     yes_by_d, population_by_d = [0] * depth, [0] * depth
@@ -247,6 +283,7 @@ def _relationship(
     return [
         level(every_pair, in_group),
         level(every_pair, facts),
+        level(in_regions, facts),
         weighted(yes_by_d, population_by_d, weight),
     ]
 

@@ -38,10 +38,12 @@ def assert_identical(merged, single):
     for a, b in zip(merged.attribute_histograms, single.attribute_histograms, strict=True):
         assert a.masks.dtype == b.masks.dtype and np.array_equal(a.masks, b.masks)
         assert a.counts.dtype == b.counts.dtype and np.array_equal(a.counts, b.counts)
+        assert a.by_region.dtype == b.by_region.dtype and np.array_equal(a.by_region, b.by_region)
     assert merged.pair_histograms.keys() == single.pair_histograms.keys()
     for key, a in merged.pair_histograms.items():
         b = single.pair_histograms[key]
         assert np.array_equal(a.masks, b.masks) and np.array_equal(a.counts, b.counts), key
+        assert a.by_region.dtype == b.by_region.dtype and np.array_equal(a.by_region, b.by_region), key
     for key in ("images", "objects", "pairs", "types"):
         assert merged.meta[key] == single.meta[key], key
 

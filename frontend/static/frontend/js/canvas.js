@@ -51,9 +51,43 @@ export class BoxLayer {
       }, { once: true });
     }
     this.boxes = make("g", { class: "boxes" });
+    // Every box's name and every relationship, drawn over the boxes and never in the pointer's way.
+    this.decorations = make("g", { class: "decorations" });
     this.ghost = make("rect", { class: "ghost", visibility: "hidden" });
     this.overlay = new SelectionOverlay({ withHandles: this.editable });
-    this.svg.replaceChildren(background, this.boxes, this.ghost, this.overlay.group);
+    this.svg.replaceChildren(background, this.boxes, this.decorations, this.ghost, this.overlay.group);
+  }
+
+  // The names ("person 2") at each box's top left corner, and a line from subject to object with the
+  // relationship's name at its middle. Redrawn whole when something is added, removed, retyped, moved
+  // or linked (a few hundred elements at most); a drag in progress moves only its box.
+  renderDecorations(objects, labels, relationships) {
+    const s = this.scale;
+    const centre = ([x, y, w, h]) => [x + w / 2, y + h / 2];
+    const fragment = document.createDocumentFragment();
+    for (const r of relationships) {
+      const a = objects.get(r.subject);
+      const b = objects.get(r.object);
+      if (!a || !b) continue;
+      const [x1, y1] = centre(a.bbox);
+      const [x2, y2] = centre(b.bbox);
+      fragment.append(make("line", { class: "link-line", x1, y1, x2, y2, "data-predicate": r.predicate }));
+      const text = make("text", { class: "link-label", x: (x1 + x2) / 2, y: (y1 + y2) / 2, "text-anchor": "middle" });
+      text.textContent = r.predicate;
+      fragment.append(text);
+    }
+    for (const [key, o] of objects) {
+      const [x, y, , h] = o.bbox;
+      const text = make("text", { class: `box-label${key === this.selected ? " selected" : ""}`, x, y: y > 16 / s ? y - 4 / s : y + h + 14 / s, "data-key": key });
+      text.textContent = labels.get(key) || "";
+      fragment.append(text);
+    }
+    this.decorations.replaceChildren(fragment);
+    this.decorations.setAttribute("font-size", 13 / s);
+  }
+
+  setLabelsShown(on) {
+    this.svg.classList.toggle("no-labels", !on);
   }
 
   // --- what the page tells the layer ---
@@ -103,6 +137,10 @@ export class BoxLayer {
     this.elements.get(this.selected)?.classList.remove("selected");
     this.selected = key && this.elements.has(key) ? key : null;
     this.elements.get(this.selected)?.classList.add("selected");
+    // The selection overlay writes the selected box's name: its plain label would be written twice.
+    for (const text of this.decorations.querySelectorAll("text.box-label")) {
+      text.classList.toggle("selected", text.dataset.key === this.selected);
+    }
     this.overlay.setLabel(label);
     this._placeSelection();
   }
@@ -123,6 +161,7 @@ export class BoxLayer {
     if (!ctm || !ctm.a) return;
     this.scale = ctm.a;
     this.overlay.setScale(this.scale);
+    this.decorations.setAttribute("font-size", 13 / this.scale);
     this._placeSelection();
   }
 

@@ -31,10 +31,34 @@ export class ObjectEditor {
     this.coords = [...root.querySelectorAll("[data-coord]")];
     this.unknown = root.querySelector("[data-role=unknown]");
     this.attributes = root.querySelector("[data-role=attributes]");
+    this.actionsRow = root.querySelector("[data-role=editor-actions]");
+    this.note = root.querySelector("[data-role=editor-note]");
     this.errors = Object.fromEntries([...root.querySelectorAll("[data-error]")].map((e) => [e.dataset.error, e]));
     this._fillTypes();
-    if (!readOnly) this._listen();
+    this._listen();
+    this._applyReadOnly();
     this.show(null);
+  }
+
+  // From now on the form only shows (the image was submitted or decided): every field disabled, the
+  // box's buttons gone, and a note at the top saying why.
+  setReadOnly(note) {
+    this.readOnly = true;
+    this.builtFor = null; // rebuilt without the "clear" buttons
+    if (this.note && note) {
+      this.note.textContent = note;
+      this.note.hidden = false;
+    }
+    this._applyReadOnly();
+    this.show(this.key, this.title.textContent);
+  }
+
+  _applyReadOnly() {
+    this.root.classList.toggle("read-only", this.readOnly);
+    if (this.actionsRow) this.actionsRow.hidden = this.readOnly;
+    this.typeSelect.disabled = this.readOnly;
+    this.unknown.disabled = this.readOnly;
+    this.coords.forEach((c) => (c.disabled = this.readOnly));
   }
 
   _fillTypes() {
@@ -43,17 +67,19 @@ export class ObjectEditor {
     );
   }
 
+  // Listeners are always there; a read-only form's fields are disabled and its actions do nothing.
   _listen() {
-    this.typeSelect.addEventListener("change", () => this.actions.setType(this.key, this.typeSelect.value));
+    const act = (name) => (...args) => !this.readOnly && this.actions[name]?.(...args);
+    this.typeSelect.addEventListener("change", () => act("setType")(this.key, this.typeSelect.value));
     // A typed coordinate is sent as typed: the server is the judge of boxes (it clips them to the image
     // and refuses degenerate ones), and its message appears beside these fields.
     for (const input of this.coords) {
       input.addEventListener("change", () => {
         const bbox = this.coords.map((c) => Number(c.value));
-        if (bbox.every(Number.isFinite)) this.actions.setBox(this.key, bbox);
+        if (bbox.every(Number.isFinite)) act("setBox")(this.key, bbox);
       });
     }
-    this.unknown.addEventListener("change", () => this.actions.setAttributes(this.key, [], !this.unknown.checked));
+    this.unknown.addEventListener("change", () => act("setAttributes")(this.key, [], !this.unknown.checked));
     this.attributes.addEventListener("change", (e) => this._ticked(e.target));
     this.attributes.addEventListener("click", (e) => {
       const group = e.target.closest("[data-clear]")?.dataset.clear;
@@ -61,14 +87,14 @@ export class ObjectEditor {
     });
     this.root.addEventListener("click", (e) => {
       const action = e.target.closest("[data-action]")?.dataset.action;
-      if (action === "delete") this.actions.remove(this.key);
-      if (action === "link") this.actions.link(this.key);
+      if (action === "delete") act("remove")(this.key);
+      if (action === "link") act("link")(this.key);
     });
   }
 
   _ticked(input) {
     const o = this.store.get(this.key);
-    if (!o || !input.matches("input[data-value]")) return;
+    if (this.readOnly || !o || !input.matches("input[data-value]")) return;
     const group = this.vocabulary.groups(o.type).find((g) => g.name === input.dataset.group);
     let values = o.attributes.filter((v) => !group.exclusive || !group.values.includes(v));
     if (input.checked) values.push(input.dataset.value);
@@ -78,6 +104,7 @@ export class ObjectEditor {
 
   _clear(groupName) {
     const o = this.store.get(this.key);
+    if (this.readOnly || !o) return;
     const group = this.vocabulary.groups(o.type).find((g) => g.name === groupName);
     this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), true);
   }
@@ -142,9 +169,7 @@ export class ObjectEditor {
       return el("fieldset", { class: group.exclusive ? "group exclusive" : "group", "data-group": group.name }, legend, ...inputs);
     });
     this.attributes.replaceChildren(...groups);
-    this.typeSelect.disabled = this.readOnly;
-    this.unknown.disabled = this.readOnly;
-    this.coords.forEach((c) => (c.disabled = this.readOnly));
+    this._applyReadOnly();
   }
 
   // A server error about this box, shown beside the field it names (bbox, attributes, type or the box).

@@ -6,13 +6,18 @@
 const FIELD_SLOTS = { bbox: "bbox", attributes: "attributes", attributes_known: "attributes", type: "type" };
 
 export function locate(error) {
-  const fields = error.fields || {};
-  for (const [path, messages] of Object.entries(fields)) {
+  return locateAll(error)[0] || { message: error.message };
+}
+
+// Every place the error names, in the order of its fields (a refused submit names each incomplete box).
+export function locateAll(error) {
+  const places = [];
+  for (const [path, messages] of Object.entries(error.fields || {})) {
     const message = [messages].flat().join(" ") || error.message;
     let match = /^objects\[(\d+)\](?:\.(\w+))?/.exec(path);
-    if (match) return { object: Number(match[1]), slot: FIELD_SLOTS[match[2]] || "object", message };
+    if (match) places.push({ object: Number(match[1]), slot: FIELD_SLOTS[match[2]] || "object", message });
     match = /^relationships\[(\d+)\]/.exec(path);
-    if (match) return { relationship: Number(match[1]), message };
+    if (match) places.push({ relationship: Number(match[1]), message });
   }
-  return { message: error.message };
+  return places;
 }

@@ -25,6 +25,7 @@ export class LinkForm {
     this.addButton = root.querySelector("[data-action=add-link]");
     this.subject = null;
     this.objectSelect.addEventListener("change", () => this._fillPredicates());
+    this.predicateSelect.addEventListener("change", () => this._enableAdd());
     root.addEventListener("click", (e) => {
       const action = e.target.closest("[data-action]")?.dataset.action;
       if (action === "add-link") this.add();
@@ -113,9 +114,15 @@ export class LinkForm {
     }
     const allowed = this.vocabulary.allowedBetween(subject.type, object.type);
     const options = allowed.map((r) => option(r.name, r.symmetric ? `${r.name} (symmetric)` : r.name));
-    if (!options.length) options.push(option("", `nothing relates a ${subject.type} to a ${object.type}`, true));
+    // Nothing is chosen for the annotator: a pre-selected relationship is one careless click from a wrong link.
+    options.unshift(allowed.length ? option("", "choose a relationship…") : option("", `nothing relates a ${subject.type} to a ${object.type}`, true));
     this.predicateSelect.replaceChildren(...options);
+    this.predicateSelect.value = "";
     this.predicateSelect.disabled = !allowed.length;
-    this.addButton.disabled = !allowed.length;
+    this._enableAdd();
+  }
+
+  _enableAdd() {
+    this.addButton.disabled = !this.predicateSelect.value;
   }
 }

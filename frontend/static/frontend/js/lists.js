@@ -91,7 +91,7 @@ export class RelationshipList {
     this.onRemove = onRemove;
     this.list.addEventListener("click", (e) => {
       const remove = e.target.closest("[data-remove]");
-      if (remove && onRemove) return onRemove(Number(remove.dataset.remove));
+      if (remove && this.onRemove) return this.onRemove(Number(remove.dataset.remove));
       const key = e.target.closest("[data-subject]")?.dataset.subject;
       if (key && onSelect) onSelect(key);
     });

@@ -52,7 +52,44 @@ export class SceneView {
       onSelect: (key) => this.select(key),
     });
     this.store.addEventListener("change", (e) => this._changed(e.detail));
+    this.labelsShown = true;
+    this.labelsButton = root.querySelector("[data-action=labels]");
+    this.labelsButton?.addEventListener("click", () => this.toggleLabels());
     this._changed({ kind: "reset", key: null });
+    this._pinComment(root, data.image.review_comment_object);
+  }
+
+  // A review comment about one box ("o2": the server's ids follow the boxes' order): name the box
+  // beside the comment, mark it on the image and select it, so the annotator sees what it is about.
+  _pinComment(root, objectId) {
+    const key = objectId ? this.store.order[Number(objectId.slice(1)) - 1] : null;
+    if (!key) return;
+    const about = root.querySelector("[data-role=comment-about]");
+    if (about) about.textContent = `, about ${this.labels.get(key)}`;
+    this.layer.elements.get(key)?.classList.add("pinned");
+    this.select(key);
+  }
+
+  // T, or the button on the image: every box's name and the relationships' lines, on or off.
+  toggleLabels() {
+    this.labelsShown = !this.labelsShown;
+    this.layer.setLabelsShown(this.labelsShown);
+    this.labelsButton?.setAttribute("aria-pressed", String(this.labelsShown));
+  }
+
+  // Nothing edits any more (the image was submitted or decided): the side panel says so.
+  setReadOnly(note) {
+    this.layer.editable = false;
+    this.layer.svg.classList.add("read-only");
+    this.editor.setReadOnly(note);
+    this.relations.onRemove = null;
+    this.relations.render(this.labels, this.relationshipErrors);
+    this.select(this.selected);
+  }
+
+  _decorate() {
+    const objects = new Map(this.store.order.map((k) => [k, this.store.get(k)]));
+    this.layer.renderDecorations(objects, this.labels, this.store.relationships);
   }
 
   select(key) {
@@ -77,10 +114,10 @@ export class SceneView {
 
   // --- the server's complaints ---
 
-  setObjectError(key, slot, message) {
+  setObjectError(key, slot, message, select = true) {
     this.objectErrors.set(key, { slot, message });
     this._markInvalid();
-    this.select(key);
+    if (select) this.select(key);
   }
 
   setRelationshipError(index, message) {
@@ -148,6 +185,7 @@ export class SceneView {
         this._markInvalid();
         this.select(this.store.get(this.selected) ? this.selected : null);
     }
+    if (kind !== "attributes") this._decorate();
     this.hooks.changed?.(kind, key);
   }
 

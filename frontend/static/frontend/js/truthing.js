@@ -1,8 +1,12 @@
 // The operator's page: one stream (or one check) on one image. It shows the image with the region of the
-// pending question, the question in English, every label instantiated so far with the question that
-// defined it (pointing at a label draws its region), and answers with buttons or the keys y / n / a;
-// u takes the last answer back (streams only). After an answer the next question is proposed by a
-// Celery task: the stream is `proposing` until it exists, and the page asks for it every 250 ms.
+// pending question as an outline (captions go in the legend under the image, never over the objects
+// asked about), the question in English, the stream's answers so far, and every label instantiated so
+// far with the question that defined it (pointing at a label draws its region and marker). Holding H
+// hides every overlay. Answers go with buttons or the keys y / n / a; u takes the last answer back
+// (streams only). On a uniqueness question the operator may first click the object they mean: a yes
+// then stores that point, and the label is drawn at it from then on. After an answer the next question
+// is proposed by a Celery task: the stream is `proposing` until it exists, and the page asks for it
+// every 250 ms.
 
 import { api } from "./api.js";
 import { make } from "./svg.js";
@@ -10,6 +14,7 @@ import { installShortcuts } from "./shortcuts.js";
 
 const POLL_MS = 250;
 const MAX_POLL_MS = 4000;
+const COLOURS = 6; // label colours c0..c5 (truthing.css), by the label's position in the list
 const data = JSON.parse(document.getElementById("page-data").textContent);
 const root = document.querySelector("[data-role=workspace]");
 const part = (role) => root.querySelector(`[data-role=${role}]`);
@@ -21,8 +26,10 @@ const isStream = data.work.kind === "stream";
 let work = data.work;
 let busy = false; // a request is on its way: keys and buttons wait
 let shownAt = performance.now(); // when the pending question appeared, for `seconds`
+let mark = null; // [x, y]: the object the operator clicked for the pending uniqueness question
+let markedStep = null; // the step `mark` belongs to
 
-// --- the image and the regions ---------------------------------------------------------------------
+// --- the image and the overlays ----------------------------------------------------------------------
 
 const { width, height, file_url: fileUrl } = work.image;
 const size = { x: 0, y: 0, width, height };
@@ -36,24 +43,44 @@ if (fileUrl) {
     showError("The picture did not load: you may not be a member of its collection (ask an admin), or the server is unreachable. Answer nothing you cannot see: leave the work.");
   }, { once: true });
 }
-const regionLayer = make("g", { class: "regions" });
-const hoverLayer = make("g", { class: "regions hover" });
-svg.replaceChildren(background, regionLayer, hoverLayer);
-
-function regionRect(box, className, caption) {
-  const [x, y, w, h] = box;
-  const group = make("g", { class: className });
-  group.append(make("rect", { x, y, width: w, height: h, class: "region" }));
-  if (caption) {
-    const text = make("text", { x: x + 6, y: y + Math.max(18, Math.min(h, 28)), class: "region-caption" });
-    text.textContent = caption;
-    group.append(text);
-  }
-  return group;
-}
+const regionLayer = make("g", { class: "regions overlay" });
+const markerLayer = make("g", { class: "markers overlay" });
+const hoverLayer = make("g", { class: "regions hover overlay" });
+svg.replaceChildren(background, regionLayer, markerLayer, hoverLayer);
+// On a phone the stage takes the picture's shape instead of a fixed height (truthing.css).
+root.style.setProperty("--aspect", `${width} / ${height}`);
 
 const regionOf = (question) => question?.region?.box || null;
 const labelEntry = (name) => work.labels.find((entry) => entry.label === name);
+const colourOf = (name) => `c${Math.max(0, work.labels.findIndex((e) => e.label === name)) % COLOURS}`;
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const joined = (names) => (names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`);
+
+// Image pixels per screen pixel: markers and their tags keep one size on screen whatever the zoom.
+function pixelsPerScreenPixel() {
+  const rect = svg.getBoundingClientRect();
+  return rect.width && rect.height ? Math.max(width / rect.width, height / rect.height) : 1;
+}
+
+function regionRect(box, className) {
+  const [x, y, w, h] = box;
+  const group = make("g", { class: className });
+  group.append(make("rect", { x, y, width: w, height: h, class: "region" }));
+  return group;
+}
+
+// A label's marker: a ring at the point the operator clicked, with the label in small type beside it.
+function marker([x, y], name, className) {
+  const k = pixelsPerScreenPixel();
+  const group = make("g", { class: `marker ${className}`, "data-label": name });
+  group.append(make("circle", { cx: x, cy: y, r: 9 * k, class: "halo" }));
+  group.append(make("circle", { cx: x, cy: y, r: 9 * k, class: "ring" }));
+  group.append(make("circle", { cx: x, cy: y, r: 2 * k, class: "dot" }));
+  const tag = make("text", { x: x + 12 * k, y: y - 8 * k, class: "tag-text", "font-size": 12 * k });
+  tag.textContent = name;
+  group.append(tag);
+  return group;
+}
 
 // The labels a question names (attribute and relationship questions), in order.
 function namedLabels(question) {
@@ -61,25 +88,79 @@ function namedLabels(question) {
   return [question.label, question.subject, question.object].filter(Boolean);
 }
 
-function drawPending() {
+const isUnique = () => isStream && work.state === "pending" && work.pending?.question?.kind === "unique";
+
+// The label a yes to the pending uniqueness question makes: the next of its type.
+function nextLabel() {
+  const type = work.pending.question.type;
+  return `${type} ${work.labels.filter((e) => e.label.startsWith(`${type} `)).length + 1}`;
+}
+
+function legendItem(swatch, text) {
+  const item = document.createElement("span");
+  item.className = "legend-item";
+  const key = document.createElement("span");
+  key.className = `swatch ${swatch}`;
+  item.append(key, ` ${text}`);
+  return item;
+}
+
+function drawOverlays() {
   const question = work.pending?.question;
   const note = part("region-note");
+  const legend = [];
   const shapes = [];
-  const box = regionOf(question);
+  const box = work.state === "pending" ? regionOf(question) : null;
+  const named = work.state === "pending" ? namedLabels(question).map(labelEntry).filter(Boolean) : [];
   if (box) {
-    shapes.push(regionRect(box, "pending", "designated region"));
-    note.textContent = `The designated region: ${Math.round(box[2])}×${Math.round(box[3])} px at (${Math.round(box[0])}, ${Math.round(box[1])}).`;
+    shapes.push(regionRect(box, "pending"));
+    legend.push(legendItem("region-swatch", "the designated region"));
+    note.textContent = `The designated region (outlined): ${Math.round(box[2])}×${Math.round(box[3])} px at (${Math.round(box[0])}, ${Math.round(box[1])}).`;
   } else {
-    const named = namedLabels(question).map(labelEntry).filter((entry) => entry && regionOf(entry.question));
-    for (const entry of named) shapes.push(regionRect(regionOf(entry.question), "named", entry.label));
-    note.textContent = named.length ? `Drawn: the region where ${named.map((e) => e.label).join(" and ")} was found.` : "";
+    const drawn = named.filter((entry) => regionOf(entry.question));
+    for (const entry of drawn) shapes.push(regionRect(regionOf(entry.question), `named ${colourOf(entry.label)}`));
+    for (const entry of drawn) legend.push(legendItem(`named-swatch ${colourOf(entry.label)}`, `where ${entry.label} was found`));
+    note.textContent = drawn.length
+      ? `Drawn (dashed): ${drawn.length === 1 ? "the region where" : "the regions where"} ${joined(drawn.map((e) => e.label))} ${drawn.length === 1 ? "was" : "were"} found.`
+      : "";
   }
   regionLayer.replaceChildren(...shapes);
+  // Every marked label, so that "not previously instantiated" can be seen; the ones asked about stand out.
+  const names = new Set(named.map((e) => e.label));
+  const marks = work.labels.filter((e) => e.point).map((e) =>
+    marker(e.point, e.label, `${colourOf(e.label)}${names.has(e.label) ? " named" : ""}`));
+  if (isUnique() && mark && markedStep === work.pending.step) {
+    marks.push(marker(mark, `${nextLabel()}?`, "pick"));
+    legend.push(legendItem("pick-swatch", `your pick: a yes makes it ${nextLabel()}`));
+  }
+  markerLayer.replaceChildren(...marks);
+  for (const e of work.labels.filter((e) => e.point)) legend.push(legendItem(`marker-swatch ${colourOf(e.label)}`, e.label));
+  const legendBox = part("legend");
+  legendBox.replaceChildren(...legend);
+  legendBox.hidden = !legend.length;
 }
 
 function showLabel(entry) {
   const box = entry && regionOf(entry.question);
-  hoverLayer.replaceChildren(...(box ? [regionRect(box, "label-region", entry.label)] : []));
+  const shapes = box ? [regionRect(box, `label-region ${colourOf(entry.label)}`)] : [];
+  if (entry?.point) shapes.push(marker(entry.point, entry.label, `${colourOf(entry.label)} named`));
+  hoverLayer.replaceChildren(...shapes);
+}
+
+// While H is held (or the button pressed), the picture is shown bare: nothing tints what is asked about.
+function bare(on) {
+  svg.classList.toggle("bare", on);
+  part("hide")?.setAttribute("aria-pressed", String(on));
+}
+
+// A click on the picture, on a uniqueness question: the object the operator means.
+function pick(event) {
+  if (!isUnique() || busy) return;
+  const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
+  if (p.x < 0 || p.y < 0 || p.x > width || p.y > height) return;
+  mark = [Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10];
+  markedStep = work.pending.step;
+  render();
 }
 
 // --- the side panel ----------------------------------------------------------------------------------
@@ -99,23 +180,68 @@ function renderLabels() {
       item.tabIndex = 0;
       item.dataset.label = entry.label;
       const name = document.createElement("strong");
+      name.className = `label-name ${colourOf(entry.label)}`;
       name.textContent = entry.label;
       const text = document.createElement("span");
       text.className = "muted";
-      text.textContent = ` question ${entry.step + 1}: ${entry.text}`;
+      const where = entry.point ? " (marked on the image)" : "";
+      text.textContent = ` question ${entry.step + 1}: ${entry.text}${where}`;
       item.append(name, text);
       return item;
     }),
   );
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+function renderHistory() {
+  const list = part("history");
+  if (!work.history.length) {
+    const empty = document.createElement("li");
+    empty.className = "muted";
+    empty.textContent = isStream ? "No answer yet." : "You have answered nothing yet.";
+    list.replaceChildren(empty);
+    return;
+  }
+  list.replaceChildren(
+    ...work.history.map((entry) => {
+      const item = document.createElement("li");
+      item.dataset.step = String(entry.step);
+      const number = document.createElement("span");
+      number.className = "number";
+      number.textContent = `${entry.step + 1}.`;
+      const text = document.createElement("span");
+      text.textContent = ` ${entry.text} `;
+      const given = document.createElement("strong");
+      given.className = `answer-${entry.answer}`;
+      given.textContent = entry.answer;
+      item.append(number, text, given);
+      if (entry.label) {
+        const made = document.createElement("span");
+        made.className = `label-name ${colourOf(entry.label)}`;
+        made.textContent = ` → ${entry.label}`;
+        item.append(made);
+      }
+      return item;
+    }),
+  );
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderHint() {
+  const hint = part("pick-hint");
+  if (!hint) return;
+  hint.hidden = !isUnique();
+  if (!isUnique()) return;
+  const type = work.pending.question.type;
+  hint.textContent = mark && markedStep === work.pending.step
+    ? `Marked: Yes makes the ${type} you clicked ${nextLabel()}. Click again to move the mark; Esc clears it.`
+    : `If yes: click the ${type} it singles out first (optional), so that ${nextLabel()} means that one.`;
 }
 
 function render() {
   root.dataset.state = work.state;
   root.dataset.step = work.pending ? String(work.pending.step) : "";
+  root.dataset.pick = String(isUnique());
+  if (!isUnique() || markedStep !== work.pending?.step) mark = markedStep = null;
   const pending = work.state === "pending" && work.pending;
   part("number").textContent = work.pending ? `${work.pending.step + 1}` : "";
   const question = part("question");
@@ -128,8 +254,10 @@ function render() {
   part("progress").textContent =
     `${plural(done, "question")} answered in this ${isStream ? "stream" : "check"} · ` +
     `${plural(work.progress.streams_left, "stream")} left in the test`;
-  drawPending();
+  drawOverlays();
+  renderHint();
   renderLabels();
+  renderHistory();
   const banner = part("done");
   banner.hidden = work.state !== "ended";
   if (work.state === "ended") {
@@ -196,7 +324,9 @@ async function send(method, url, body) {
 function answer(value) {
   if (busy || work.state !== "pending" || !work.pending) return;
   const seconds = Math.round((performance.now() - shownAt) / 100) / 10;
-  send("POST", data.urls.answer, { step: work.pending.step, answer: value, seconds });
+  const body = { step: work.pending.step, answer: value, seconds };
+  if (value === "yes" && isUnique() && mark && markedStep === work.pending.step) body.point = mark;
+  send("POST", data.urls.answer, body);
 }
 
 function undo() {
@@ -224,7 +354,17 @@ for (const [on, off] of [["mouseover", "mouseout"], ["focusin", "focusout"]]) {
   labels.addEventListener(off, () => showLabel(null));
 }
 
+svg.addEventListener("click", pick);
+window.addEventListener("resize", () => drawOverlays());
+const hide = part("hide");
+hide?.addEventListener("pointerdown", () => bare(true));
+for (const off of ["pointerup", "pointerleave", "pointercancel"]) hide?.addEventListener(off, () => bare(false));
+document.addEventListener("keyup", (e) => e.key.toLowerCase() === "h" && bare(false));
+window.addEventListener("blur", () => bare(false));
+
 installShortcuts([
+  { keys: ["h"], run: () => bare(true) },
+  { keys: ["Escape"], run: () => { if (!mark) return false; mark = markedStep = null; render(); } },
   { keys: ["y"], run: () => answer("yes") },
   { keys: ["n"], run: () => answer("no") },
   { keys: ["a"], run: () => answer("ambiguous") },

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('truthing', '0003_test_audit'),
+        ('truthing', '0004_step_point'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,92 @@
+"""How strong each level's prior should be, read off cross-fitted training streams (issue 19).
+
+    python -m benchmarks.prior_strength [--vocabulary street|parking|marina] [--train 2591] [--streams 300]
+
+The chain of docs/engine.md shrinks each finer level's rate r_i = y_i / n_i towards the coarser level's
+estimate m = p_(i-1) with strength s: the posterior mean of a rate with a Beta prior of mean m worth s
+items. The empirical-Bayes strength is the one that makes the prior as wide as the finer populations'
+rates really are around m: with tau^2 their variance around m,
+
+    s = mean(m (1 - m)) / tau^2 - 1,     tau^2 = mean((r_i - m)^2) - mean(m (1 - m) / n_i)
+
+(the method of moments: the observed spread minus the binomial noise of a level of n_i items). The
+streams are those the audit learns from (`engine.audit.run.training_streams`: each on a training scene,
+with statistics fitted on the other folds), so no held-out scene is read. Printed per question kind and
+level; docs/decisions/0045-region-levels.md uses the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.engine_quality import VOCABULARIES, scenes_of
+from engine.audit.run import training_streams
+from engine.core.proposer import EngineSettings
+from engine.core.questions import Answer, AttributeQuestion, RelationshipQuestion
+from engine.core.scene import iter_scene_lines
+from engine.core.vocabulary import load_vocabulary
+
+NAMES = {
+    "attribute": ("pooled", "facts", "region", "found", "found weighted"),
+    "relationship": ("pooled", "facts", "region", "found weighted"),
+    "instantiation": ("pooled", "weighted"),
+}
+
+
+def moments(streams: list, settings: EngineSettings) -> dict[tuple[str, str], dict[str, float]]:
+    gathered: dict[tuple[str, str], list[tuple[float, float, float]]] = defaultdict(list)
+    for steps in streams:
+        for step in steps:
+            if step.answer == Answer.AMBIGUOUS or not step.estimate.levels:
+                continue
+            question = step.question
+            group = (
+                "attribute"
+                if isinstance(question, AttributeQuestion)
+                else "relationship"
+                if isinstance(question, RelationshipQuestion)
+                else "instantiation"
+            )
+            levels = step.estimate.levels
+            m = levels[0][0] / levels[0][1]
+            for i, (y, n) in enumerate(levels[1:], start=1):
+                if n >= 1:
+                    gathered[(group, NAMES[group][i])].append((y / n, m, n))
+                m = (y + settings.prior_strength * m) / (n + settings.prior_strength)
+    out = {}
+    for key, rows in gathered.items():
+        r, m, n = (np.array(column) for column in zip(*rows, strict=True))
+        spread = float(np.mean((r - m) ** 2))
+        noise = float(np.mean(m * (1 - m) / n))
+        tau2 = spread - noise
+        out[key] = {
+            "questions": len(rows),
+            "median_n": float(np.median(n)),
+            "tau2": tau2,
+            "strength": float(np.mean(m * (1 - m)) / tau2 - 1) if tau2 > 0 else float("inf"),
+        }
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
+    parser.add_argument("--train", type=int, default=2591)
+    parser.add_argument("--streams", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
+    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
+        scenes = list(iter_scene_lines(lines, vocabulary))
+    settings = EngineSettings()
+    streams = training_streams(vocabulary, scenes, settings, args.seed, folds=5, limit=args.streams)
+    result = moments(streams, settings)
+    print(json.dumps({f"{g}/{level}": v for (g, level), v in sorted(result.items())}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

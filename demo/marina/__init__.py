@@ -1,0 +1,1 @@
+"""Synthetic marina scenes: a third held-out world for the engine's audit (benchmarks.engine_quality)."""

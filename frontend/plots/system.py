@@ -1,0 +1,21 @@
+"""A system's page: its accuracy by position in the stream and by question kind on one test, drawn with
+the leaderboard's plots (one series: this system), each with its 95% Wilson interval. Kept apart from
+the leaderboard's module so the system page's plots can grow on their own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.safestring import SafeString
+
+from frontend.plots.leaderboard import accuracy_by_kind, accuracy_by_position
+from scoring.kinds import KINDS
+
+
+def system_plots(entry: dict[str, Any]) -> dict[str, SafeString]:
+    """The plots of one scored session of `evaluation.selectors.leaderboard.system_scores`."""
+    name = "this system"
+    return {
+        "by_position": accuracy_by_position([(name, entry.get("by_position") or [])]),
+        "by_kind": accuracy_by_kind([(name, entry["by_kind"])], KINDS),
+    }

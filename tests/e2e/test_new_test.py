@@ -1,0 +1,57 @@
+"""An admin builds a test in the web UI (issue 20: there was no way but the broken Django admin or a raw
+POST): name, statistics, test images from collections, streams per image, the engine settings with their
+defaults shown, then Start truthing."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.roles import Role
+from tests.e2e.conftest import login, shot
+from truthing.models import Test, TestState
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_an_admin_builds_a_test_and_starts_truthing_it(
+    statistics, annotated_test_images, trained_collection, users, new_page
+):
+    page = new_page()
+    login(page, users[Role.ADMIN])
+    page.get_by_role("link", name="Tests").first.click()
+    page.get_by_test_id("new-test-link").click()
+    settings = page.get_by_test_id("engine-settings")
+    assert page.locator("input[name=epsilon]").input_value() == "0.15"
+    assert page.locator("input[name=max_questions]").input_value() == "60"
+    assert "Default 60" in settings.inner_text()
+    shot(page, "new-test")
+
+    # Refused first: no images picked. The page says so and nothing is created.
+    page.fill("input[name=name]", "Street test from the UI")
+    page.get_by_test_id("create-and-start").click()
+    assert page.locator("[data-field=collections] .field-error").is_visible()
+    assert not Test.objects.exists()
+
+    label = page.locator("[data-field=collections] label", has_text=trained_collection.name)
+    assert f"({len(annotated_test_images)} test images)" in label.inner_text()
+    label.locator("input").check()
+    page.fill("input[name=limit]", "3")
+    page.fill("input[name=streams_per_image]", "2")
+    page.fill("input[name=max_questions]", "12")
+    page.fill("input[name=min_population]", "5")
+    page.get_by_test_id("create-and-start").click()
+    page.wait_for_url("**/tests/*/")
+    assert "Truthing started." in page.inner_text(".messages")
+    test = Test.objects.get(name="Street test from the UI")
+    assert test.state == TestState.TRUTHING and test.streams_per_image == 2
+    assert test.engine_settings["max_questions"] == 12 and test.engine_settings["epsilon"] == 0.15
+    assert test.statistics_id == statistics.pk
+    assert page.get_by_test_id("streams").locator("tbody tr").count() == 6
+    assert "6 of 6 oracle-truthed streams ended" in page.get_by_test_id("automatic-progress").inner_text()
+    shot(page, "new-test-started")
+
+
+def test_the_new_test_page_is_for_admins_only(users, client):
+    client.force_login(users[Role.OPERATOR])
+    assert client.get("/tests/new/").status_code == 403
+    assert b"new-test-link" not in client.get("/tests/").content

@@ -1,0 +1,155 @@
+"""The form a new test is built with, shared by the admin's "add" page and the web UI's "New test" page.
+
+The engine settings are declared fields (one per `EngineSettings` field), so that Django's admin, which
+checks the fields it lists against the model and the form's declared fields, knows them (issue 20: the
+admin's add page was a 500 when they were only added in `__init__`). Their initial values are the
+defaults in force (the core's, then the environment's), read when the form is built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from typing import Any
+
+from django import forms
+from django.db.models import Count, Q
+from django.template.defaultfilters import pluralize
+
+from annotations.models import Collection, Image, Split
+from engine.core.proposer import EngineSettings
+from engine.models import FitStatus, FittedStatistics
+from engine.settings import engine_settings
+from truthing.models import Test
+from truthing.services import lifecycle
+
+SETTING_FIELDS = [f.name for f in fields(EngineSettings)]
+
+
+def _setting_field(default: Any) -> forms.Field:
+    kind = forms.IntegerField if isinstance(default, int) else forms.FloatField
+    return kind(required=False)
+
+
+def _statistics_label(statistics: FittedStatistics) -> str:
+    return (
+        f"Statistics {statistics.pk}: fitted {statistics.created_at:%Y-%m-%d %H:%M} on "
+        f"{statistics.n_images} training image{pluralize(statistics.n_images)}"
+    )
+
+
+class TestFormBase(forms.ModelForm):
+    """Name, statistics, streams per image and engine settings; a subclass says which images."""
+
+    statistics = forms.ModelChoiceField(
+        queryset=FittedStatistics.objects.filter(status=FitStatus.READY).order_by("-created_at"),
+        help_text="The fitted statistics the questions are proposed from (engine: ready fits only).",
+    )
+
+    class Meta:
+        model = Test
+        fields = ["name", "description", "statistics", "seed", "streams_per_image"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        defaults = engine_settings()
+        for name in SETTING_FIELDS:
+            value = getattr(defaults, name)
+            self.fields[name].initial = value
+            self.fields[name].help_text = f"Default {'off' if value is None else value}; empty: the default."
+        statistics = self.fields["statistics"]
+        statistics.label_from_instance = _statistics_label
+        newest = statistics.queryset.first()
+        if newest is not None and not self.is_bound:
+            statistics.initial = newest.pk  # the newest ready fit, which is usually the one wanted
+
+    def settings_document(self) -> dict[str, Any]:
+        """The settings the admin changed: those given, each only if it differs from the default."""
+        defaults = engine_settings()
+        chosen = {name: self.cleaned_data.get(name) for name in SETTING_FIELDS}
+        return {
+            name: value
+            for name, value in chosen.items()
+            if value is not None and value != getattr(defaults, name)
+        }
+
+    def image_ids(self) -> list[int]:
+        raise NotImplementedError
+
+    def create(self, *, user: Any) -> Test:
+        """The draft test, through the lifecycle service (which may refuse with ApplicationError)."""
+        cleaned = self.cleaned_data
+        return lifecycle.test_create(
+            name=cleaned["name"],
+            description=cleaned.get("description") or "",
+            statistics=cleaned["statistics"],
+            image_ids=self.image_ids(),
+            settings=self.settings_document(),
+            seed=cleaned.get("seed") or 0,
+            streams_per_image=cleaned.get("streams_per_image") or 1,
+            created_by=user,
+        )
+
+
+# Declared after the class statement (one per engine setting): subclasses, and the forms the admin
+# derives from them, collect them as declared fields.
+_SETTINGS = {f.name: _setting_field(f.default) for f in fields(EngineSettings) if f.default is not MISSING}
+TestFormBase.declared_fields.update(_SETTINGS)
+TestFormBase.base_fields.update(_SETTINGS)
+
+
+class TestCreateForm(TestFormBase):
+    """The admin's: test images picked one by one."""
+
+    images = forms.ModelMultipleChoiceField(
+        queryset=Image.objects.filter(split=Split.TEST)
+        .select_related("collection")
+        .order_by("collection", "id"),
+        help_text="Images whose role is test; one used for training in the statistics is refused.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["images"].label_from_instance = lambda image: (
+            f"{image.collection.name} / {image.original_name}"
+        )
+
+    def image_ids(self) -> list[int]:
+        return [image.pk for image in self.cleaned_data["images"]]
+
+
+class TestFromCollectionsForm(TestFormBase):
+    """The web UI's: the test images of whole collections (the first `limit` of each, if given), in
+    collection order and then upload order; a page cannot list tens of thousands of images one by one."""
+
+    collections = forms.ModelMultipleChoiceField(
+        queryset=Collection.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Every test image of each collection ticked (images whose role is test).",
+    )
+    limit = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="At most this many images per collection",
+        help_text="Empty: all of them.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        with_tests = Count("images", filter=Q(images__split=Split.TEST))
+        field = self.fields["collections"]
+        field.queryset = (
+            Collection.objects.annotate(test_images=with_tests).filter(test_images__gt=0).order_by("name")
+        )
+        field.label_from_instance = lambda c: (
+            f"{c.name} ({c.test_images} test image{pluralize(c.test_images)})"
+        )
+
+    def image_ids(self) -> list[int]:
+        ids: list[int] = []
+        for collection in self.cleaned_data["collections"]:
+            images = Image.objects.filter(collection=collection, split=Split.TEST).order_by("id")
+            limit = self.cleaned_data.get("limit")
+            ids += list(
+                images.values_list("pk", flat=True)[:limit] if limit else images.values_list("pk", flat=True)
+            )
+        return ids
