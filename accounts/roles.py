@@ -82,6 +82,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.test.archive": allow(),
     "truthing.test.export": allow(),
     "truthing.test.audit": allow(),
+    "truthing.test.pool.grow": allow(),
     "truthing.queue.next": allow(Role.OPERATOR),
     "truthing.stream.read": allow(Role.OPERATOR),
     "truthing.step.answer": allow(Role.OPERATOR),

@@ -21,9 +21,9 @@ from accounts.roles import Role
 from accounts.services import token_revoke, user_create_with_role
 from demo.baselines import run
 from evaluation.models import Session, VisionSystem
+from evaluation.selectors.plans import plan_of
 from evaluation.services.systems import system_create, system_token_create
 from truthing.models import Test
-from truthing.published import test_plan
 from vtt_site.errors import ApplicationError
 
 BASELINES = {
@@ -97,10 +97,7 @@ def _run(name: str, owner: Any, test: Test, url: str, seed: int, say: Say) -> No
     elif name == "random":
         decide = run.random_answers(seed)
     elif name == "blind-prior":
-        plan = test_plan(test_id=test.pk)
-        assert plan is not None  # the test is published
-        by_position = {(s.stream_pos, s.step_pos): s.p for s in plan.steps}
-        decide = run.blind_prior(lambda stream, step: by_position.get((stream, step)))
+        decide = run.blind_prior(_session_p(system, test))
     else:
         decide = run.seeing(_train(test, seed, say))
     token, secret = system_token_create(system=system, name=f"run {name} {time.time():.0f}")
@@ -134,3 +131,18 @@ def _train(test: Test, seed: int, say: Say):
     seconds = time.monotonic() - started
     say(f"  seeing: trained on {len(training)} images ({model.training_samples}) in {seconds:.1f} s.")
     return model
+
+
+def _session_p(system: Any, test: Test):
+    """The engine's p of each question of the system's session (its own dealt streams), looked up by
+    (stream, step) once the session exists: what the blind prior computes from the history and the
+    training statistics alone."""
+    by_position: dict[tuple[int, int], float | None] = {}
+
+    def p_of(stream: int, step: int) -> float | None:
+        if not by_position:
+            session = Session.objects.get(system=system, test_id=test.pk)
+            by_position.update({(s.stream_pos, s.step_pos): s.p for s in plan_of(session).steps})
+        return by_position.get((stream, step))
+
+    return p_of

@@ -15,3 +15,4 @@ class EvaluationErrorCode(StrEnum):
     ANSWER_CONFLICT = "answer_conflict"
     IMAGE_NOT_AVAILABLE = "image_not_available"
     SESSION_ALREADY_VOIDED = "session_already_voided"
+    SESSION_DEALING = "session_dealing"

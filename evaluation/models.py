@@ -2,7 +2,7 @@
 
 Invariants kept by evaluation.services:
 - one session per (system, test), never restarted; a voided session stays on record;
-- a session's answers are numbered 0, 1, 2, ... in the test's fixed order (unique (session, ordinal)),
+- a session's answers are numbered 0, 1, 2, ... in the order of the streams dealt to it (unique (session, ordinal)),
   one per step (unique (session, step_id)), and `session.answered` is their count: the position of the
   question the system is asked now;
 - an answer is never changed once stored; scores are a pure function of the stored answers.
@@ -60,6 +60,11 @@ class SessionState(models.TextChoices):
 class Session(models.Model):
     system = models.ForeignKey(VisionSystem, on_delete=models.CASCADE, related_name="sessions")
     test = models.ForeignKey("truthing.Test", on_delete=models.PROTECT, related_name="+")
+    # The session's own streams (truthing.deals); empty for a session enrolled before tests were dealt,
+    # which takes the test's streams in the test's order.
+    deal = models.OneToOneField(
+        "truthing.Deal", null=True, blank=True, on_delete=models.PROTECT, related_name="+", editable=False
+    )
     state = models.CharField(max_length=10, choices=SessionState.choices, default=SessionState.ACTIVE)
     answered = models.PositiveIntegerField(default=0, help_text="Answers stored: the current position.")
     total = models.PositiveIntegerField(default=0, help_text="Questions in the test.")

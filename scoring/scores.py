@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from scoring.kinds import KINDS
 from scoring.references import REFERENCE_BINS, reference_bin, reference_distances
-from scoring.stats import mcnemar_exact, mean_interval, proportion
+from scoring.stats import mcnemar_exact, mean_interval, proportion, sign_test_exact
 
 SCORING_VERSION = 2  # 2: by_reference
 
@@ -143,3 +144,107 @@ def compare(answers_a: Mapping[int, bool], answers_b: Mapping[int, bool]) -> dic
     c = sum(1 for o in both if not answers_a[o] and answers_b[o])
     p = mcnemar_exact(b, c)
     return {"paired": len(both), "a_only_right": b, "b_only_right": c, "p_value": p, "significant": p < 0.05}
+
+
+class DealtStep(Protocol):
+    @property
+    def ordinal(self) -> int: ...
+    @property
+    def step_id(self) -> int: ...  # the question's identity: the same step in two sessions is one question
+    @property
+    def stream_pos(self) -> int: ...
+
+
+class DealtStream(Protocol):
+    @property
+    def test_image_id(self) -> int: ...
+
+
+class DealtPlan(Protocol):
+    @property
+    def streams(self) -> Sequence[DealtStream]: ...
+    @property
+    def steps(self) -> Sequence[DealtStep]: ...
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a comparison reads of a session that is over: every question it was asked (by step) with
+    whether it was answered (and rightly), and per image its right answers among its questions (an
+    unanswered question counts as wrong, as in `score_of`)."""
+
+    asked: frozenset[int]
+    answered: Mapping[int, bool]  # step id -> correct, the answered questions only
+    images: Mapping[int, tuple[int, int]]  # test image -> (right, questions)
+
+
+def tally_of(plan: DealtPlan, answers: Mapping[int, bool]) -> Tally:
+    """`answers` maps a plan ordinal to whether the stored answer was correct."""
+    images: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    answered = {}
+    for step in plan.steps:
+        image = plan.streams[step.stream_pos].test_image_id
+        ok = answers.get(step.ordinal)
+        if ok is not None:
+            answered[step.step_id] = ok
+        images[image][0] += bool(ok)
+        images[image][1] += 1
+    return Tally(
+        asked=frozenset(step.step_id for step in plan.steps),
+        answered=answered,
+        images={image: (right, total) for image, (right, total) in images.items()},
+    )
+
+
+def compare_sessions(a: Tally, b: Tally) -> dict[str, Any]:
+    """A against B. Where both were asked exactly the same questions, McNemar's exact test on the
+    questions both answered (`compare`). Where they were dealt different streams a question of one is
+    not a question of the other, so they are paired by image: per image each session's accuracy on its
+    own stream, and the exact sign test on the images where the two differ (ties left out)."""
+    if a.asked == b.asked:
+        return {"test": "mcnemar", "unit": "questions", **compare(a.answered, b.answered)}
+    both = a.images.keys() & b.images.keys()
+    plus = minus = 0
+    for image in both:
+        (right_a, total_a), (right_b, total_b) = a.images[image], b.images[image]
+        # right_a / total_a against right_b / total_b, in integers (no rounding can call a tie).
+        difference = right_a * total_b - right_b * total_a
+        plus += difference > 0
+        minus += difference < 0
+    p = sign_test_exact(plus, minus)
+    return {
+        "test": "sign",
+        "unit": "images",
+        "paired": len(both),
+        "a_only_right": plus,
+        "b_only_right": minus,
+        "p_value": p,
+        "significant": p < 0.05,
+    }
+
+
+def positions_binned(by_position: Sequence[Mapping[str, Any]], minimum: int) -> list[dict[str, Any]]:
+    """Accuracy by position (`score_of`'s `by_position`) pooled into bins that say nothing about one
+    image: a bin starts only at a position that at least `minimum` streams reach, once the bin before
+    holds at least `minimum` answers; the other positions join the bin before them (one bin when the
+    first position is reached by fewer streams). Each position is given its bin's proportion, with the
+    bin's `first` and `last` position, so a plot by position draws steps."""
+    bins: list[list[int]] = []  # [first, last, successes, trials]
+    for position, entry in enumerate(by_position):
+        successes, trials = int(entry["successes"]), int(entry["trials"])
+        if not bins or (trials >= minimum and bins[-1][3] >= minimum):
+            bins.append([position, position, successes, trials])
+        else:
+            bins[-1][1] = position
+            bins[-1][2] += successes
+            bins[-1][3] += trials
+    shown: list[dict[str, Any]] = []
+    for first, last, successes, trials in bins:
+        pooled = {**proportion(successes, trials), "first": first, "last": last}
+        shown.extend(dict(pooled) for _ in range(first, last + 1))
+    return shown
+
+
+def positions_unbinned(by_position: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each position its own bin (a test that can no longer be taken)."""
+    return [{**entry, "first": i, "last": i} for i, entry in enumerate(by_position)]

@@ -50,7 +50,17 @@ def mean_interval(values: list[int] | list[float]) -> dict[str, float | int | No
 
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for b and c discordant pairs: under "no difference" each
-    discordant pair is a fair coin, so p = 2 P(Binomial(b + c, 1/2) <= min(b, c)), capped at 1."""
+    discordant pair is a fair coin, so p = 2 P(Binomial(b + c, 1/2) <= min(b, c)), capped at 1.
+    McNemar's exact test is the sign test on the discordant pairs."""
+    return sign_test_exact(b, c)
+
+
+def sign_test_exact(plus: int, minus: int) -> float:
+    """Two-sided exact sign test: `plus` pairs where the first member did better, `minus` where the
+    second did (ties are left out before). Under "no difference" each untied pair is a fair coin:
+    p = 2 P(Binomial(plus + minus, 1/2) <= min(plus, minus)), capped at 1 (scipy.stats.binomtest with
+    p = 1/2 gives the same; scipy is not imported here: the scoring core stays free of numpy)."""
+    b, c = plus, minus
     n = b + c
     if n == 0:
         return 1.0

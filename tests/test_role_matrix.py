@@ -183,6 +183,9 @@ CALLS: dict[str, Builder] = {
     ),
     "truthing.test.export": lambda w: Call("get", f"/api/v1/truthing/tests/{a_test(w).pk}/export/"),
     "truthing.test.audit": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w).pk}/audit/"),
+    "truthing.test.pool.grow": lambda w: Call(
+        "post", f"/api/v1/truthing/tests/{a_test(w, 'published').pk}/pools/", {"position": 0, "streams": 1}
+    ),
     "truthing.queue.next": lambda w: Call(
         "post", "/api/v1/truthing/queue/next/", a_stream(w, holder=None) and None
     ),

@@ -19,6 +19,7 @@ from engine.core.story import Story
 from engine.selectors import loaded_statistics
 from engine.settings import engine_settings
 from truthing.models import Step, Test, TestImage
+from truthing.models import Stream as TruthedStream
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,38 @@ def settings_of(test: Test) -> EngineSettings:
 
 def seed_of(test_image: TestImage, number: int) -> tuple[int, ...]:
     return stream_seed(test_image.test.seed, test_image.position, number)
+
+
+# Marks a seed as a deal's: (test seed, position, DEALT, deal seed) is no seed of a test's own stream.
+DEALT = 0xDEA1
+
+
+def dealt_seed_of(test_image: TestImage, deal_seed: int) -> tuple[int, ...]:
+    """The seed of the stream generated for one deal (one session) on this image: the deal's own."""
+    return (test_image.test.seed, test_image.position, DEALT, deal_seed)
+
+
+def stream_seed_of(stream: TruthedStream) -> tuple[int, ...]:
+    """The seed any stream row was proposed with: a test's own, or the deal's it was generated for."""
+    if stream.deal_id is not None:
+        return dealt_seed_of(stream.test_image, stream.deal.seed)
+    return seed_of(stream.test_image, stream.number)
+
+
+def replayed(stream: TruthedStream, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """The question the engine proposes after each prefix of the stream's answered steps (resumed from
+    the stored answers alone): equal to the stored questions when the stream replays exactly."""
+    test_image = stream.test_image
+    stats, settings = statistics_of(test_image.test), settings_of(test_image.test)
+    seed = stream_seed_of(stream)
+    proposed = []
+    for k in range(len(steps)):
+        resumed = Stream.resume(stats, settings, seed, history_of(stats, test_image, steps[:k]))
+        proposal = resumed.propose()
+        proposed.append(
+            {} if proposal is None else step_values(stats, test_image, proposal.question, None, 0).question
+        )
+    return proposed
 
 
 def history_of(

@@ -1,7 +1,10 @@
 """What the evaluation app may read of a test: published tests, their streams in a fixed order, and the
 steps a vision system may be shown (docs/method.md section 1; docs/evaluation.md).
 
-This is evaluation's only door into truthing. It never returns a rejected (ambiguous) step, an
+A session is dealt streams of its own (truthing.deals): its plan is the plan of its deal
+(`deal_plan`), built the same way from the deal's streams in the deal's order.
+
+This is evaluation's only door into truthing (with truthing.deals, which deals a session its streams). It never returns a rejected (ambiguous) step, an
 unanswered step, an annotation, an operator or an image's name: the answers it carries are the truth the
 evaluation app reveals to a system one step at a time, after the system's own answer is stored.
 
@@ -17,7 +20,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from truthing.models import Step, StepAnswer, Stream, Test, TestImage, TestState
+from truthing.models import Deal, DealtStream, Step, StepAnswer, Stream, Test, TestImage, TestState
 from vtt_site.cache import BoundedCache
 
 # Tests a vision system may take (enrol in, answer); an archived test keeps its sessions readable.
@@ -89,14 +92,20 @@ def test_plan(*, test_id: int) -> TestPlan | None:
 
 
 def _build_plan(test_id: int) -> TestPlan:
+    """The test's own streams (never a stream generated for one session's deal), image by image."""
     streams = list(
-        Stream.objects.filter(test_image__test_id=test_id)
+        Stream.objects.filter(test_image__test_id=test_id, deal__isnull=True)
         .order_by("test_image__position", "number")
         .values_list("pk", "test_image_id", "test_image__image__width", "test_image__image__height")
     )
+    return plan_of_streams(test_id, streams)
+
+
+def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> TestPlan:
+    """The plan that asks these streams ((stream, test image, width, height) rows) in this order."""
     shown: dict[int, list[tuple]] = {pk: [] for pk, *_ in streams}
     for row in (
-        Step.objects.filter(stream__test_image__test_id=test_id, answer__in=[StepAnswer.YES, StepAnswer.NO])
+        Step.objects.filter(stream_id__in=list(shown), answer__in=[StepAnswer.YES, StepAnswer.NO])
         .order_by("stream_id", "index")
         .values_list("stream_id", "pk", "question", "text", "answer", "label", "p")
     ):
@@ -124,9 +133,47 @@ def _build_plan(test_id: int) -> TestPlan:
     return TestPlan(test_id=test_id, streams=tuple(plan_streams), steps=tuple(plan_steps))
 
 
+# A deal never changes once done, so its plan is kept like a test's; a process keeps the plans of the
+# sessions being taken now.
+_DEAL_PLANS: BoundedCache[TestPlan] = BoundedCache(256)
+
+
+def deal_plan(*, deal_id: int) -> TestPlan | None:
+    """The plan of a session's deal: its streams in its own order; None until the deal is done."""
+    plan = _DEAL_PLANS.get(deal_id)
+    if plan is not None:
+        return plan
+    deal = Deal.objects.filter(pk=deal_id, status=Deal.Status.DONE).values_list("test_id", flat=True).first()
+    if deal is None:
+        return None
+    return _DEAL_PLANS.get_or_build(deal_id, lambda: _build_deal_plan(deal_id, deal))
+
+
+def _build_deal_plan(deal_id: int, test_id: int) -> TestPlan:
+    streams = list(
+        DealtStream.objects.filter(deal_id=deal_id)
+        .order_by("position")
+        .values_list("stream_id", "test_image_id", "test_image__image__width", "test_image__image__height")
+    )
+    return plan_of_streams(test_id, streams)
+
+
+def deal_progress(*, deal_id: int) -> dict[str, Any]:
+    """Where the dealing of a session stands, for its system: no stream or question in it."""
+    deal = Deal.objects.get(pk=deal_id)
+    return {
+        "status": str(deal.status),
+        "progress": deal.progress,
+        "streams_done": deal.streams_done,
+        "streams_total": deal.streams_total,
+        "message": deal.message,
+    }
+
+
 def plans_forget() -> None:
     """Tests only: a test database reuses ids across tests."""
     _PLANS.clear()
+    _DEAL_PLANS.clear()
 
 
 def test_image_file(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:

@@ -15,26 +15,32 @@ from django.contrib.auth import get_user_model
 
 from scoring.kinds import KINDS
 from scoring.stats import proportion
+from truthing.deals import dealable_pool, pool_exposure
 from truthing.models import (
     AutomaticTruthing,
     CheckAnswer,
     CheckKind,
+    Deal,
     Step,
     StepAnswer,
     Stream,
     Test,
     TestAudit,
+    TruthingMode,
 )
 
 
 def test_card(*, test: Test) -> dict[str, Any]:
+    # The test's own streams: the ones generated for one session's deal are that session's.
     steps = list(
-        Step.objects.filter(stream__test_image__test=test)
+        Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)
         .exclude(answer="")
         .values_list("stream_id", "question__kind", "answer", "p")
     )
     streams = list(
-        Stream.objects.filter(test_image__test=test).values_list("id", "test_image__mode", "state")
+        Stream.objects.filter(test_image__test=test, deal__isnull=True).values_list(
+            "id", "test_image__mode", "state"
+        )
     )
     lengths: dict[int, int] = {stream_id: 0 for stream_id, _, _ in streams}
     kinds: Counter[str] = Counter()
@@ -72,6 +78,7 @@ def test_card(*, test: Test) -> dict[str, Any]:
             "max": length_values[-1] if length_values else None,
         },
         "automatic_truthing": automatic_progress(test),
+        "dealing": dealing_summary(test),
         "audit": audit_summary(test),
         "blind_accuracy": proportion(blind_right["all"], blind_total["all"]),
         "blind_accuracy_by_kind": {
@@ -141,6 +148,33 @@ def automatic_progress(test: Test) -> dict[str, Any] | None:
         "streams_done": done,
         "streams_total": total,
         "message": " ".join(job.message for job in jobs if job.message),
+    }
+
+
+def dealing_summary(test: Test) -> dict[str, Any]:
+    """How the test was dealt to sessions: how many were dealt, and each operator-truthed image's pool
+    with each stream's exposure (how many sessions were dealt it) and whether it may be dealt yet."""
+    dealable = set(
+        dealable_pool(list(test.test_images.values_list("pk", flat=True))).values_list("pk", flat=True)
+    )
+    streams = list(
+        Stream.objects.filter(
+            test_image__test=test, test_image__mode=TruthingMode.OPERATOR, deal__isnull=True
+        )
+        .order_by("test_image__position", "number")
+        .values_list("pk", "number", "test_image__position", "test_image__image__original_name", "state")
+    )
+    exposure = pool_exposure([pk for pk, *_ in streams])
+    pools: dict[int, dict[str, Any]] = {}
+    for pk, number, position, name, state in streams:
+        pool = pools.setdefault(position, {"position": position, "image": name, "streams": []})
+        pool["streams"].append(
+            {"number": number, "state": state, "dealable": pk in dealable, "exposure": exposure[pk]}
+        )
+    return {
+        "sessions": Deal.objects.filter(test=test).count(),
+        "generated": Stream.objects.filter(test_image__test=test, deal__isnull=False).count(),
+        "pools": list(pools.values()),
     }
 
 

@@ -127,11 +127,15 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
 
 
 def streams_left(test: Test) -> int:
-    return Stream.objects.filter(test_image__test=test).exclude(state=StreamState.ENDED).count()
+    return (
+        Stream.objects.filter(test_image__test=test, deal__isnull=True)
+        .exclude(state=StreamState.ENDED)
+        .count()
+    )
 
 
 def test_steps(test: Test) -> QuerySet[Step]:
-    return Step.objects.filter(stream__test_image__test=test).select_related(
+    return Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True).select_related(
         "stream__test_image__image", "answered_by"
     )
 
@@ -152,7 +156,7 @@ def gold_checks(test: Test | None = None) -> QuerySet[Check]:
 
 
 def open_work_counts(test: Test) -> dict[str, int]:
-    streams = Stream.objects.filter(test_image__test=test)
+    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
     return streams.aggregate(
         total=Count("id"),
         ended=Count("id", filter=Q(state=StreamState.ENDED)),
@@ -163,7 +167,7 @@ def test_export(*, test: Test) -> dict[str, Any]:
     """The test with every stream and answer, as one JSON document (three queries)."""
     steps_by_stream: dict[int, list[dict[str, Any]]] = {}
     for step in (
-        Step.objects.filter(stream__test_image__test=test)
+        Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)
         .select_related("answered_by")
         .order_by("stream_id", "index")
     ):
@@ -183,7 +187,7 @@ def test_export(*, test: Test) -> dict[str, Any]:
             }
         )
     streams_by_image: dict[int, list[Stream]] = {}
-    for stream in Stream.objects.filter(test_image__test=test).order_by("number"):
+    for stream in Stream.objects.filter(test_image__test=test, deal__isnull=True).order_by("number"):
         streams_by_image.setdefault(stream.test_image_id, []).append(stream)
     return {
         "name": test.name,
@@ -215,7 +219,7 @@ def test_stream_rows(test: Test, *, limit: int) -> list[Stream]:
     truthed, who holds it and `answered` (its questions answered yes or no)."""
     answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))
     return list(
-        Stream.objects.filter(test_image__test=test)
+        Stream.objects.filter(test_image__test=test, deal__isnull=True)
         .select_related("test_image__image", "lease_holder")
         .annotate(answered=answered)
         .order_by("test_image__position", "number")[:limit]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from truthing.services import audit, automatic, proposals
+from truthing.services import audit, automatic, dealing, proposals
 
 
 @shared_task(name=proposals.PROPOSE_TASK, acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
@@ -33,3 +33,10 @@ def streams_sweep() -> int:
 def test_audit(job_id: int) -> None:
     """No automatic retry: the job mechanism takes over a job whose worker died."""
     audit.test_audit_run(job_id=job_id)
+
+
+@shared_task(name="truthing.deal_run", acks_late=True)
+def deal_run(job_id: int) -> None:
+    """Generate a session's fresh streams. No automatic retry: the job mechanism takes over a job whose
+    worker died."""
+    dealing.deal_run(job_id=job_id)

@@ -20,6 +20,11 @@ urlpatterns = [
         "truthing/tests/<int:test_id>/export/", lifecycle.TestExportApi.as_view(), name="truthing-test-export"
     ),
     path("truthing/tests/<int:test_id>/audit/", lifecycle.TestAuditApi.as_view(), name="truthing-test-audit"),
+    path(
+        "truthing/tests/<int:test_id>/pools/",
+        lifecycle.TestPoolGrowApi.as_view(),
+        name="truthing-test-pool-grow",
+    ),
     path("truthing/queue/next/", work.QueueNextApi.as_view(), name="truthing-queue-next"),
     path("truthing/streams/<int:stream_id>/", work.StreamApi.as_view(), name="truthing-stream"),
     path(

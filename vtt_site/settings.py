@@ -441,6 +441,7 @@ VTT = {
     # Evaluation: how many vision systems of one owner may enrol in one test (each session teaches its
     # system every correct answer, so many systems of one owner would be one system taking it many times).
     "EVALUATION_MAX_SYSTEMS_PER_TEST": env_int("EVALUATION_MAX_SYSTEMS_PER_TEST", 3),
+    "EVALUATION_POSITION_MIN": env_int("EVALUATION_POSITION_MIN", 20),
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

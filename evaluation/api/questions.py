@@ -24,7 +24,8 @@ from vtt_site.cache import BoundedCache
 
 # Keyed by the plan object itself (its id, kept alive by the entry): a plan built again after
 # `truthing.published.plans_forget` gets its own entry instead of another plan's bodies.
-_SHOWN: BoundedCache[tuple[TestPlan, list[dict[str, Any] | None]]] = BoundedCache(64)
+# Every session has a plan of its own (its dealt streams): as many as the deals' plans kept.
+_SHOWN: BoundedCache[tuple[TestPlan, list[dict[str, Any] | None]]] = BoundedCache(256)
 
 
 def step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:

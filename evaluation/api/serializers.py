@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.selectors.plans import session_ready
 from scoring.kinds import KINDS
 
 
@@ -62,10 +63,17 @@ class SessionSerializer(serializers.Serializer):
     system_name = serializers.CharField(source="system.name")
     test = serializers.IntegerField(source="test_id")
     state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
+    ready = serializers.SerializerMethodField(
+        help_text="false while the session's own streams are being prepared: its questions cannot be "
+        "read yet (409 session_dealing, with Retry-After)."
+    )
     answered = serializers.IntegerField(help_text="Questions answered so far.")
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
     void_reason = serializers.CharField(allow_blank=True)
+
+    def get_ready(self, session) -> bool:
+        return session_ready(session)
 
 
 class SessionQuestionSerializer(serializers.Serializer):
@@ -103,6 +111,11 @@ class ProportionSerializer(serializers.Serializer):
     trials = serializers.IntegerField()
     low = serializers.FloatField(allow_null=True, help_text="95% Wilson interval.")
     high = serializers.FloatField(allow_null=True)
+
+
+class PositionBinSerializer(ProportionSerializer):
+    first = serializers.IntegerField(help_text="The first position of the bin.")
+    last = serializers.IntegerField(help_text="The last position of the bin.")
 
 
 class MeanSerializer(serializers.Serializer):
@@ -154,10 +167,18 @@ class SystemSerializer(serializers.Serializer):
 
 
 class ComparisonSerializer(serializers.Serializer):
-    paired = serializers.IntegerField(help_text="Questions both answered.")
-    a_only_right = serializers.IntegerField()
+    test = serializers.ChoiceField(
+        choices=["mcnemar", "sign"],
+        help_text="mcnemar: both were asked the same questions (exact McNemar test on them); sign: they "
+        "were dealt different streams, paired by image (exact sign test on per-image accuracy).",
+    )
+    unit = serializers.ChoiceField(choices=["questions", "images"], help_text="What was paired.")
+    paired = serializers.IntegerField(help_text="Questions both answered, or images both were asked about.")
+    a_only_right = serializers.IntegerField(
+        help_text="Questions only this row got right (mcnemar), or images where it did better (sign)."
+    )
     b_only_right = serializers.IntegerField()
-    p_value = serializers.FloatField(help_text="Exact two-sided McNemar test.")
+    p_value = serializers.FloatField(help_text="Exact two-sided test (McNemar's, or the sign test).")
     significant = serializers.BooleanField(help_text="p < 0.05")
 
 
@@ -177,7 +198,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     state = serializers.CharField()
     accuracy = ProportionSerializer()
     by_kind = serializers.DictField(child=ProportionSerializer())
-    by_position = ProportionSerializer(many=True)
+    by_position = PositionBinSerializer(
+        many=True,
+        help_text="Accuracy at each position in a stream (0-based): while the test can be taken, the "
+        "accuracy of the bin the position is pooled in (first to last).",
+    )
     first_mistake = MeanSerializer()
     by_reference = ReferenceSerializer(many=True)
     seeing_minus_blind = SeeingSerializer(

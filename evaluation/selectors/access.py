@@ -66,23 +66,21 @@ def access_session(*, user: Any, auth: Any = None, session_id: int, act: bool = 
 
 
 def _sessions_taking(*, user: Any, auth: Any = None) -> QuerySet[Session]:
-    """The active sessions of the systems the caller acts for: its scoped system's, or its own."""
+    """The active sessions of every system of the caller's owner: a person's own systems, and for a
+    token scoped to a system, every system of that system's owner (a token of another system of the
+    same owner, registered and never enrolled, is the same person reading)."""
     if not getattr(user, "is_authenticated", False):
         return Session.objects.none()
-    sessions = Session.objects.filter(state=SessionState.ACTIVE)
-    scoped = scoped_system_id(auth)
-    if scoped is not None:
-        return sessions.filter(system_id=scoped)
-    return sessions.filter(system__owner=user)
+    return Session.objects.filter(state=SessionState.ACTIVE, system__owner=user)
 
 
 def taking(*, user: Any, auth: Any = None, test_id: int) -> bool:
-    """Whether the caller acts for a system with an active session on this test."""
+    """Whether the caller's owner has a system with an active session on this test."""
     return _sessions_taking(user=user, auth=auth).filter(test_id=test_id).exists()
 
 
 def tests_taking(*, user: Any, auth: Any = None) -> set[int]:
-    """The tests on which the caller acts for a system with an active session."""
+    """The tests on which the caller's owner has a system with an active session."""
     return set(_sessions_taking(user=user, auth=auth).values_list("test_id", flat=True))
 
 

@@ -1,19 +1,24 @@
 """The leaderboard of a test: scored sessions ranked by accuracy, each compared with the next one down
-by McNemar's exact test; and a system's page: what anyone may read of its results, and what its owner
+(McNemar's exact test where both were asked the same questions, else the sign test by image:
+scoring.scores.compare_sessions), accuracy by position pooled into bins while the test can be taken;
+and a system's page: what anyone may read of its results, and what its owner
 reads of its own sessions (each question, its answer and the truth, once a session is over)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
+from evaluation.selectors.plans import SessionDealing, plan_of
 from evaluation.selectors.scores import answers_by_session
 from scoring.degradation import blind_answers, seeing_minus_blind
 from scoring.kinds import KINDS
-from scoring.scores import compare, stream_scores
+from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
 from scoring.stats import proportion
-from truthing.published import TestPlan, frozen_test_get, frozen_tests, test_plan
+from truthing.published import TAKEABLE, TestPlan, frozen_test_get, frozen_tests, test_plan
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
@@ -44,10 +49,13 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     )
     scores.sort(key=lambda s: (-(s.accuracy or 0.0), s.session.system.name))
     answers = answers_by_session([s.session_id for s in scores])
+    # Each session was dealt its own streams: its own plan scores it, and pairs it with the row below.
+    plans = {score.session_id: plan_of(score.session) for score in scores}
+    tallies = [tally_of(plans[score.session_id], answers[score.session_id]) for score in scores]
     plan = test_plan(test_id=test.pk)
     rows = []
     for rank, score in enumerate(scores, start=1):
-        below = scores[rank] if rank < len(scores) else None
+        below = tallies[rank] if rank < len(scores) else None
         rows.append(
             {
                 "rank": rank,
@@ -56,12 +64,12 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
                 "state": score.session.state,
                 "accuracy": score.data["accuracy"],
                 "by_kind": score.data["by_kind"],
-                "by_position": score.data["by_position"],
+                "by_position": _positions_shown(test, score.data["by_position"]),
                 "first_mistake": score.data["first_mistake"],
                 # A score of an older SCORING_VERSION has none until the beat recomputes it.
                 "by_reference": score.data.get("by_reference", []),
-                "seeing_minus_blind": seeing_minus_blind(plan, answers[score.session_id]) if plan else None,
-                "vs_next": compare(answers[score.session_id], answers[below.session_id]) if below else None,
+                "seeing_minus_blind": seeing_minus_blind(plans[score.session_id], answers[score.session_id]),
+                "vs_next": compare_sessions(tallies[rank - 1], below) if below else None,
             }
         )
     return {
@@ -70,7 +78,7 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
             "name": test.name,
             "description": test.description,
             "state": test.state,
-            "streams": len(plan.streams) if plan else 0,
+            "streams": test.test_images.count(),
             "blind_prior": blind_prior(plan) if plan else None,
         },
         "rows": rows,
@@ -81,6 +89,16 @@ def blind_prior(plan: TestPlan) -> dict[str, Any]:
     """The blind prior's accuracy on the whole test (yes when the engine's p > 0.5)."""
     right = blind_answers(plan)
     return proportion(sum(right.values()), len(right))
+
+
+def _positions_shown(test: Any, by_position: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accuracy by position: in bins of at least EVALUATION_POSITION_MIN streams and answers while the
+    test can be taken (at a position few streams reach, the always-yes row's accuracy is the share of
+    yes truths of those streams), position by position once it is archived (decision
+    0050-position-bins)."""
+    if test.state in TAKEABLE:
+        return positions_binned(by_position, settings.VTT["EVALUATION_POSITION_MIN"])
+    return positions_unbinned(by_position)
 
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
@@ -107,8 +125,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
     rows = []
     for session in sessions:
         test, data = tests[session.test_id], session.score.data
-        plan = test_plan(test_id=test.pk)
-        shown = plan is not None and not withheld[session.pk]
+        shown = not withheld[session.pk]
         rows.append(
             {
                 "session": session.pk,
@@ -118,10 +135,15 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 "accuracy": data["accuracy"],
                 # In the order of the kinds, not of the stored JSON's keys.
                 "by_kind": {kind: data["by_kind"][kind] for kind in KINDS if kind in data["by_kind"]},
-                "by_position": data.get("by_position", []),
+                # Pooled in bins as on the leaderboard, unless the session is the caller's own.
+                "by_position": data.get("by_position", [])
+                if own
+                else _positions_shown(test, data.get("by_position", [])),
                 "first_mistake": data["first_mistake"],
                 "by_reference": data.get("by_reference", []),
-                "streams": stream_scores(plan=plan, answers=answers[session.pk]) if shown else None,
+                "streams": stream_scores(plan=plan_of(session), answers=answers[session.pk])
+                if shown
+                else None,
                 "streams_withheld": withheld[session.pk],
             }
         )
@@ -148,8 +170,9 @@ def session_results(*, session: Session) -> list[dict[str, Any]]:
     """Every stream of a session that is over: its image, and each question with the system's answer,
     the truth, and the region it is about (an attribute or relationship question's is the region
     where its label was found)."""
-    plan: TestPlan | None = test_plan(test_id=session.test_id)
-    if plan is None:
+    try:
+        plan = plan_of(session)
+    except SessionDealing:  # a session closed before its streams were ready was asked nothing
         return []
     given = dict(Answer.objects.filter(session=session).values_list("ordinal", "answer"))
     streams = []

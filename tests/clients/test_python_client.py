@@ -121,3 +121,33 @@ def test_a_systems_page_through_the_client(live_server, system, system_token, te
         client.system_scores(private.pk)
     assert (refused.value.status, refused.value.code) == (404, "system_not_found")
     client.close()
+
+
+def test_the_client_waits_while_its_sessions_streams_are_prepared():
+    """A 409 `session_dealing` is waited out as its Retry-After says; any other 409 is raised."""
+    from vtt_client.client import Session as ClientSession
+
+    replies = iter(
+        [
+            httpx.Response(
+                409, json={"code": "session_dealing", "message": "1 of 6 ready"}, headers={"Retry-After": "0"}
+            ),
+            httpx.Response(
+                409, json={"code": "session_dealing", "message": "5 of 6 ready"}, headers={"Retry-After": "0"}
+            ),
+            httpx.Response(200, json={"session": 1, "state": "finished", "answered": 0, "current": None}),
+            httpx.Response(409, json={"code": "session_over", "message": "over"}),
+        ]
+    )
+    seen = []
+
+    def handle(request):
+        seen.append(request.url.path)
+        return next(replies)
+
+    client = Client("http://vtt.test", "secret", progress=False, transport=httpx.MockTransport(handle))
+    assert ClientSession(client, {"id": 1}).current() is None
+    assert seen == ["/api/v1/evaluation/sessions/1/question/"] * 3
+    with pytest.raises(ApiError) as error:
+        ClientSession(client, {"id": 1}).current()
+    assert error.value.code == "session_over"

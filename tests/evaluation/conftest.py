@@ -43,7 +43,8 @@ DEFAULT_STREAMS = [
 
 
 def build_test(streams=None, *, name: str = "hand-built", state: str = "published"):
-    """A test in `state` with one test image (a real PNG) per stream and the given steps, all answered.
+    """A test in `state` with one test image (a real PNG) per stream and the given steps, all answered; its
+    images are truthed by operators, with a pool of one stream each, so every session is dealt the same.
     The question text says its stream and step, so a leak of a future question is easy to find."""
     from engine.models import FittedStatistics
     from truthing.models import Step, Stream, Test, TestImage
@@ -63,7 +64,7 @@ def build_test(streams=None, *, name: str = "hand-built", state: str = "publishe
             height=48,
             file=ContentFile(png_bytes((position * 40, 100, 30)), name=f"secret-name-{position}.png"),
         )
-        test_image = TestImage.objects.create(test=test, image=image, position=position, mode="automatic")
+        test_image = TestImage.objects.create(test=test, image=image, position=position, mode="operator")
         stream = Stream.objects.create(test_image=test_image, number=0, state="ended")
         persons = 0
         for index, (kind, answer) in enumerate(steps):

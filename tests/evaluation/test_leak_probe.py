@@ -214,3 +214,46 @@ def test_the_probe_finds_another_systems_session_on_its_page(probe_world, make_u
     assert [s["session"] for s in response.json()["sessions"]] == [world["others"][0].pk]
     with pytest.raises(AssertionError):
         check(response, world, "the rival's page, as an annotator sees it", system_page=rival.pk)
+
+
+def test_every_token_and_login_of_an_owner_taking_a_test_is_refused_its_leaderboard(
+    probe_world, owner, token_client, client
+):
+    """Rule 7 holds for the owner, not only for the system taking the test: a token of another of the
+    owner's systems, registered and never enrolled, and the owner's own login are refused the board."""
+    from evaluation.services.systems import system_token_create
+
+    test = probe_world["test"]
+    idle = system_create(owner=owner, name="never enrolled")
+    idle_token = system_token_create(system=idle, name="idle")[1]
+    url = f"/api/v1/evaluation/tests/{test.pk}/leaderboard/"
+    response = token_client(idle_token).get(url)
+    assert response.status_code == 409 and response.json()["code"] == "session_not_over"
+    client.force_login(owner)
+    assert client.get(url).status_code == 409
+    assert client.get(f"/leaderboards/{test.pk}/").status_code == 409
+    # Every page of a system another owner finished the test with leaves that session out, too.
+    rival = probe_world["systems"][1]
+    page = token_client(idle_token).get(f"/api/v1/evaluation/systems/{rival.pk}/scores/").json()
+    assert page["sessions"] == [] and page["left_out"] == [{"id": test.pk, "name": test.name}]
+
+
+def test_the_leaderboard_shows_no_position_that_few_streams_reach_while_the_test_can_be_taken(
+    probe_world, make_user, api, settings
+):
+    """At a position one stream reaches, the always-no rival's accuracy is the truth there. While the
+    test can be taken, every figure by position pools at least EVALUATION_POSITION_MIN answers (or is
+    the whole score); once it is archived, positions are shown one by one."""
+    from tests.evaluation.conftest import archive
+
+    world = probe_world
+    reader = api.as_user(make_user(Role.VISION_SYSTEM_OWNER, username="reader"))
+    minimum = settings.VTT.get("EVALUATION_POSITION_MIN", 20)
+    board = reader.get(f"/api/v1/evaluation/tests/{world['test'].pk}/leaderboard/").json()
+    (row,) = board["rows"]
+    assert row["by_position"], "no accuracy by position at all"
+    for entry in row["by_position"]:
+        assert entry["trials"] >= minimum or entry["trials"] == row["accuracy"]["trials"], entry
+    archive(world["test"])
+    board = reader.get(f"/api/v1/evaluation/tests/{world['test'].pk}/leaderboard/").json()
+    assert [entry["trials"] for entry in board["rows"][0]["by_position"]] == [3, 3, 2, 2, 1]

@@ -262,3 +262,32 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
     ] == [(0, 4, 2, 1, 2), (1, 5, 0, 0, 1), (2, 2, 0, 0, 1)]
     # A second run finds nothing more to close.
     assert sweep.delay().get() == 0
+
+
+def test_a_session_whose_streams_are_being_prepared_is_told_to_wait_and_stores_nothing(
+    published_test, system, system_token, token_client
+):
+    from truthing.models import Deal
+    from truthing.published import plans_forget
+
+    session = session_enrol(system=system, test_id=published_test.pk)
+    Deal.objects.filter(pk=session.deal_id).update(status="dealing", streams_total=3, streams_done=1)
+    Session.objects.filter(pk=session.pk).update(total=0)
+    plans_forget()
+    api = token_client(system_token)
+    response = api.get(f"/api/v1/evaluation/sessions/{session.pk}/question/")
+    assert response.status_code == 409 and response.json()["code"] == "session_dealing"
+    assert response["Retry-After"] == "2" and "1 of 3 ready" in response.json()["message"]
+    answer = api.post(
+        f"/api/v1/evaluation/sessions/{session.pk}/answers/",
+        {"stream": 0, "step": 0, "answer": "yes"},
+        format="json",
+    )
+    assert answer.status_code == 409 and not Answer.objects.filter(session=session).exists()
+    assert api.get(f"/api/v1/evaluation/sessions/{session.pk}/").json()["ready"] is False
+    # Dealt: the session is takeable, and its count of questions is recorded on the first read.
+    Deal.objects.filter(pk=session.deal_id).update(status="done")
+    body = api.get(f"/api/v1/evaluation/sessions/{session.pk}/").json()
+    assert body["ready"] is True
+    assert api.get(f"/api/v1/evaluation/sessions/{session.pk}/question/").json()["current"]["stream"] == 0
+    assert Session.objects.get(pk=session.pk).total == 11

@@ -33,6 +33,10 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
         0.0 <= report["guesser"]["low"] <= report["guesser"]["accuracy"] <= report["guesser"]["high"] <= 1.0
     )
     assert "<svg" in audit.reliability_svg and "&lt;" not in test.name
+    # The reuse figures (issue 18): sessions dealt fresh oracle streams, so every row has its questions.
+    reuse = report["reuse"]
+    assert [row["n"] for row in reuse["rows"]] == [1, 3, 10] and reuse["sessions"] == 13
+    assert all(row["questions"] > 0 and 0.0 <= row["attacker"] <= 1.0 for row in reuse["rows"])
     card = reports.test_card(test=test)
     assert card["audit"]["status"] == "done" and card["audit"]["report"]["held_out_questions"] > 0
     page = api.as_user(users[Role.ADMIN]).get(f"/api/v1/truthing/tests/{test.pk}/")

@@ -154,6 +154,35 @@ TestAuditApi = _transition(
 )
 
 
+class TestPoolGrowApi(APIView):
+    operation = "truthing.test.pool.grow"
+
+    class InputSerializer(serializers.Serializer):
+        position = serializers.IntegerField(min_value=0, help_text="The image's position in the test.")
+        streams = serializers.IntegerField(
+            min_value=1, max_value=lifecycle.MAX_POOL_GROWTH, help_text="How many streams to add."
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        position = serializers.IntegerField()
+        added = serializers.ListField(child=serializers.IntegerField(), help_text="The new streams' numbers.")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: OutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        summary="Grow the pool of an operator-truthed image of a published test",
+        description="Adds streams for operators to truth while the test stays published; sessions are "
+        "dealt them once they have ended and their checks are settled. What existing sessions were dealt "
+        "does not change.",
+    )
+    def post(self, request, test_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        added = lifecycle.pool_grow(test=selectors.test_get(test_id=test_id), **data.validated_data)
+        body = {"position": data.validated_data["position"], "added": [stream.number for stream in added]}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
 class TestExportApi(APIView):
     operation = "truthing.test.export"
 

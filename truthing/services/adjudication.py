@@ -15,7 +15,7 @@ from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import Disagreement, DisagreementState, Step, Stream
 from truthing.services.proposals import stream_wait_for_proposal
-from truthing.services.rules import check_answer_value, lock_stream, require_open
+from truthing.services.rules import check_answer_value, lock_stream, require_stream_open
 from vtt_site.errors import ConflictError, NotFoundError
 
 
@@ -29,7 +29,7 @@ def disagreement_decide(*, disagreement_id: int, user: Any, answer: str) -> Disa
             TruthingErrorCode.DISAGREEMENT_NOT_FOUND, f"There is no disagreement {disagreement_id}."
         )
     stream = lock_stream(found)
-    require_open(stream.test_image.test)
+    require_stream_open(stream)
     disagreement = (
         Disagreement.objects.select_related("step").select_for_update(of=("self",)).get(pk=disagreement_id)
     )

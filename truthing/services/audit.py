@@ -20,6 +20,7 @@ from engine.core.questions import Answer, Label, question_from_json
 from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
+from truthing.services.reuse import reuse_report
 from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
@@ -78,12 +79,16 @@ def _run(job: TestAudit) -> None:
         limit=settings.VTT["AUDIT_TRAINING_STREAMS"],
         min_overlap=stats.min_overlap,
     )
-    job_progress(job, progress=0.8)
+    job_progress(job, progress=0.6)
     held_out = test_streams(test)
     try:
         report = audit_streams(stats.vocabulary, train, held_out, seed=test.seed)
     except ValueError as exc:
         raise JobFailed(f"The audit cannot run: {exc}.") from None
+    # What earlier sessions' truths are worth to a new one (issue 18), on sessions dealt as systems are.
+    report["reuse"] = reuse_report(
+        test, on_progress=lambda share: job_progress(job, progress=0.6 + 0.4 * share)
+    )
     job_finish(
         job, report=report, reliability_svg=reliability_svg(report, title=f"Reliability of p: {test.name}")
     )
@@ -96,7 +101,9 @@ def test_streams(test: Test) -> list[list[StreamStep]]:
     vocabulary = stats.vocabulary
     streams: dict[int, list[StreamStep]] = {}
     steps = (
-        Step.objects.filter(stream__test_image__test=test, stream__state=StreamState.ENDED)
+        Step.objects.filter(
+            stream__test_image__test=test, stream__state=StreamState.ENDED, stream__deal__isnull=True
+        )
         .exclude(answer="")
         .select_related("stream__test_image__image")
         .order_by("stream_id", "index")

@@ -20,7 +20,7 @@ from django.utils import timezone
 from accounts.roles import is_admin
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, CheckAnswer, CheckKind, Disagreement, Step, Stream, TruthingMode
-from truthing.services.rules import check_answer_value, lock_check, require_open
+from truthing.services.rules import check_answer_value, lock_check, require_stream_open
 from vtt_site.errors import ConflictError
 from vtt_site.leases import lease_release, lease_require
 
@@ -51,7 +51,7 @@ def check_answer(*, check_id: int, user: Any, index: int, answer: str, seconds: 
     """The checker's answer to the next question of the check (the stored answer stays unseen)."""
     check_answer_value(answer)
     check = lock_check(check_id)
-    require_open(check.stream.test_image.test)
+    require_stream_open(check.stream)
     name = check.stream.test_image.image.original_name
     lease_require(check, user, what=name, queue="the operator queue")
     step = next_step_to_check(check)

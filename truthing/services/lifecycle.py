@@ -11,6 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from annotations.models import Image, Split, Stage
@@ -32,7 +33,7 @@ from truthing.models import (
 from truthing.services.automatic import automatic_truthing_start
 from truthing.services.proposals import proposal_queue
 from truthing.services.rules import lock_test, require_state
-from vtt_site.errors import ApplicationError, ConflictError
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
 
 MAX_STREAMS_PER_IMAGE = 20
 
@@ -184,7 +185,7 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def publish_blockers(test: Test) -> list[str]:
     """What keeps the test from being published, for a person; empty when it may be."""
-    streams = Stream.objects.filter(test_image__test=test)
+    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
     blockers = []
     unfinished = streams.exclude(state=StreamState.ENDED).count()
     if unfinished:
@@ -228,3 +229,39 @@ def test_archive(*, test: Test) -> Test:
     test.state, test.archived_at = TestState.ARCHIVED, timezone.now()
     test.save(update_fields=["state", "archived_at"])
     return test
+
+
+# Streams an admin may add to one pool at a time.
+MAX_POOL_GROWTH = 20
+
+
+@transaction.atomic
+def pool_grow(*, test: Test, position: int, streams: int) -> list[Stream]:
+    """Add `streams` streams to the pool of the operator-truthed image at `position` of a published
+    test: operators truth them (and checks check them) while the test stays published, and sessions
+    are dealt them once they have ended and their checks are settled (truthing.deals.dealable_pool).
+    What existing sessions were dealt does not change: a stream once dealt never changes."""
+    test = lock_test(test.pk)
+    require_state(test, TestState.PUBLISHED, "given more streams")
+    test_image = test.test_images.filter(position=position).first()
+    if test_image is None or test_image.mode != TruthingMode.OPERATOR:
+        raise ApplicationError(
+            TruthingErrorCode.NOT_A_POOL,
+            f"{test.name} has no image truthed by operators at position {position}: only those have pools.",
+            fields={"position": ["Not an image truthed by operators."]},
+        )
+    if not 1 <= streams <= MAX_POOL_GROWTH:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"Add from 1 to {MAX_POOL_GROWTH} streams at a time.",
+            fields={"streams": [f"From 1 to {MAX_POOL_GROWTH}."]},
+        )
+    last = test_image.streams.filter(deal__isnull=True).aggregate(n=Max("number"))["n"]
+    last = -1 if last is None else last
+    now = timezone.now()
+    added = Stream.objects.bulk_create(
+        [Stream(test_image=test_image, number=last + 1 + k, grown_at=now) for k in range(streams)]
+    )
+    ids = [stream.pk for stream in added]
+    transaction.on_commit(lambda: [proposal_queue(pk) for pk in ids])
+    return added

@@ -19,7 +19,7 @@ from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT
 from truthing import bridge
 from truthing.models import Step, Stream, StreamState, TestState, TruthingMode
 from truthing.services.checks import check_create_for
-from truthing.services.rules import lock_stream
+from truthing.services.rules import growing, lock_stream
 from vtt_site.jobs import task_queue
 
 PROPOSE_TASK = "truthing.stream_propose"
@@ -31,7 +31,7 @@ def stream_propose(*, stream_id: int) -> Stream:
     stream = lock_stream(stream_id)
     if (
         stream.state != StreamState.PROPOSING
-        or stream.test_image.test.frozen
+        or (stream.test_image.test.frozen and not growing(stream))
         or stream.test_image.mode == TruthingMode.AUTOMATIC  # the oracle's job writes those streams
     ):
         return stream

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 
 from accounts.roles import is_admin
 from annotations.models import CollectionMembership, MemberRole
@@ -28,7 +28,12 @@ CHECK_RELATED = ("stream__test_image__test", "stream__test_image__image")
 
 
 def open_checks():
-    return Check.objects.filter(finished_at__isnull=True, stream__test_image__test__state=TestState.TRUTHING)
+    """Unfinished checks of tests being truthed, and of streams grown into a published test's pool."""
+    return Check.objects.filter(
+        Q(stream__test_image__test__state=TestState.TRUTHING)
+        | Q(stream__test_image__test__state=TestState.PUBLISHED, stream__grown_at__isnull=False),
+        finished_at__isnull=True,
+    )
 
 
 def workable_by(rows, user: Any, image: str):

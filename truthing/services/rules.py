@@ -50,6 +50,23 @@ def lock_test(test_id: int) -> Test:
     return test
 
 
+def growing(stream: Stream) -> bool:
+    """A pool stream an admin added to a published test (`pool_grow`) and no session was dealt yet:
+    operators truth it (and check it) while the test is published; once dealt it never changes."""
+    return (
+        stream.grown_at is not None
+        and stream.test_image.test.state == TestState.PUBLISHED
+        and not stream.dealings.exists()
+    )
+
+
+def require_stream_open(stream: Stream) -> None:
+    """A stream's steps may change while its test is being truthed, or while it grows a published
+    test's pool and has not been dealt."""
+    if not growing(stream):
+        require_open(stream.test_image.test)
+
+
 def require_open(test: Test) -> None:
     """Streams and answers of a published (or archived) test never change."""
     if test.frozen:
@@ -107,7 +124,11 @@ def lease_minutes() -> int:
 
 
 def operator_streams() -> models.QuerySet[Stream]:
-    """Streams operators truth: of tests being truthed, on images without a reviewed annotation."""
+    """Streams operators truth: of tests being truthed, on images without a reviewed annotation; and the
+    streams an admin added to a published test's pool (`pool_grow`)."""
     return Stream.objects.filter(
-        test_image__test__state=TestState.TRUTHING, test_image__mode=TruthingMode.OPERATOR
+        models.Q(test_image__test__state=TestState.TRUTHING)
+        | models.Q(test_image__test__state=TestState.PUBLISHED, grown_at__isnull=False),
+        test_image__mode=TruthingMode.OPERATOR,
+        deal__isnull=True,
     ).exclude(state=StreamState.ENDED)

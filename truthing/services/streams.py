@@ -22,7 +22,7 @@ from truthing.services.rules import (
     describe,
     lease_minutes,
     lock_stream,
-    require_open,
+    require_stream_open,
 )
 from vtt_site.errors import ConflictError
 from vtt_site.leases import lease_release, lease_renew, lease_require
@@ -56,7 +56,7 @@ def step_answer(
     question singled out: the label it makes means that object."""
     check_answer_value(answer)
     stream = lock_stream(stream_id)
-    require_open(stream.test_image.test)
+    require_stream_open(stream)
     lease_require(stream, user, what=describe(stream), queue="the operator queue")
     step = pending_step(stream, index)
     image = stream.test_image.image
@@ -79,7 +79,7 @@ def step_undo(*, stream_id: int, user: Any) -> Stream:
     """Take back the operator's last answer: the steps after it go, and it waits for an answer again
     (its question is the same: it depends only on the answers before it)."""
     stream = lock_stream(stream_id)
-    require_open(stream.test_image.test)
+    require_stream_open(stream)
     lease_require(stream, user, what=describe(stream), queue="the operator queue")
     last = stream.steps.exclude(answer="").order_by("-index").first()
     if last is None or last.answered_by_id != user.pk or last.automatic:

@@ -56,7 +56,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, ServiceUnavailableError):
         return Response(exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ApplicationError):
-        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status)
+        # `headers`: what an error adds for the client (a Retry-After while a session is dealt).
+        headers = getattr(exc, "headers", None)
+        return Response(error_body(exc.code, exc.message, exc.fields), status=exc.status, headers=headers)
     if isinstance(exc, EngineError):
         return Response(error_body(exc.code, str(exc), exc.fields), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RequestDataTooBig | TooManyFilesSent):

@@ -28,9 +28,17 @@ RETRY_STATUS = {429, 500, 502, 503, 504}
 class ApiError(Exception):
     """A 4xx answer (or a 5xx after the retries): `code`, `message` and `fields` as the API gives them."""
 
-    def __init__(self, status: int, code: str, message: str, fields: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        fields: dict[str, Any] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status, self.code, self.message, self.fields = status, code, message, fields or {}
+        self.retry_after = retry_after
 
 
 class Client:
@@ -88,11 +96,15 @@ class Client:
                     body = response.json()
                 except ValueError:
                     body = {}
+                retry_after = None
+                with contextlib.suppress(TypeError, ValueError):
+                    retry_after = float(response.headers.get("Retry-After"))
                 raise ApiError(
                     response.status_code,
                     body.get("code", "http_error"),
                     body.get("message", response.text[:200]),
                     body.get("fields"),
+                    retry_after,
                 )
             return response
         raise AssertionError("unreachable")
@@ -151,10 +163,24 @@ class Session:
 
     def current(self) -> Question | None:
         if not self._fresh:
-            body = self.client.get(f"/api/v1/evaluation/sessions/{self.id}/question/")
+            body = self._question_when_dealt()
             self._next, self._fresh = body["current"], True
             self.answered = body["answered"]
         return question_from(self._next, self) if self._next is not None else None
+
+    def _question_when_dealt(self, patience: float = 600.0) -> dict[str, Any]:
+        """The current question; while the session's own streams are still being prepared (409
+        `session_dealing`), wait as the server's Retry-After says, up to `patience` seconds."""
+        waited = 0.0
+        while True:
+            try:
+                return self.client.get(f"/api/v1/evaluation/sessions/{self.id}/question/")
+            except ApiError as error:
+                if error.code != "session_dealing" or waited >= patience:
+                    raise
+                delay = error.retry_after or 1.0
+                time.sleep(delay)
+                waited += delay
 
     def questions(self) -> Iterator[Question]:
         """Each question in turn until the test ends; answer each with `answer` before the next."""

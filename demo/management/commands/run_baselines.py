@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from demo.baseline_runs import BASELINES, baselines_run
-from truthing.published import frozen_test_get, test_plan
+from truthing.published import frozen_test_get
 from vtt_site.errors import ApplicationError
 
 
@@ -35,9 +35,10 @@ class Command(BaseCommand):
                 test_obj = frozen_test_get(test_id=test)
                 if test_obj is None:
                     raise CommandError(f"There is no published test {test}.")
-            plan = test_plan(test_id=test_obj.pk)
-            streams = len(plan.streams) if plan else 0
-            self.stdout.write(f"Test {test_obj.name!r} (id {test_obj.pk}): {streams} streams.")
+            self.stdout.write(
+                f"Test {test_obj.name!r} (id {test_obj.pk}): {test_obj.test_images.count()} images; each "
+                "baseline is dealt its own streams."
+            )
             baselines_run(test=test_obj, names=wanted, url=url, seed=seed, say=self.stdout.write)
         except ApplicationError as exc:
             raise CommandError(exc.message) from None

@@ -1,0 +1,165 @@
+"""The reuse attacker: the strongest guesser we can build without pixels, from what earlier sessions of
+the same test were told (issue 18; benchmarks/reuse_attack.py and the test card's reuse figures).
+
+A system is told the truth after each of its answers. An attacker that remembers every question and
+truth revealed to earlier sessions answers a new session from that memory, with facts that hold whatever
+the history:
+
+1. the exact question after the exact same history on the same image;
+2. an instantiation question (exist / unique) whose answer depends only on the image and on which
+   objects of its type are labelled already: keyed by the question and the definitions of those labels
+   (with none labelled, a plain fact about the image);
+3. what a label's defining question says about the object: a label is defined by the uniqueness
+   question that made it (and by the labels of its type before it), so the same definition names the
+   same object in another session; an attribute or relationship question about it is keyed by the
+   definitions. The defining question's own attributes are the object's (attr(k, a) is yes for them).
+
+Otherwise it answers with the blind prior: yes when the engine's p (computed from the history and the
+training statistics alone, which anyone may compute) is above 0.5.
+
+Plain Python on question documents (docs/method.md section 9): no Django, no engine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Question = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One question of a stream as a system knows it once answered: the question, its truth, and the
+    label a yes to it made ("" for none)."""
+
+    question: Question
+    truth: bool
+    label: str = ""
+
+
+def _canon(question: Question) -> str:
+    return json.dumps(question, sort_keys=True, separators=(",", ":"))
+
+
+def _label_type(label: str) -> str:
+    return label.rsplit(" ", 1)[0]
+
+
+def _definitions(history: Sequence[Seen]) -> dict[str, Hashable]:
+    """Each label of the history with its definition: the uniqueness question that made it and the
+    definitions of the labels of its type made before it (the objects it excluded)."""
+    defined: dict[str, Hashable] = {}
+    for seen in history:
+        if seen.label:
+            kind = _label_type(seen.label)
+            before = tuple(sorted(str(d) for label, d in defined.items() if _label_type(label) == kind))
+            defined[seen.label] = (_canon(seen.question), before)
+    return defined
+
+
+def fact_keys(image: int, history: Sequence[Seen], question: Question) -> list[Hashable]:
+    """The keys under which the truth of `question` after `history` on `image` is remembered, the most
+    specific first."""
+    keys: list[Hashable] = [
+        ("exact", image, tuple((_canon(s.question), s.truth) for s in history), _canon(question))
+    ]
+    defined = _definitions(history)
+    kind = question.get("kind", "")
+    if kind in ("exist", "unique"):
+        excluded = tuple(
+            sorted(str(d) for label, d in defined.items() if _label_type(label) == question.get("type"))
+        )
+        keys.append(("instantiation", image, _canon(question), excluded))
+    elif kind.startswith("attr") and question.get("label") in defined:
+        attributes = tuple(sorted(question.get("attributes", [])))
+        keys.append(("attribute", image, defined[question["label"]], kind, attributes))
+    elif kind == "rel" and question.get("subject") in defined and question.get("object") in defined:
+        subject, obj = defined[question["subject"]], defined[question["object"]]
+        keys.append(("relationship", image, subject, question.get("relationship"), obj))
+    return keys
+
+
+def _from_definition(history: Sequence[Seen], question: Question) -> bool | None:
+    """An attribute question answered by the label's defining question: the object was singled out as
+    having those attributes."""
+    kind = question.get("kind", "")
+    if not kind.startswith("attr"):
+        return None
+    made = next((s for s in history if s.label and s.label == question.get("label")), None)
+    if made is None:
+        return None
+    known = set(made.question.get("attributes", []))
+    asked = set(question.get("attributes", []))
+    if kind in ("attr", "attr_and") and asked and asked <= known:
+        return True
+    if kind == "attr_or" and asked & known:
+        return True
+    return None
+
+
+@dataclass
+class ReuseAttacker:
+    """Remembers what sessions were told; guesses from that memory, else from the blind prior."""
+
+    facts: dict[Hashable, bool] = field(default_factory=dict)
+    # How each guess was made: "memory", "definition" or "prior".
+    sources: dict[str, int] = field(default_factory=lambda: {"memory": 0, "definition": 0, "prior": 0})
+
+    def learn(self, image: int, history: Sequence[Seen], question: Question, truth: bool) -> None:
+        for key in fact_keys(image, history, question):
+            self.facts[key] = truth
+
+    def learn_stream(self, image: int, stream: Sequence[Seen]) -> None:
+        """Everything one stream of an earlier session revealed."""
+        for i, seen in enumerate(stream):
+            self.learn(image, stream[:i], seen.question, seen.truth)
+
+    def guess(self, image: int, history: Sequence[Seen], question: Question, p: float | None) -> bool:
+        for key in fact_keys(image, history, question):
+            if key in self.facts:
+                self.sources["memory"] += 1
+                return self.facts[key]
+        derived = _from_definition(history, question)
+        if derived is not None:
+            self.sources["definition"] += 1
+            return derived
+        self.sources["prior"] += 1
+        return blind_prior(p)
+
+
+def blind_prior(p: float | None) -> bool:
+    """The blind guesser of the test card: yes when the engine's p is above 0.5."""
+    return p is not None and p > 0.5
+
+
+@dataclass(frozen=True)
+class PlayedStream:
+    """One stream of a session as its system saw it: the image and each question with its truth, the
+    label it made and the engine's p (for the blind prior)."""
+
+    image: int
+    steps: Sequence[tuple[Seen, float | None]]
+
+
+def reuse_accuracy(
+    earlier: Sequence[Sequence[PlayedStream]], target: Sequence[PlayedStream]
+) -> tuple[int, int, int]:
+    """(attacker right, blind prior right, questions) on the `target` session, for an attacker that
+    remembers everything the `earlier` sessions were told and what the target told it so far."""
+    attacker = ReuseAttacker()
+    for session in earlier:
+        for stream in session:
+            attacker.learn_stream(stream.image, [seen for seen, _ in stream.steps])
+    right = blind = total = 0
+    for stream in target:
+        history: list[Seen] = []
+        for seen, p in stream.steps:
+            right += attacker.guess(stream.image, history, seen.question, p) == seen.truth
+            blind += blind_prior(p) == seen.truth
+            total += 1
+            attacker.learn(stream.image, history, seen.question, seen.truth)
+            history.append(seen)
+    return right, blind, total

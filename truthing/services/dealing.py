@@ -1,0 +1,75 @@
+"""The deal's job: generate, ahead of the system, the fresh streams of a session on the test's
+oracle-truthed images (truthing.deals chose the rest at enrolment).
+
+Each stream is proposed by the engine with the deal's seed and answered by the oracle, exactly as
+automatic truthing does (`run_automatic`, and its rows through `oracle_step_rows`), and stored like any
+stream: a Stream row (ended, marked with its deal) and its steps with p and population. So it replays
+exactly: the engine resumed from its stored answers proposes the same questions. Streams are written one
+by one, each in its own transaction under the lock of its dealt row; a run that takes over a dead one
+skips the streams written already, so each is written once.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine.bridge import scenes_of
+from engine.core.drivers import StreamStep, run_automatic
+from engine.core.statistics import FittedStatistics as CoreStatistics
+from truthing import bridge
+from truthing.models import Deal, DealtStream, Step, Stream, StreamState
+from truthing.services.automatic import oracle_step_rows
+from vtt_site.jobs import job_finish, job_progress, job_run
+
+
+def deal_run(*, job_id: int) -> Deal:
+    job_run(Deal, job_id, _run)
+    return Deal.objects.get(pk=job_id)
+
+
+def _run(deal: Deal) -> None:
+    test = deal.test
+    stats = bridge.statistics_of(test)
+    settings = bridge.settings_of(test)
+    todo = list(
+        DealtStream.objects.filter(deal=deal, stream__isnull=True)
+        .select_related("test_image__image", "test_image__test")
+        .order_by("position")
+    )
+    scenes = {
+        scene.image: scene
+        for scene in scenes_of([dealt.test_image.image_id for dealt in todo], stats.vocabulary)
+    }
+    done = deal.streams_total - len(todo)
+    job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
+    for dealt in todo:
+        test_image = dealt.test_image
+        steps = run_automatic(
+            stats,
+            scenes[test_image.image.original_name],
+            settings,
+            bridge.dealt_seed_of(test_image, deal.seed),
+        )
+        _write_dealt(deal, dealt.pk, steps, stats)
+        done += 1
+        job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
+    job_finish(deal)
+
+
+@transaction.atomic
+def _write_dealt(deal: Deal, dealt_id: int, steps: list[StreamStep], stats: CoreStatistics) -> None:
+    dealt = DealtStream.objects.select_for_update().select_related("test_image__test").get(pk=dealt_id)
+    if dealt.stream_id is not None:
+        return  # another run (presumed dead) wrote it meanwhile
+    now = timezone.now()
+    stream = Stream.objects.create(
+        test_image=dealt.test_image,
+        deal=deal,
+        state=StreamState.ENDED,
+        proposing_since=None,
+        ended_at=now,
+    )
+    Step.objects.bulk_create(oracle_step_rows(stream, steps, stats, now), batch_size=2000)
+    dealt.stream = stream
+    dealt.save(update_fields=["stream"])
