@@ -58,17 +58,26 @@ def _frame(x_label: str) -> list[SafeString]:
     return parts
 
 
+LEGEND_CHARACTERS = 19  # what fits the legend's column in its small type
+
+
+def legend_name(name: str) -> str:
+    """A system's name as the legend has room for it: cut with an ellipsis, never mid-letter at the edge."""
+    return name if len(name) <= LEGEND_CHARACTERS else name[: LEGEND_CHARACTERS - 1] + "…"
+
+
 def _legend(names: Sequence[str]) -> list[SafeString]:
     return [
         svg_html(
             '<rect x="{}" y="{}" width="10" height="10" fill="{}"></rect>'
-            '<text class="plot-label" x="{}" y="{}">{}</text>',
+            '<text class="plot-legend" x="{}" y="{}"><title>{}</title>{}</text>',
             W - RIGHT + 10,
             TOP + 5 + 16 * i,
             COLOURS[i % len(COLOURS)],
             W - RIGHT + 24,
             TOP + 14 + 16 * i,
-            name[:20],
+            name,
+            legend_name(name),
         )
         for i, name in enumerate(names)
     ]
