@@ -16,6 +16,8 @@ from truthing.models import (
     AutomaticTruthing,
     Check,
     CheckAnswer,
+    Deal,
+    DealtStream,
     Disagreement,
     Step,
     Stream,
@@ -216,3 +218,21 @@ class TestAuditAdmin(FollowsRunningJobs, ReadOnlyAdmin):
     list_filter = ["status"]
     search_fields = ["test__name", "message"]
     list_select_related = ["test"]
+
+
+@admin.register(Deal)
+class DealAdmin(FollowsRunningJobs, ReadOnlyAdmin):
+    """A session's deal: the job that gives it one stream per test image (decision 0049)."""
+
+    list_display = ["id", "test", "owner", "status", "progress", "streams_done", "streams_total", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["test__name", "owner__username", "message"]
+    list_select_related = ["test", "owner"]
+
+
+@admin.register(DealtStream)
+class DealtStreamAdmin(ReadOnlyAdmin):
+    list_display = ["deal", "position", "test_image", "stream"]
+    list_filter = ["deal__test"]
+    search_fields = ["deal__test__name", "test_image__image__original_name"]
+    list_select_related = ["deal__test", "test_image__image", "stream"]

@@ -39,7 +39,7 @@ def world(make_user, client):
     from accounts.services import token_create
     from annotations.models import ImportJob, ObjectAnnotation, RelationshipAnnotation
     from engine.models import FitShard
-    from evaluation.models import TestSchedule
+    from evaluation.models import RankingCheck, TestSchedule
     from evaluation.services.systems import system_create
     from truthing.models import (
         AutomaticTruthing,
@@ -81,6 +81,7 @@ def world(make_user, client):
     AutomaticTruthing.objects.create(test=test)
     TestAudit.objects.create(test=test)
     TestSchedule.objects.create(test=test, deadline=timezone.now())
+    RankingCheck.objects.create(test=test)
     client.post(reverse("admin:login"), {"username": "nobody", "password": "wrong"})  # axes' rows
     AccessFailureLog.objects.create(user_agent="a browser", http_accept="*/*", path_info="/admin/login/")
     client.raise_request_exception = False  # a 500 is counted, not raised, so every page is tried
