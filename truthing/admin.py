@@ -224,7 +224,16 @@ class TestAuditAdmin(FollowsRunningJobs, ReadOnlyAdmin):
 class DealAdmin(FollowsRunningJobs, ReadOnlyAdmin):
     """A session's deal: the job that gives it one stream per test image (decision 0049)."""
 
-    list_display = ["id", "test", "owner", "status", "progress", "streams_done", "streams_total", "finished_at"]
+    list_display = [
+        "id",
+        "test",
+        "owner",
+        "status",
+        "progress",
+        "streams_done",
+        "streams_total",
+        "finished_at",
+    ]
     list_filter = ["status"]
     search_fields = ["test__name", "owner__username", "message"]
     list_select_related = ["test", "owner"]

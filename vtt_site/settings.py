@@ -204,6 +204,7 @@ PROPOSAL_QUEUE_TASKS = (
     "truthing.streams_sweep",
     "evaluation.sessions_expire_due",
     "evaluation.scores_due_queue",
+    "evaluation.ranking_checks_due_queue",
 )
 CELERY_TASK_ROUTES = {name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
