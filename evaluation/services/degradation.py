@@ -13,12 +13,10 @@ from django.db import transaction
 from django.db.models import Q
 
 from evaluation.models import RankingCheck
-from scoring.degradation import DEGRADATION_VERSION, ranking_report
-from scoring.scores import SCORING_VERSION
+from evaluation.selectors.ranking import RANKING_VERSION
+from scoring.degradation import ranking_report
 from truthing.published import frozen_tests, test_plan
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
-
-RANKING_VERSION = f"{SCORING_VERSION}.{DEGRADATION_VERSION}"
 
 
 @transaction.atomic

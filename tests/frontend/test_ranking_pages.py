@@ -43,7 +43,7 @@ def test_the_card_shows_the_ranking_check_once_it_has_run(client, scored_world, 
     test = scored_world["published"]
     client.force_login(users[Role.ADMIN])
     before = client.get(f"/tests/{test.pk}/").content.decode()
-    assert 'data-testid="ranking"' in before and "Checked once the test is published" in before
+    assert 'data-testid="ranking"' in before and "Not checked yet" in before
 
     monkeypatch.setattr(degradation, "job_enqueue", lambda job: None)
     degradation.ranking_checks_due_queue()
