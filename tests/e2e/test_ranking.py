@@ -32,6 +32,10 @@ def test_the_card_shows_the_curves_and_the_system_page_its_reference_distances(
     assert ranking.locator("[data-testid=plot-degradation] svg polygon").count() == 3  # the bands
     assert "too small" in ranking.locator("[data-figure=streams-needed]").inner_text()
     shot(admin, "card-ranking")
+    # On a phone the section's table scrolls inside the card; the page does not (the walk saw 612 px).
+    admin.set_viewport_size({"width": 390, "height": 844})
+    admin.reload()
+    assert admin.evaluate("document.documentElement.scrollWidth") <= 390
 
     annotator = new_page()
     login(annotator, users[Role.ANNOTATOR])
