@@ -42,7 +42,7 @@ from typing import Any, Protocol
 
 from scoring.kinds import ATTRIBUTE_KINDS, INSTANTIATION_KINDS, Kind
 from scoring.references import labels_named
-from scoring.scores import score_of
+from scoring.scores import PlannedStep, PlannedStream, score_of
 from scoring.stats import mean_interval, proportion
 
 DEGRADATION_VERSION = 1  # bump with every change that can change a figure of the report
@@ -57,39 +57,21 @@ FAMILIES: dict[str, tuple[str, float, frozenset[str] | None]] = {
 DIFFERENCE, POWER, ALPHA = 0.05, 0.8, 0.05
 
 
-class SimStep(Protocol):
-    """What the simulation reads of a question (truthing.published.PlanStep has all of it)."""
+class SimStep(PlannedStep, Protocol):
+    """What the simulation reads of a question beyond what scoring reads (truthing.published.PlanStep
+    has all of it)."""
 
     @property
-    def ordinal(self) -> int: ...
-    @property
-    def step_pos(self) -> int: ...
-    @property
     def stream_pos(self) -> int: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def question(self) -> Mapping[str, Any]: ...
-    @property
-    def label(self) -> str: ...
     @property
     def answer(self) -> str: ...  # the truth: "yes" or "no"
     @property
     def p(self) -> float | None: ...
 
 
-class SimStream(Protocol):
-    @property
-    def pos(self) -> int: ...
-    @property
-    def first_ordinal(self) -> int: ...
-    @property
-    def steps(self) -> int: ...
-
-
 class SimPlan(Protocol):
     @property
-    def streams(self) -> Sequence[SimStream]: ...
+    def streams(self) -> Sequence[PlannedStream]: ...
     @property
     def steps(self) -> Sequence[SimStep]: ...
 
