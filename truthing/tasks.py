@@ -9,12 +9,16 @@ from __future__ import annotations
 from celery import shared_task
 
 from truthing.services import audit, automatic, dealing, proposals
+from vtt_site.interactive import proposal_done
 
 
 @shared_task(name=proposals.PROPOSE_TASK, acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
 def stream_propose(stream_id: int) -> None:
     """Propose the next question of a stream. Idempotent: a second delivery finds the step there."""
-    proposals.stream_propose(stream_id=stream_id)
+    try:
+        proposals.stream_propose(stream_id=stream_id)
+    finally:
+        proposal_done(stream_id)  # committed (or failed): long jobs need not give way to it any more
 
 
 @shared_task(name="truthing.automatic_truthing_run", acks_late=True)

@@ -238,6 +238,9 @@ JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3)
 # How many background jobs of one kind (imports, fits, audits) one user may have waiting or running at
 # once; a second audit of a test joins the one waiting or running.
 JOBS_MAX_PER_USER = env_int("JOBS_MAX_PER_USER", 3)
+# A long job (automatic truthing, a deal, an audit) waits between two engine steps while an operator
+# waits for a proposal, for at most this long at a time (vtt_site.interactive; 0: never waits).
+LONG_JOB_GIVE_WAY_SECONDS = env_float("LONG_JOB_GIVE_WAY_SECONDS", 0.5)
 if JOB_HEARTBEAT_SECONDS * 2 > JOB_STALE_SECONDS:
     raise ImproperlyConfigured("JOB_STALE_SECONDS must be at least twice JOB_HEARTBEAT_SECONDS.")
 # How often the sessions of tests whose deadline has passed are looked for and closed. A session read

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,10 @@ def training_streams(
     folds: int = 5,
     limit: int | None = None,
     min_overlap: float = 0.0,
+    between_steps: Callable[[], object] | None = None,
 ) -> list[list[StreamStep]]:
     """Oracle-answered streams on (at most `limit` of) the training scenes, each with statistics fitted
-    on the folds it is not in."""
+    on the folds it is not in (`between_steps`: as `run_automatic`'s)."""
     order = np.random.default_rng([seed, 1]).permutation(len(scenes))
     fold_of = np.empty(len(scenes), dtype=np.int64)
     fold_of[order] = np.arange(len(scenes)) % folds
@@ -59,7 +60,8 @@ def training_streams(
     for k in range(folds):
         stats = merge([shard for j, shard in enumerate(shards) if j != k])
         for index in sorted(i for i in chosen if fold_of[i] == k):
-            streams.append(run_automatic(stats, scenes[index], settings, stream_seed(seed, int(index))))
+            seed_of = stream_seed(seed, int(index))
+            streams.append(run_automatic(stats, scenes[index], settings, seed_of, between_steps))
     return streams
 
 

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,15 +57,25 @@ class StreamStep:
 
 
 def run_automatic(
-    stats: FittedStatistics, scene: Scene, settings: EngineSettings, seed: Sequence[int]
+    stats: FittedStatistics,
+    scene: Scene,
+    settings: EngineSettings,
+    seed: Sequence[int],
+    between_steps: Callable[[], object] | None = None,
 ) -> list[StreamStep]:
-    """Truth a completely annotated image: propose, answer with the oracle, until the stream ends."""
+    """Truth a completely annotated image: propose, answer with the oracle, until the stream ends.
+    `between_steps` is called before each proposal (a long job gives way to interactive work there);
+    it cannot change the stream."""
     prepared = PreparedScene.build(scene, stats.vocabulary, stats.min_overlap)
     stream = Stream(stats, settings, seed)
     binding = Binding()
     steps: list[StreamStep] = []
     limit = PROPOSALS_PER_ANSWER_LIMIT * settings.max_questions
-    while len(steps) < limit and (proposal := stream.propose()) is not None:
+    while len(steps) < limit:
+        if between_steps is not None:
+            between_steps()
+        if (proposal := stream.propose()) is None:
+            break
         given, singled_out = answer(prepared, binding, proposal.question)
         label = stream.record(proposal.question, given)
         if label is not None:

@@ -23,6 +23,7 @@ from truthing.models import Step, StreamState, Test, TestAudit, TestState
 from truthing.services.reuse import reuse_report
 from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
+from vtt_site.interactive import give_way
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 
@@ -78,6 +79,7 @@ def _run(job: TestAudit) -> None:
         seed=test.seed,
         limit=settings.VTT["AUDIT_TRAINING_STREAMS"],
         min_overlap=stats.min_overlap,
+        between_steps=give_way,
     )
     job_progress(job, progress=0.6)
     held_out = test_streams(test)

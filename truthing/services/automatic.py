@@ -23,6 +23,7 @@ from truthing import bridge
 from truthing.models import AutomaticTruthing, Step, Stream, StreamState, Test, TruthingMode
 from truthing.services.checks import check_create_for
 from truthing.services.rules import lock_stream
+from vtt_site.interactive import give_way
 from vtt_site.jobs import job_enqueue, job_finish, job_progress, job_run
 
 WRITE_BATCH = 50  # streams per transaction: few enough that a takeover redoes little
@@ -102,9 +103,11 @@ def _run(job: AutomaticTruthing) -> None:
                 scenes[stream.test_image.image.original_name],
                 engine_settings,
                 bridge.seed_of(stream.test_image, stream.number),
+                between_steps=give_way,
             )
             for stream in batch
         }
+        give_way()  # the batch's write competes for the database too
         _write_streams(written, stats)
         done = job.streams_done + len(batch)
         job_progress(job, streams_done=done, progress=done / max(len(streams), 1))

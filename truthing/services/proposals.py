@@ -20,6 +20,7 @@ from truthing import bridge
 from truthing.models import Step, Stream, StreamState, TestState, TruthingMode
 from truthing.services.checks import check_create_for
 from truthing.services.rules import growing, lock_stream
+from vtt_site.interactive import proposal_pending
 from vtt_site.jobs import task_queue
 
 PROPOSE_TASK = "truthing.stream_propose"
@@ -77,6 +78,7 @@ def stream_wait_for_proposal(stream: Stream, *extra_fields: str) -> None:
 def proposal_queue(stream_id: int) -> bool:
     """Hand the proposal task to the broker. Never raises: with the broker down the answer is kept, the
     stream waits, and the sweeper queues the task again once the broker is back."""
+    proposal_pending(stream_id)  # long jobs give way until it is written (vtt_site.interactive)
     return task_queue(PROPOSE_TASK, stream_id, what=f"the proposal of stream {stream_id}")
 
 
