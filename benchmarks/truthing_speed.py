@@ -429,8 +429,9 @@ def render_operators(result: dict, args) -> str:
     ratio = beside["p95"] / alone["p95"] if alone["p95"] else float("nan")
     met = beside["p95"] < 250 and ratio <= 1.5
     layout = {
-        "service": "the service's workers: `scripts/serve.sh worker` (long jobs, 1 process, niceness 10) and "
-        "`scripts/serve.sh proposer` (proposals and sweeps, 1 process)",
+        "service": "the service's workers: `scripts/serve.sh worker` (long jobs, 1 process, niceness 10, "
+        f"giving way to pending proposals for up to {settings.LONG_JOB_GIVE_WAY_SECONDS:g} s at a time: "
+        "decision 0051) and `scripts/serve.sh proposer` (proposals and sweeps, 1 process)",
         "shared": "one worker with 2 processes taking every queue (the layout before issue 22)",
     }[args.layout]
     return f"""## {args.operators} operators, with and without a long job ({args.layout} layout)
