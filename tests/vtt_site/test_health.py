@@ -29,3 +29,10 @@ def test_readyz_reports_an_unreachable_broker_as_503(client, settings, monkeypat
     body = response.json()
     assert body["status"] == "unavailable"
     assert body["checks"]["broker"]["ok"] is False
+
+
+def test_a_browser_asking_for_the_favicon_gets_no_content_not_a_404(client):
+    """The admin's pages cannot name an icon: the browser asks /favicon.ico, and gets an empty answer."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 204 and response.content == b""
+    assert client.post("/favicon.ico").status_code == 405
