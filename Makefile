@@ -20,12 +20,13 @@ run: install .env
 	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
 	TASKS_IN_THREADS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
-## make test: install the dev dependencies and run every check and the whole test suite.
+## make test: install the dev dependencies and run every check and the whole test suite (the 15 slowest
+## tests are listed at the end: the suite must stay well under 15 minutes).
 test: install-dev .env chromium services
 	$(MAKE) --no-print-directory check
 	$(BIN)/python -m pytest -q -p no:django -W ignore::pytest.PytestConfigWarning $(DJANGO_FREE_TESTS)
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
-		$(BIN)/python -m pytest -q $(addprefix --ignore=,$(DJANGO_FREE_TESTS))
+		$(BIN)/python -m pytest -q --durations=15 $(addprefix --ignore=,$(DJANGO_FREE_TESTS))
 
 check: lint schema-check
 	$(BIN)/python manage.py makemigrations --check --dry-run
