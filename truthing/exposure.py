@@ -1,7 +1,8 @@
 """What earlier sessions were told about a test image, in the form the engine's draw asks for it (issue 18).
 
 A session dealt a fresh oracle stream should be asked what earlier sessions were told least: given an
-exposure, the engine's draw keeps the least exposed of its candidates (engine.core.proposer.Exposure).
+exposure, the engine's draw keeps the least exposed of its sharp candidates, or when all of them were
+told, the untold candidates of their group (engine.core.proposer.Exposure, docs/engine.md step 3).
 Exposure is counted as the reuse attacker remembers (scoring.reuse: the reusable key of every question
 a stream revealed), over the shown steps of the latest dealt streams of the image. The deal's job
 stores the ids of those streams on the stream it writes (`Stream.exposure_streams`), so that a replay

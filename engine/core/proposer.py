@@ -18,10 +18,10 @@ a stream rebuilt from its stored answers (`Stream.resume`) proposes exactly what
 stream would have: a stream can live in a database and be advanced by any worker.
 
 A stream dealt to one session of many may be given an `Exposure`: how often each candidate's fact was
-revealed to earlier sessions on the image. The draw then keeps the least exposed candidates before
-drawing, so what a session is asked is what earlier sessions were told least. It never changes p, the
-population or which candidates are unpredictable, only which one is drawn; without it the draw is the
-plain one.
+revealed to earlier sessions on the image. The draw then keeps the least exposed of the preferred
+candidates (or, when every one of them was told, the untold ones of their group) before drawing, so
+that a session is asked what earlier sessions were told least. It never changes p, the population or
+which candidates are unpredictable, only which one is drawn; without it the draw is the plain one.
 """
 
 from __future__ import annotations
@@ -318,9 +318,9 @@ class Stream:
         told before is known to whoever saw it, while a question merely less sharp is still one a blind
         guesser gets right at most 1/2 + epsilon of the time. Only facts never told, though: falling
         back to the merely less told ones would, once every candidate has been told, make the draw
-        less sharp for good (the blind prior gained 0.016 by it, docs/decisions). The exposure is asked
-        once per proposal, and about the rest of the group only when every preferred candidate was
-        told."""
+        less sharp for good (the blind prior gained 0.016 by it: docs/decisions/draft-exposure-draw.md).
+        The exposure is asked once per proposal, and about the rest of the group only when every
+        preferred candidate was told."""
         assert self.exposure is not None
         if not choice.preferred:
             return []
