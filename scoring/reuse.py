@@ -23,7 +23,8 @@ Plain Python on question documents (docs/method.md section 9): no Django, no eng
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,16 +49,21 @@ def _label_type(label: str) -> str:
     return label.rsplit(" ", 1)[0]
 
 
-def _definitions(history: Sequence[Seen]) -> dict[str, Hashable]:
+def definitions(history: Sequence[Seen]) -> dict[str, Hashable]:
     """Each label of the history with its definition: the uniqueness question that made it and the
     definitions of the labels of its type made before it (the objects it excluded)."""
     defined: dict[str, Hashable] = {}
     for seen in history:
-        if seen.label:
-            kind = _label_type(seen.label)
-            before = tuple(sorted(str(d) for label, d in defined.items() if _label_type(label) == kind))
-            defined[seen.label] = (_canon(seen.question), before)
+        _define(defined, seen)
     return defined
+
+
+def _define(defined: dict[str, Hashable], seen: Seen) -> None:
+    """Add the label `seen` made, if any, to the definitions of the history before it."""
+    if seen.label:
+        kind = _label_type(seen.label)
+        before = tuple(sorted(str(d) for label, d in defined.items() if _label_type(label) == kind))
+        defined[seen.label] = (_canon(seen.question), before)
 
 
 def fact_keys(image: int, history: Sequence[Seen], question: Question) -> list[Hashable]:
@@ -66,20 +72,73 @@ def fact_keys(image: int, history: Sequence[Seen], question: Question) -> list[H
     keys: list[Hashable] = [
         ("exact", image, tuple((_canon(s.question), s.truth) for s in history), _canon(question))
     ]
-    defined = _definitions(history)
+    reusable = reusable_key(image, definitions(history), question)
+    if reusable is not None:
+        keys.append(reusable)
+    return keys
+
+
+def reusable_key(image: int, defined: Mapping[str, Hashable], question: Question) -> Hashable | None:
+    """The key under which the truth of `question` is remembered in any history whose labels have the
+    definitions `defined`; None for a question naming a label `defined` lacks (no valid history does).
+
+    This key alone says whether the attacker knows the question: the exact key of a question after a
+    history is learnt only together with this one (the same history gives the same definitions)."""
     kind = question.get("kind", "")
     if kind in ("exist", "unique"):
         excluded = tuple(
             sorted(str(d) for label, d in defined.items() if _label_type(label) == question.get("type"))
         )
-        keys.append(("instantiation", image, _canon(question), excluded))
-    elif kind.startswith("attr") and question.get("label") in defined:
+        return ("instantiation", image, _canon(question), excluded)
+    if kind.startswith("attr") and question.get("label") in defined:
         attributes = tuple(sorted(question.get("attributes", [])))
-        keys.append(("attribute", image, defined[question["label"]], kind, attributes))
-    elif kind == "rel" and question.get("subject") in defined and question.get("object") in defined:
+        return ("attribute", image, defined[question["label"]], kind, attributes)
+    if kind == "rel" and question.get("subject") in defined and question.get("object") in defined:
         subject, obj = defined[question["subject"]], defined[question["object"]]
-        keys.append(("relationship", image, subject, question.get("relationship"), obj))
+        return ("relationship", image, subject, question.get("relationship"), obj)
+    return None
+
+
+def revealed_keys(image: int, stream: Sequence[Seen]) -> set[Hashable]:
+    """The reusable keys of the questions one stream revealed (its shown questions, in order); the
+    definitions grow with the stream instead of being worked out again for every question."""
+    defined: dict[str, Hashable] = {}
+    keys: set[Hashable] = set()
+    for seen in stream:
+        key = reusable_key(image, defined, seen.question)
+        if key is not None:
+            keys.add(key)
+        _define(defined, seen)
     return keys
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """How many earlier streams on one image revealed each fact (per reusable key): how often what a
+    new session is asked was told before, as the attacker above could reuse it. Dealing asks it how
+    exposed each candidate question is, and the engine's draw prefers the least exposed
+    (truthing.exposure, engine.core.proposer)."""
+
+    image: int
+    counts: Counter[Hashable]
+
+    @classmethod
+    def of_streams(cls, image: int, streams: Iterable[Sequence[Seen]]) -> Exposure:
+        counts: Counter[Hashable] = Counter()
+        for stream in streams:
+            counts.update(revealed_keys(image, stream))
+        return cls(image, counts)
+
+    def after(self, history: Sequence[Seen]) -> Callable[[Question], int]:
+        """The exposure of a question asked after `history`. The history's part (its definitions) is
+        worked out once here, so that each candidate then costs one key."""
+        defined = definitions(history)
+
+        def exposure(question: Question) -> int:
+            key = reusable_key(self.image, defined, question)
+            return self.counts[key] if key is not None else 0
+
+        return exposure
 
 
 def _from_definition(history: Sequence[Seen], question: Question) -> bool | None:

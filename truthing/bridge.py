@@ -18,6 +18,7 @@ from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.core.story import Story
 from engine.selectors import loaded_statistics
 from engine.settings import engine_settings
+from truthing.exposure import exposure_of
 from truthing.models import Step, Test, TestImage
 from truthing.models import Stream as TruthedStream
 
@@ -63,13 +64,16 @@ def stream_seed_of(stream: TruthedStream) -> tuple[int, ...]:
 
 def replayed(stream: TruthedStream, steps: Sequence[Step]) -> list[dict[str, Any]]:
     """The question the engine proposes after each prefix of the stream's answered steps (resumed from
-    the stored answers alone): equal to the stored questions when the stream replays exactly."""
+    the stored answers alone, and for a dealt stream the exposure of the streams it names): equal to the
+    stored questions when the stream replays exactly."""
     test_image = stream.test_image
     stats, settings = statistics_of(test_image.test), settings_of(test_image.test)
     seed = stream_seed_of(stream)
+    exposure = exposure_of(stats, test_image, stream.exposure_streams) if stream.exposure_streams else None
     proposed = []
     for k in range(len(steps)):
-        resumed = Stream.resume(stats, settings, seed, history_of(stats, test_image, steps[:k]))
+        history = history_of(stats, test_image, steps[:k])
+        resumed = Stream.resume(stats, settings, seed, history, exposure)
         proposal = resumed.propose()
         proposed.append(
             {} if proposal is None else step_values(stats, test_image, proposal.question, None, 0).question

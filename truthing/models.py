@@ -98,6 +98,9 @@ class Stream(Leased):
     deal = models.ForeignKey(
         "Deal", null=True, blank=True, on_delete=models.CASCADE, related_name="generated", editable=False
     )
+    # A dealt stream's exposure (truthing.exposure): the earlier dealt streams of its image whose shown
+    # questions its draw avoided, by id, so that a replay rebuilds the same exposure. Empty: none.
+    exposure_streams = models.JSONField(default=list, blank=True, editable=False)
     # Set on a pool stream an admin added after the test was published (a pool grown): operators truth
     # it while the test is published; it is dealt once it has ended and its checks are settled.
     grown_at = models.DateTimeField(null=True, blank=True, editable=False)

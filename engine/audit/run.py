@@ -61,7 +61,9 @@ def training_streams(
         stats = merge([shard for j, shard in enumerate(shards) if j != k])
         for index in sorted(i for i in chosen if fold_of[i] == k):
             seed_of = stream_seed(seed, int(index))
-            streams.append(run_automatic(stats, scenes[index], settings, seed_of, between_steps))
+            streams.append(
+                run_automatic(stats, scenes[index], settings, seed_of, between_steps=between_steps)
+            )
     return streams
 
 

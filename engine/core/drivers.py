@@ -15,7 +15,7 @@ from typing import Any
 from engine.core.errors import HistoryError
 from engine.core.estimates import Estimate
 from engine.core.oracle import Binding, PreparedScene, answer
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import EngineSettings, Exposure, Stream
 from engine.core.questions import Answer, Label, Question, question_from_json, question_to_json, render_text
 from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics
@@ -61,13 +61,16 @@ def run_automatic(
     scene: Scene,
     settings: EngineSettings,
     seed: Sequence[int],
+    *,
+    exposure: Exposure | None = None,
     between_steps: Callable[[], object] | None = None,
 ) -> list[StreamStep]:
     """Truth a completely annotated image: propose, answer with the oracle, until the stream ends.
+    `exposure`: a stream dealt to one session of many prefers what earlier sessions were told least.
     `between_steps` is called before each proposal (a long job gives way to interactive work there);
     it cannot change the stream."""
     prepared = PreparedScene.build(scene, stats.vocabulary, stats.min_overlap)
-    stream = Stream(stats, settings, seed)
+    stream = Stream(stats, settings, seed, exposure)
     binding = Binding()
     steps: list[StreamStep] = []
     limit = PROPOSALS_PER_ANSWER_LIMIT * settings.max_questions

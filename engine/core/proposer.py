@@ -16,13 +16,20 @@ Groups are estimated lazily, which spares the costly levels most of the time. Th
 generator made from (stream seed, k) alone, and the focus region is a function of the history alone, so
 a stream rebuilt from its stored answers (`Stream.resume`) proposes exactly what the uninterrupted
 stream would have: a stream can live in a database and be advanced by any worker.
+
+A stream dealt to one session of many may be given an `Exposure`: how often each candidate's fact was
+revealed to earlier sessions on the image. The draw then keeps the least exposed of the preferred
+candidates (or, when every one of them was told, the untold ones of their group) before drawing, so
+that a session is asked what earlier sessions were told least. It never changes p, the population or
+which candidates are unpredictable, only which one is drawn; without it the draw is the plain one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -100,13 +107,42 @@ class Proposal:
     estimate: Estimate
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What the next question is drawn among: the `preferred` candidates (sharp first, then simplicity)
+    and the unpredictable candidates of the `group` they come from (the preferred ones included), which
+    an exposure may fall back to."""
+
+    preferred: list[Proposal]
+    group: list[Proposal]
+
+
+class Exposure(Protocol):
+    """How many times the fact a question asks about was revealed to earlier sessions on this image,
+    given the history it is asked after. In two stages so that the history's part is worked out once
+    per proposal, not once per candidate."""
+
+    def after(self, history: Sequence[tuple[Question, Answer]]) -> Callable[[Question], int]:
+        """The exposure of any question asked after `history` (the stream's entries, rejected ones
+        included). It must depend on the history and the question alone, so that a stream resumed from
+        its stored answers with the same exposure proposes the same questions."""
+        ...
+
+
 class Stream:
     """One question stream: propose, then record the answer (from an operator or the oracle)."""
 
-    def __init__(self, stats: FittedStatistics, settings: EngineSettings, seed: Sequence[int]) -> None:
+    def __init__(
+        self,
+        stats: FittedStatistics,
+        settings: EngineSettings,
+        seed: Sequence[int],
+        exposure: Exposure | None = None,
+    ) -> None:
         self.stats = stats
         self.settings = settings
         self.seed = check_seed(seed)
+        self.exposure = exposure
         self.vocabulary = stats.vocabulary
         self.story = Story(stats.vocabulary)
         self.training = TrainingState(stats)
@@ -119,10 +155,12 @@ class Stream:
         settings: EngineSettings,
         seed: Sequence[int],
         history: Iterable[tuple[Question, Answer]],
+        exposure: Exposure | None = None,
     ) -> Stream:
         """The stream after `history` (its stored questions and answers, rejected ones included): its
-        next proposal is the one the stream would have made had it never been interrupted."""
-        stream = cls(stats, settings, seed)
+        next proposal is the one the stream would have made had it never been interrupted (given the
+        same exposure)."""
+        stream = cls(stats, settings, seed, exposure)
         for question, answer in history:
             stream.record(question, answer)
         return stream
@@ -219,7 +257,7 @@ class Stream:
                 first = self.stats.memo[("first candidates", self.settings)] = self._candidates(
                     self._groups()
                 )
-            return self._draw(first) if first else None
+            return self._draw(first)
         return self._pick(self._groups())
 
     def _groups(self) -> Iterator[list[Proposal]]:
@@ -241,15 +279,20 @@ class Stream:
             yield from self._instantiation_groups(self._focus_regions(self.story.focus))
         yield from self._instantiation_groups(range(len(self.vocabulary.regions)))
 
+    def candidates(self) -> Choice:
+        """What the next proposal is drawn among (nothing left: the stream is over)."""
+        if self.story.answered >= self.settings.max_questions:
+            return Choice([], [])
+        return self._candidates(self._groups())
+
     def _pick(self, groups: Iterable[list[Proposal]]) -> Proposal | None:
         """One of `_candidates(groups)`, drawn; None: nothing unpredictable is left."""
-        candidates = self._candidates(groups)
-        return self._draw(candidates) if candidates else None
+        return self._draw(self._candidates(groups))
 
-    def _candidates(self, groups: Iterable[list[Proposal]]) -> list[Proposal]:
+    def _candidates(self, groups: Iterable[list[Proposal]]) -> Choice:
         """Sharp first: the sharp candidates (abs(p - 0.5) <= sharp_epsilon) of the first group holding
         one; when no group has one, every unpredictable candidate of the first group with any (the
-        paper's rule); empty when nothing unpredictable is left."""
+        paper's rule); empty when nothing unpredictable is left. With their whole group."""
         sharp_epsilon = self.settings.sharp_epsilon
         fallback: list[Proposal] = []
         for winners in groups:
@@ -259,12 +302,36 @@ class Stream:
                 else [w for w in winners if _rho(w.estimate) <= sharp_epsilon + 1e-12]
             )
             if sharp:
-                return sharp
+                return Choice(sharp, winners)
             fallback = fallback or winners
-        return fallback
+        return Choice(fallback, fallback)
 
-    def _draw(self, winners: Sequence[Proposal]) -> Proposal:
-        return winners[int(self.step_rng().integers(len(winners)))]
+    def _draw(self, choice: Choice) -> Proposal | None:
+        """One of the preferred candidates, drawn uniformly with the step's generator; with an
+        exposure, one of the least exposed (`_least_exposed`), by the same one draw over fewer."""
+        drawn = choice.preferred if self.exposure is None else self._least_exposed(choice)
+        return drawn[int(self.step_rng().integers(len(drawn)))] if drawn else None
+
+    def _least_exposed(self, choice: Choice) -> list[Proposal]:
+        """The least exposed preferred candidates; but when earlier sessions were told every preferred
+        one, the candidates of their group that no earlier session was told, if there are any. A fact
+        told before is known to whoever saw it, while a question merely less sharp is still one a blind
+        guesser gets right at most 1/2 + epsilon of the time. Only facts never told, though: falling
+        back to the merely less told ones would, once every candidate has been told, make the draw
+        less sharp for good (the blind prior gained 0.016 by it: docs/decisions/0052-exposure-draw.md).
+        The exposure is asked once per proposal, and about the rest of the group only when every
+        preferred candidate was told."""
+        assert self.exposure is not None
+        if not choice.preferred:
+            return []
+        exposure = self.exposure.after(self.story.entries)
+        preferred, told = _least(choice.preferred, exposure)
+        if told > 0:
+            inside = {p.question for p in choice.preferred}
+            untold = [w for w in choice.group if w.question not in inside and exposure(w.question) == 0]
+            if untold:
+                return untold
+        return preferred
 
     def _phase_reached(self) -> int:
         """The furthest phase of the story line asked since the latest object was instantiated.
@@ -393,6 +460,13 @@ class Stream:
                     if question not in asked and question not in candidates:
                         candidates.append(question)
         return candidates
+
+
+def _least(proposals: Sequence[Proposal], exposure: Callable[[Question], int]) -> tuple[list[Proposal], int]:
+    """The least exposed of `proposals`, in their order, and their exposure."""
+    counts = [exposure(p.question) for p in proposals]
+    least = min(counts)
+    return [p for p, count in zip(proposals, counts, strict=True) if count == least], least
 
 
 def _rho(estimate: Estimate) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.reuse import PlayedStream, ReuseAttacker, Seen, reuse_accuracy
+from scoring.reuse import Exposure, PlayedStream, ReuseAttacker, Seen, reuse_accuracy
 
 BOX = {"id": "whole", "box": [0.0, 0.0, 64.0, 48.0]}
 LEFT = {"id": "left", "box": [0.0, 0.0, 32.0, 48.0]}
@@ -65,3 +65,41 @@ def test_a_label_is_known_by_its_defining_question_across_sessions():
     assert attacker.guess(3, [female], attr("person 1", "female"), 0.1) is True
     assert attacker.guess(3, [female], attr("person 1", "female", "walking", kind="attr_or"), 0.1) is True
     assert attacker.guess(3, [female], attr("person 1", "female", "walking", kind="attr_and"), 0.1) is False
+
+
+def rel(subject, relationship, obj):
+    return {"kind": "rel", "subject": subject, "relationship": relationship, "object": obj}
+
+
+def test_exposure_counts_the_earlier_streams_that_told_a_fact_and_is_what_the_attacker_answers_from():
+    """Dealing avoids exposed facts (truthing.exposure): a question is exposed exactly when the attacker
+    who saw the same earlier streams answers it from memory."""
+    made_left = Seen(unique(region=LEFT), True, "person 1")
+    first = [Seen(exist(region=LEFT), True), made_left, Seen(attr("person 1", "running"), False)]
+    second = [Seen(exist(region=LEFT), True), Seen(exist("vehicle"), False)]
+    exposure = Exposure.of_streams(1, [first, second])
+    attacker = ReuseAttacker()
+    for stream in (first, second):
+        attacker.learn_stream(1, stream)
+
+    other = [Seen(exist("vehicle", ["car"]), True), made_left]
+    labelled_right = [Seen(unique(), True, "person 1")]
+    asked = [
+        ([], exist(region=LEFT), 2),  # told by both streams
+        ([], exist("vehicle"), 1),
+        ([], exist(), 0),
+        (other, attr("person 1", "running"), 1),  # the same definition of person 1, another history
+        (other, attr("person 1", "walking"), 0),
+        (labelled_right, attr("person 1", "running"), 0),  # another definition: another object
+        (labelled_right, exist(region=LEFT), 0),  # a person labelled: the fact may differ now
+        (
+            [*other, Seen(unique("vehicle"), True, "vehicle 1")],
+            rel("person 1", "closer than", "vehicle 1"),
+            0,
+        ),
+    ]
+    for history, question, told in asked:
+        assert exposure.after(history)(question) == told
+        before = attacker.sources["memory"]
+        attacker.guess(1, history, question, 0.5)
+        assert (attacker.sources["memory"] > before) == (told > 0), question

@@ -3,10 +3,12 @@ oracle-truthed images (truthing.deals chose the rest at enrolment).
 
 Each stream is proposed by the engine with the deal's seed and answered by the oracle, exactly as
 automatic truthing does (`run_automatic`, and its rows through `oracle_step_rows`), and stored like any
-stream: a Stream row (ended, marked with its deal) and its steps with p and population. So it replays
-exactly: the engine resumed from its stored answers proposes the same questions. Streams are written one
-by one, each in its own transaction under the lock of its dealt row; a run that takes over a dead one
-skips the streams written already, so each is written once.
+stream: a Stream row (ended, marked with its deal) and its steps with p and population. The engine's
+draw prefers the questions least told to earlier sessions: its exposure is made of the latest streams
+dealt on the image (truthing.exposure), whose ids the row keeps. So it replays exactly: the engine
+resumed from its stored answers, with the exposure of the same streams, proposes the same questions.
+Streams are written one by one, each in its own transaction under the lock of its dealt row; a run that
+takes over a dead one skips the streams written already, so each is written once.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from engine.bridge import scenes_of
 from engine.core.drivers import StreamStep, run_automatic
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from truthing import bridge
+from truthing.exposure import exposure_of, exposure_sources
 from truthing.models import Deal, DealtStream, Step, Stream, StreamState
 from truthing.services.automatic import oracle_step_rows
+from vtt_site.interactive import give_way
 from vtt_site.jobs import job_finish, job_progress, job_run
 
 
@@ -45,20 +49,25 @@ def _run(deal: Deal) -> None:
     job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
     for dealt in todo:
         test_image = dealt.test_image
+        sources = exposure_sources(test_image, deal_id=deal.pk)
         steps = run_automatic(
             stats,
             scenes[test_image.image.original_name],
             settings,
             bridge.dealt_seed_of(test_image, deal.seed),
+            exposure=exposure_of(stats, test_image, sources),
+            between_steps=give_way,
         )
-        _write_dealt(deal, dealt.pk, steps, stats)
+        _write_dealt(deal, dealt.pk, steps, stats, sources)
         done += 1
         job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
     job_finish(deal)
 
 
 @transaction.atomic
-def _write_dealt(deal: Deal, dealt_id: int, steps: list[StreamStep], stats: CoreStatistics) -> None:
+def _write_dealt(
+    deal: Deal, dealt_id: int, steps: list[StreamStep], stats: CoreStatistics, sources: list[int]
+) -> None:
     dealt = DealtStream.objects.select_for_update().select_related("test_image__test").get(pk=dealt_id)
     if dealt.stream_id is not None:
         return  # another run (presumed dead) wrote it meanwhile
@@ -66,6 +75,7 @@ def _write_dealt(deal: Deal, dealt_id: int, steps: list[StreamStep], stats: Core
     stream = Stream.objects.create(
         test_image=dealt.test_image,
         deal=deal,
+        exposure_streams=sources,
         state=StreamState.ENDED,
         proposing_since=None,
         ended_at=now,
