@@ -103,8 +103,9 @@ class EstimateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses=OutputSerializer,
+        responses={200: OutputSerializer, 409: ErrorSerializer},
         summary="Estimate P(yes) for a question after a history",
+        description="409 `statistics_not_ready` while the fit is queued or running, or when it failed.",
     )
     def post(self, request, statistics_id: int):
         data = self.InputSerializer(data=request.data)

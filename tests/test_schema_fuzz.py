@@ -6,7 +6,9 @@ docs/benchmarks.md runs the same thing with many more examples against gunicorn.
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ import yaml
 from django.db import transaction
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as hypothesis_settings
+from rest_framework.views import APIView
 from schemathesis import checks
 
 from accounts.roles import Role
@@ -27,23 +30,96 @@ MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
 SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "openapi.yaml"
 
 
+def _add_links(raw: dict, path: str, method: str, status: str, links: dict) -> None:
+    response = raw["paths"][path][method]["responses"][status]
+    response["links"] = {**response.get("links", {}), **links}
+
+
 def with_work_links(raw: dict) -> dict:
     """OpenAPI links from the operator queue's answer to what an operator does with the work it names
-    (the `id` of a stream or a check), which schemathesis cannot infer: the queue's path has no id."""
+    (the `id` of a stream or a check), which schemathesis cannot infer: the queue's path has no id. The
+    answers may carry the pending step, so that an answer is also taken, not only refused; a check's
+    answer may change an operator's agreement with checkers."""
     work = {"stream_id": "$response.body#/id"}
     checks = {"check_id": "$response.body#/id"}
+    pending = {"step": "$response.body#/pending/step"}
     links = {
-        "AnswerStream": {"operationId": "truthing_step_answer", "parameters": work},
+        "ReadStream": {"operationId": "truthing_stream_read", "parameters": work},
+        "AnswerStream": {"operationId": "truthing_step_answer", "parameters": work, "requestBody": pending},
         "UndoStream": {"operationId": "truthing_step_undo", "parameters": work},
         "LeaveStream": {"operationId": "truthing_stream_leave", "parameters": work},
-        "AnswerCheck": {"operationId": "truthing_check_answer", "parameters": checks},
+        "ReadCheck": {"operationId": "truthing_check_read", "parameters": checks},
+        "AnswerCheck": {"operationId": "truthing_check_answer", "parameters": checks, "requestBody": pending},
         "LeaveCheck": {"operationId": "truthing_check_leave", "parameters": checks},
     }
-    raw["paths"]["/api/v1/truthing/queue/next/"]["post"]["responses"]["200"]["links"] = links
+    _add_links(raw, "/api/v1/truthing/queue/next/", "post", "200", links)
+    agreement = {"OperatorsAgreement": {"operationId": "truthing_operators_statistics"}}
+    _add_links(raw, "/api/v1/truthing/checks/{check_id}/answer/", "post", "200", agreement)
+    # A reviewer's second click on a decision: the disagreement is closed by the first.
+    again = {"disagreement_id": "$request.path.disagreement_id"}
+    decided = {
+        "DecideAgain": {"operationId": "truthing_disagreement_decide", "parameters": again},
+        "OperatorsAgreement": {"operationId": "truthing_operators_statistics"},
+    }
+    _add_links(raw, "/api/v1/truthing/disagreements/{disagreement_id}/decide/", "post", "204", decided)
     return raw
 
 
-schema = schemathesis.openapi.from_dict(with_work_links(yaml.safe_load(SCHEMA.read_text())))
+def with_creation_links(raw: dict) -> dict:
+    """Links from what an admin creates (a collection, a vocabulary, a token) and from who they are, to
+    acting on it: schemathesis infers none for these, so without them those operations start no
+    sequence and are never called."""
+    collection = {"collection_id": "$response.body#/id"}
+    _add_links(
+        raw,
+        "/api/v1/collections/",
+        "post",
+        "201",
+        {
+            "ReadCollection": {"operationId": "collection_read", "parameters": collection},
+            "UploadImage": {"operationId": "image_upload", "parameters": collection},
+        },
+    )
+    vocabulary = {"vocabulary_id": "$response.body#/id"}
+    _add_links(
+        raw,
+        "/api/v1/vocabularies/",
+        "post",
+        "201",
+        {
+            "ReadVocabulary": {"operationId": "vocabulary_read", "parameters": vocabulary},
+            "UpdateVocabulary": {"operationId": "vocabulary_update", "parameters": vocabulary},
+        },
+    )
+    revoke = {
+        "RevokeToken": {"operationId": "tokens_revoke", "parameters": {"token_id": "$response.body#/id"}}
+    }
+    _add_links(raw, "/api/v1/tokens/", "post", "201", revoke)
+    leave = {"operationId": "collection_members_remove", "parameters": {"user_id": "$response.body#/id"}}
+    _add_links(raw, "/api/v1/me/", "get", "200", {"LeaveCollection": leave})
+    return raw
+
+
+def with_test_links(raw: dict) -> dict:
+    """A test created again under a listed test's name (and with its statistics, which must exist): the
+    name is taken, a 409 random names never meet."""
+    same_name = {
+        "name": "$response.body#/results/0/name",
+        "statistics": "$response.body#/results/0/statistics",
+    }
+    create = {"operationId": "truthing_test_create", "requestBody": same_name}
+    _add_links(raw, "/api/v1/truthing/tests/", "get", "200", {"CreateTestOfTheSameName": create})
+    read_name = {"name": "$response.body#/test/name", "statistics": "$response.body#/test/statistics"}
+    create = {"operationId": "truthing_test_create", "requestBody": read_name}
+    _add_links(raw, "/api/v1/truthing/tests/{test_id}/", "get", "200", {"CreateTestOfTheSameName": create})
+    return raw
+
+
+def with_links(raw: dict) -> dict:
+    return with_test_links(with_creation_links(with_work_links(raw)))
+
+
+schema = schemathesis.openapi.from_dict(with_links(yaml.safe_load(SCHEMA.read_text())))
 schema.app = application
 
 # Every 5xx and every response that disagrees with the schema fails `make test`. FUZZ_STRICT=1 adds the
@@ -86,12 +162,12 @@ def _keep_the_test_connection():
 
 
 @pytest.fixture
-def role_tokens(users, settings):
+def role_tokens(users, settings, monkeypatch):
     """A token per role, and a small world so that ids 1..n often hit real objects."""
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_CLASSES": [],  # the fuzzer is not an attacker to slow down
-    }
+    # The fuzzer is not an attacker to slow down. DRF binds the throttles to APIView when it is imported,
+    # so overriding DEFAULT_THROTTLE_CLASSES in the settings would not reach the views: the stateful run
+    # (over 1,200 requests a minute with one token) was answered 429 once it went past the token's rate.
+    monkeypatch.setattr(APIView, "throttle_classes", [])
     settings.AUTH_FAILURE_LIMIT = 10**9
     collection = CollectionFactory()
     for role, member_role in [
@@ -124,26 +200,151 @@ def test_every_operation_conforms_to_the_schema_for_every_role(case, role_tokens
 
 STATEFUL_EXAMPLES = int(os.environ.get("FUZZ_STATEFUL_EXAMPLES", "60"))
 STATEFUL_STEPS = int(os.environ.get("FUZZ_STATEFUL_STEPS", "12"))
+# Each journey below is a short run over a few operations, so that its states are reached every time.
+JOURNEY_EXAMPLES = int(os.environ.get("FUZZ_JOURNEY_EXAMPLES", "30"))
+JOURNEY_STEPS = int(os.environ.get("FUZZ_JOURNEY_STEPS", "10"))
 REACHED: dict[str, set[int]] = {}
+
+# Issue 22, item 7: the eleven truthing operations that answer 409 (a lease not held, a step not
+# pending, a stage passed, a name taken); the stateful run must reach each of those states.
+TRUTHING_CONFLICTS = {
+    "POST /api/v1/truthing/streams/{stream_id}/answer/",
+    "POST /api/v1/truthing/streams/{stream_id}/leave/",
+    "POST /api/v1/truthing/streams/{stream_id}/undo/",
+    "POST /api/v1/truthing/checks/{check_id}/answer/",
+    "POST /api/v1/truthing/checks/{check_id}/leave/",
+    "POST /api/v1/truthing/disagreements/{disagreement_id}/decide/",
+    "POST /api/v1/truthing/tests/",
+    "POST /api/v1/truthing/tests/{test_id}/start/",
+    "POST /api/v1/truthing/tests/{test_id}/publish/",
+    "POST /api/v1/truthing/tests/{test_id}/archive/",
+    "POST /api/v1/truthing/tests/{test_id}/audit/",
+}
+
+# The journeys: each a short run over the operations of one part of the API (schemathesis' own filters),
+# where a state several calls deep is reached every time; between them they hold every operation. The
+# operator's work is two journeys, on checks (and the disagreements a check opens) and on streams.
+TEST_LIFE = [
+    "truthing_test_list",
+    "truthing_test_read",
+    "truthing_test_create",
+    "truthing_test_start",
+    "truthing_test_publish",
+    "truthing_test_archive",
+    "truthing_test_audit",
+    "truthing_test_pool_grow",
+    "truthing_test_export",
+]
+CHECK_WORK = [
+    "truthing_queue_next",
+    "truthing_check_read",
+    "truthing_check_answer",
+    "truthing_check_leave",
+    "truthing_operators_statistics",
+    "truthing_disagreement_list",
+    "truthing_disagreement_decide",
+]
+STREAM_WORK = [
+    "truthing_queue_next",
+    "truthing_stream_read",
+    "truthing_step_answer",
+    "truthing_step_undo",
+    "truthing_stream_leave",
+]
+IMAGE_READS = [
+    "collection_list",
+    "image_list",
+    "image_read",
+    "image_file",
+    "annotation_read",
+    "image_update",
+    "queue_release",
+]
+ANNOTATION_WORK = [
+    "collection_list",
+    "image_list",
+    "queue_annotation_next",
+    "queue_review_next",
+    "annotation_save",
+    "annotation_submit",
+    "review_decide",
+    "review_correct",
+]
+JOURNEYS = {
+    "collections, members, imports, me": {"path_regex": "^/api/v1/(collections|imports|me)/"},
+    # Images are reached from a collection's list of them, in two journeys: with the ten operations on an
+    # image in one, some were called only once or twice.
+    "reading and leaving images": {"operation_id": IMAGE_READS},
+    "annotating and reviewing": {"operation_id": ANNOTATION_WORK},
+    "vocabularies, statistics, tokens": {"path_regex": "^/api/v1/(vocabularies|statistics|tokens)/"},
+    "vision systems and sessions": {"path_regex": "^/api/v1/evaluation/"},
+    "a test's life": {"operation_id": TEST_LIFE},
+    "checks and disagreements": {"operation_id": CHECK_WORK},
+}
+
+
+def every_operation() -> set[str]:
+    """ "METHOD path" of every operation of docs/openapi.yaml, as the bookkeeping names them."""
+    return {
+        f"{method.upper()} {path}"
+        for path, operations in yaml.safe_load(SCHEMA.read_text())["paths"].items()
+        for method in operations
+        if method in {"get", "post", "put", "patch", "delete"}
+    }
+
+
+def _propose(stream) -> None:
+    """What the proposal worker does once an answer commits; the test's transaction never commits, so the
+    world is built with the service called directly."""
+    from truthing.services.proposals import stream_propose
+
+    stream_propose(stream_id=stream.pk)
+
+
+def _truth_to_the_end(user, stream) -> None:
+    """An operator answers every question of a stream until the engine ends it ("no" to each)."""
+    from truthing.models import StreamState
+    from truthing.services.streams import step_answer
+
+    _propose(stream)
+    stream.refresh_from_db()
+    while stream.state != StreamState.ENDED:
+        step = stream.steps.get(answer="")
+        step_answer(stream_id=stream.pk, user=user, index=step.index, answer="no")
+        _propose(stream)
+        stream.refresh_from_db()
+
+
+def _check_against(user, check) -> None:
+    """A checker answers every question of a check "yes", so that each one opens a disagreement."""
+    from truthing.selectors import work_view
+    from truthing.services.checks import check_answer
+
+    while (pending := work_view(check)["pending"]) is not None:
+        check_answer(check_id=check.pk, user=user, index=pending["step"], answer="yes")
+        check.refresh_from_db()
 
 
 @pytest.fixture
-def truthing_world(trained_collection, users, settings):
+def truthing_world(trained_collection, users, make_user, settings):
     """What the truthing operations act on: a fit, a draft test of annotated images (the oracle truths
-    it once started) and a started test of images without annotations (operators truth it), so that
-    list operations hand the state machine ids in every state."""
+    it once started) and a test being truthed by operators, with in it a stream an operator truthed whose
+    check disagreed (an open disagreement), a stream truthed whose check waits for a checker, and a
+    stream waiting for its operator. Returns the checker, who takes the waiting check later."""
     from annotations.models import Split
     from demo.synthetic.scenes import generate_scenes
     from engine import services as engine_services
     from tests.django_fixtures import import_scenes
     from truthing.services import lifecycle
+    from truthing.services.queue import operator_next
 
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.5, "TRUTHING_GOLD_SHARE": 0.0}
+    # Every ended operator stream gets a check: the draw is a hash, this makes it certain.
+    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0, "TRUTHING_GOLD_SHARE": 0.0}
     fit = engine_services.statistics_fit_start(user=None, collections=[trained_collection])
     engine_services.statistics_fit_run(statistics_id=fit.pk)
     fit.refresh_from_db()
     import_scenes(
-        trained_collection, generate_scenes(2, seed=44, prefix="blind"), split=Split.TEST, mark_reviewed=False
+        trained_collection, generate_scenes(3, seed=44, prefix="blind"), split=Split.TEST, mark_reviewed=False
     )
     annotated = trained_collection.images.filter(original_name__startswith="test").order_by("pk")
     blind = trained_collection.images.filter(original_name__startswith="blind").order_by("pk")
@@ -155,17 +356,44 @@ def truthing_world(trained_collection, users, settings):
         name="blind", statistics=fit, image_ids=[i.pk for i in blind], seed=2, **options
     )
     lifecycle.test_start(test=started)
-    MembershipFactory(collection=trained_collection, user=users[Role.ADMIN], role=MemberRole.OPERATOR)
+    operator, checker = users[Role.OPERATOR], make_user(Role.OPERATOR, username="checker")
+    for user in (users[Role.ADMIN], operator, checker):
+        MembershipFactory(collection=trained_collection, user=user, role=MemberRole.OPERATOR)
+    for _ in range(2):
+        _truth_to_the_end(operator, operator_next(user=operator))
+    _check_against(checker, operator_next(user=checker))
+    _propose(started.test_images.order_by("position").last().streams.get())
+    return checker
 
 
-def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world):
-    """Issue 22, item 7: sequences of calls that use what earlier calls returned (a test created, then
-    started, published, audited; a collection created, then an image uploaded and annotated), so that
-    the states behind the 409s are reached. The links between operations are inferred by schemathesis
-    from the schema (ids in responses, parameters of paths). As an admin, who may call every operation."""
-    admin = role_tokens[Role.ADMIN]
+@pytest.fixture
+def published_world(trained_collection, users):
+    """A published test with a session of a vision system on it, and an import waiting in a collection:
+    without them, answering a session and reading an import have no id to start from."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
 
-    class Workflow(schema.as_state_machine()):
+    from annotations.services.imports import import_create
+    from demo.synthetic.scenes import generate_scenes
+    from evaluation.services.sessions import session_enrol
+    from evaluation.services.systems import system_create
+    from tests.evaluation.conftest import build_test
+
+    published = build_test(name="published")
+    system = system_create(owner=users[Role.VISION_SYSTEM_OWNER], name="fuzzed system")
+    session_enrol(system=system, test_id=published.pk)
+    scenes = "".join(json.dumps(scene) + "\n" for scene in generate_scenes(2, seed=45, prefix="imported"))
+    import_create(
+        collection=trained_collection,
+        format="jsonl",
+        file=SimpleUploadedFile("scenes.jsonl", scenes.encode()),
+        start=False,
+    )
+
+
+def _workflow(journey_schema, token: str):
+    """The state machine of `journey_schema`, calling as the holder of `token` and keeping every check."""
+
+    class Workflow(journey_schema.as_state_machine()):
         def setup(self):
             # Every sequence starts from the same world, so that Hypothesis can replay and shrink one.
             self.savepoint = transaction.savepoint()
@@ -174,25 +402,58 @@ def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world):
             transaction.savepoint_rollback(self.savepoint)
 
         def get_call_kwargs(self, case):
-            return {"headers": {"Authorization": f"Token {admin}"}}
+            return {"headers": {"Authorization": f"Token {token}"}}
 
         def validate_response(self, response, case, **kwargs):
             TALLY["requests"] += 1
             TALLY["5xx"] += response.status_code >= 500
-            REACHED.setdefault(f"{case.method} {case.path}", set()).add(response.status_code)
+            REACHED.setdefault(case.operation.label, set()).add(response.status_code)
             case.validate_response(response, checks=CHECKS)
 
-    Workflow.run(
+    return Workflow
+
+
+def _run(journey_schema, token: str, *, examples: int, steps: int) -> None:
+    _workflow(journey_schema, token).run(
         settings=hypothesis_settings(
-            max_examples=STATEFUL_EXAMPLES,
-            stateful_step_count=STATEFUL_STEPS,
+            max_examples=examples,
+            stateful_step_count=steps,
             deadline=None,
             derandomize=True,
             suppress_health_check=list(HealthCheck),
         )
     )
+
+
+def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world, published_world):
+    """Issue 22, item 7: sequences of calls that use what earlier calls returned (a test created, then
+    started, published, audited; a collection created, then an image uploaded and annotated; work taken
+    from the operator queue, then answered, taken back, left), so that the states behind the 409s are
+    reached. The links between operations are inferred by schemathesis from the schema (ids in
+    responses, parameters of paths), plus those of `with_links`. One run over the whole schema, then a
+    short run per journey (`JOURNEYS`). As an admin, who may call every operation. Fails if an
+    operation, or one of the truthing 409s, was not reached."""
+    from truthing.services.queue import operator_next
+
+    admin, checker = role_tokens[Role.ADMIN], truthing_world
+    REACHED.clear()
+    started = time.monotonic()
+    _run(schema, admin, examples=STATEFUL_EXAMPLES, steps=STATEFUL_STEPS)
+    for journey in JOURNEYS.values():
+        _run(schema.include(**journey), admin, examples=JOURNEY_EXAMPLES, steps=JOURNEY_STEPS)
+    # The admin's queue gave them the waiting check (checks come before streams); it gives a stream
+    # once the checker holds that check.
+    operator_next(user=checker)
+    _run(schema.include(operation_id=STREAM_WORK), admin, examples=JOURNEY_EXAMPLES, steps=JOURNEY_STEPS)
+
+    conflicts = {operation for operation, statuses in REACHED.items() if 409 in statuses}
+    succeeded = sum(any(200 <= status < 300 for status in statuses) for statuses in REACHED.values())
     print(
-        f"\nstateful: {len(REACHED)} operations reached; with a 2xx: "
-        f"{sum(any(200 <= s < 300 for s in v) for v in REACHED.values())}; "
-        f"with a 409: {sorted(k for k, v in REACHED.items() if 409 in v)}"
+        f"\nstateful: {len(REACHED)} of {len(every_operation())} operations reached ({succeeded} with a "
+        f"2xx); truthing 409s: {len(conflicts & TRUTHING_CONFLICTS)} of {len(TRUTHING_CONFLICTS)} (409s on "
+        f"{len(conflicts)} operations in all); {time.monotonic() - started:.0f} s"
     )
+    never_called = sorted(every_operation() - set(REACHED))
+    assert not never_called, f"operations no sequence called: {never_called}"
+    never_refused = sorted(TRUTHING_CONFLICTS - conflicts)
+    assert not never_refused, f"truthing 409s no sequence reached: {never_refused}"

@@ -236,6 +236,9 @@ def load_vocabulary(path: str | Path) -> Vocabulary:
 def parse_vocabulary(document: Any) -> Vocabulary:
     """Validate a vocabulary document (docs/method.md section 9) and build the `Vocabulary`."""
     _expect(isinstance(document, dict), "a vocabulary is a JSON object", "vocabulary")
+    nul = _where_nul(document, "")
+    # Names and phrases become text columns, and no database text (nor JSON in PostgreSQL) holds a NUL.
+    _expect(nul is None, "text may not contain a NUL character", nul or "vocabulary")
     name = document.get("name")
     _expect(isinstance(name, str) and name.strip() != "", "a non-empty string is required", "name")
     description = document.get("description", "")
@@ -296,6 +299,25 @@ def build_vocabulary(
         regions_spec=regions_spec,
         description=description,
     )
+
+
+def _where_nul(node: Any, where: str) -> str | None:
+    """The path of the first string (key or value) of the document that holds a NUL, or None."""
+    if isinstance(node, str):
+        return (where or "vocabulary") if "\x00" in node else None
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and "\x00" in key:
+                return where or "vocabulary"
+            found = _where_nul(value, at(where, str(key)))
+            if found is not None:
+                return found
+    if isinstance(node, list):
+        for index, item in enumerate(node):
+            found = _where_nul(item, at(where, f"[{index}]"))
+            if found is not None:
+                return found
+    return None
 
 
 def _expect(condition: bool, message: str, where: str) -> None:

@@ -126,3 +126,20 @@ def test_the_truthing_operations_that_answer_409_say_so(path, method):
     the schema did not list it; the stateful fuzzing (tests/test_schema_fuzz.py) reaches those states."""
     assert "409" in PATHS[path][method]["responses"]
     assert response_schema(path, method, "409")["required"] == ["code", "fields", "message"]
+
+
+@pytest.mark.django_db
+def test_an_estimate_before_the_fit_is_ready_answers_the_documented_409(api, annotator, collection):
+    """The stateful fuzzing found it: estimating with statistics still queued (asked for, not yet fitted)
+    answers 409 `statistics_not_ready`, which the schema did not list."""
+    import jsonschema
+
+    from engine.models import FittedStatistics
+
+    queued = FittedStatistics.objects.create(vocabulary=collection.vocabulary)
+    body = {"history": [], "question": {}, "width": 10, "height": 10}
+    path = "/api/v1/statistics/{statistics_id}/estimate/"
+    response = api.as_user(annotator).post(f"/api/v1/statistics/{queued.pk}/estimate/", body, format="json")
+    assert response.status_code == 409
+    assert response.json()["code"] == "statistics_not_ready"
+    jsonschema.validate(response.json(), response_schema(path, "post", "409"))

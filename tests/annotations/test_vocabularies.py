@@ -96,8 +96,14 @@ def test_importing_an_existing_name_makes_the_next_version():
             "unknown object type 'unicorn'",
         ),
         ({"types": {}}, "types", "at least one object type"),
+        # Found by the stateful fuzzing: a NUL reached PostgreSQL, which refuses it in text (a 500).
+        (
+            {"types": {"dog": {"attribute_groups": [{"name": "si\x00ze", "values": ["small"]}]}}},
+            "types.dog.attribute_groups[0].name",
+            "NUL",
+        ),
     ],
-    ids=["duplicate-value", "unknown-type", "no-types"],
+    ids=["duplicate-value", "unknown-type", "no-types", "nul"],
 )
 def test_an_invalid_document_is_a_400_naming_the_problem_and_creates_nothing(
     api, users, change, where, words
