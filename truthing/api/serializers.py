@@ -69,12 +69,19 @@ class WorkSerializer(serializers.Serializer):
     lease_expires_at = serializers.DateTimeField(allow_null=True)
 
 
-class AnswerInputSerializer(serializers.Serializer):
+class CheckAnswerInputSerializer(serializers.Serializer):
+    """A check's answer: no point (the object was marked when the stream was truthed)."""
+
     step = serializers.IntegerField(min_value=0, help_text="The pending question's `step`.")
     answer = serializers.ChoiceField(choices=["yes", "no", "ambiguous"], help_text="ambiguous rejects it.")
     seconds = serializers.FloatField(
         required=False, min_value=0, max_value=86400, help_text="How long you took to answer."
     )
+
+
+class AnswerInputSerializer(CheckAnswerInputSerializer):
+    """A stream's answer: a check's, and the point a unique "yes" may carry."""
+
     point = point_field(
         required=False,
         help_text="Optional, with a yes to a uniqueness question in a stream: [x, y] in image pixels, "

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.roles import is_admin
 from truthing import selectors
-from truthing.api.serializers import AnswerInputSerializer, WorkSerializer
+from truthing.api.serializers import AnswerInputSerializer, CheckAnswerInputSerializer, WorkSerializer
 from truthing.errors import TruthingErrorCode
 from truthing.services import checks as check_services
 from truthing.services import streams as stream_services
@@ -129,7 +129,8 @@ class CheckAnswerApi(APIView):
     json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
-        request=AnswerInputSerializer,
+        # The body is read as a stream's answer, so that a point is refused out loud (`_answer_of`).
+        request=CheckAnswerInputSerializer,
         responses={200: WorkSerializer, 409: ErrorSerializer},
         summary="Answer the check's next question",
     )
