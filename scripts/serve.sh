@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # `make serve`: the docker-compose set-up without Docker, on whatever DATABASE_URL and REDIS_URL say.
 #
-#   scripts/serve.sh            migrate, collect static files, then supervisord runs the four processes
+#   scripts/serve.sh            migrate, collect static files, then supervisord runs the five processes
 #                               below and starts again whichever dies (scripts/supervisord.conf)
 #   scripts/serve.sh web        gunicorn (the API, the pages and their static files)
 #   scripts/serve.sh worker     a Celery worker for the long jobs (imports, fits, automatic truthing,
 #                               audits, scoring), at a lower CPU priority than the rest
 #   scripts/serve.sh proposer   a Celery worker for the operators' next questions and the sweeps only
+#   scripts/serve.sh dealer     a Celery worker for the deals only: a vision system's fresh streams
 #   scripts/serve.sh beat       Celery beat: the sweeps' clock; exactly one sends (a lock in Redis)
 #
 # Each role replaces this shell (exec), so the process supervisord watches is the program itself.
@@ -27,10 +28,11 @@ export REQUEST_TIMEOUT_SECONDS=${REQUEST_TIMEOUT_SECONDS:-$((WEB_TIMEOUT - 10))}
 # The queues as the settings name them (the environment, then .env, then the defaults), asked once by
 # the whole service so that a queue renamed in .env is the one the workers take.
 queues() {
-  if [[ -z "${CELERY_QUEUE:-}" || -z "${CELERY_PROPOSAL_QUEUE:-}" ]]; then
-    read -r CELERY_QUEUE CELERY_PROPOSAL_QUEUE < <("$BIN/python" -c \
-      "from vtt_site import settings as s; print(s.CELERY_TASK_DEFAULT_QUEUE, s.CELERY_PROPOSAL_QUEUE)")
-    export CELERY_QUEUE CELERY_PROPOSAL_QUEUE
+  if [[ -z "${CELERY_QUEUE:-}" || -z "${CELERY_PROPOSAL_QUEUE:-}" || -z "${CELERY_DEAL_QUEUE:-}" ]]; then
+    read -r CELERY_QUEUE CELERY_PROPOSAL_QUEUE CELERY_DEAL_QUEUE < <("$BIN/python" -c \
+      "from vtt_site import settings as s
+print(s.CELERY_TASK_DEFAULT_QUEUE, s.CELERY_PROPOSAL_QUEUE, s.CELERY_DEAL_QUEUE)")
+    export CELERY_QUEUE CELERY_PROPOSAL_QUEUE CELERY_DEAL_QUEUE
   fi
 }
 
@@ -57,6 +59,12 @@ case "${1:-all}" in
     queues
     celery_worker proposals "$CELERY_PROPOSAL_QUEUE" "${PROPOSER_CONCURRENCY:-1}" 0
     ;;
+  dealer)
+    # A deal gives way to operators between its engine steps (vtt_site.interactive), like a long job,
+    # but never waits behind one: the system that enrolled waits for it.
+    queues
+    celery_worker deals "$CELERY_DEAL_QUEUE" "${DEALER_CONCURRENCY:-1}" "${WORKER_NICE:-10}"
+    ;;
   beat)
     exec "$BIN/celery" -A vtt_site beat --loglevel "${WORKER_LOGLEVEL:-info}"
     ;;
@@ -66,7 +74,7 @@ case "${1:-all}" in
     queues
     export BIN HOST PORT SERVE_DIR=${VAR_DIR:-var}
     mkdir -p "$SERVE_DIR"
-    echo "Serving on http://$HOST:$PORT/: web, worker ($CELERY_QUEUE), proposer ($CELERY_PROPOSAL_QUEUE), beat" >&2
+    echo "Serving on http://$HOST:$PORT/: web, worker ($CELERY_QUEUE), proposer ($CELERY_PROPOSAL_QUEUE), dealer ($CELERY_DEAL_QUEUE), beat" >&2
     exec "$BIN/supervisord" --configuration scripts/supervisord.conf
     ;;
   *)

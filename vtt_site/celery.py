@@ -20,14 +20,19 @@ def _name_beat_options(sender, source, **kwargs) -> None:
     source.update({name: source.first(name) for name in REDBEAT_OPTIONS})
 
 
-def queues_use(queue: str, proposal_queue: str) -> None:
+def queues_use(queue: str, proposal_queue: str, deal_queue: str | None = None) -> None:
     """Send this process's tasks to these queues instead of the settings' (the tests and benchmarks run
-    workers on queues of their own). The app caches its queues, routes and router at the first send, so
-    all three are dropped and recomputed from the new names."""
+    workers on queues of their own; the deals go to `deal_queue`, by default QUEUE-deals). The app
+    caches its queues, routes and router at the first send, so all three are dropped and recomputed
+    from the new names."""
     from django.conf import settings
 
     app.conf.task_default_queue = queue
-    app.conf.task_routes = {name: {"queue": proposal_queue} for name in settings.CELERY_TASK_ROUTES}
+    deals = deal_queue or f"{queue}-deals"
+    app.conf.task_routes = {
+        **{name: {"queue": proposal_queue} for name in settings.PROPOSAL_QUEUE_TASKS},
+        **{name: {"queue": deals} for name in settings.DEAL_QUEUE_TASKS},
+    }
     for cached in ("queues", "default_queue", "router"):
         app.amqp.__dict__.pop(cached, None)
     app.amqp.flush_routes()

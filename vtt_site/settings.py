@@ -192,10 +192,11 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 1740)
 # redelivery, is what takes over a job whose worker died (vtt_site/jobs.py).
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Two queues, each with workers of its own (scripts/serve.sh, docker-compose.yml): the long jobs
-# (imports, fits, automatic truthing, audits, scoring) on CELERY_QUEUE, and on CELERY_PROPOSAL_QUEUE
-# what an operator or the service waits for: the next question of a stream and the beat's sweeps. An
-# operator's next question never waits behind a long job (decision 0041).
+# Three queues, each with workers of its own (scripts/serve.sh, docker-compose.yml): the long jobs
+# (imports, fits, automatic truthing, audits, scoring) on CELERY_QUEUE; on CELERY_PROPOSAL_QUEUE
+# what an operator or the service waits for: the next question of a stream and the beat's sweeps; on
+# CELERY_DEAL_QUEUE the deals a vision system waits for before its session can be taken. Neither an
+# operator's next question nor a system's first streams wait behind a long job (decisions 0041, 0053).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "vtt")
 CELERY_PROPOSAL_QUEUE = env_str("CELERY_PROPOSAL_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-proposals")
 PROPOSAL_QUEUE_TASKS = (
@@ -206,7 +207,12 @@ PROPOSAL_QUEUE_TASKS = (
     "evaluation.scores_due_queue",
     "evaluation.ranking_checks_due_queue",
 )
-CELERY_TASK_ROUTES = {name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS}
+CELERY_DEAL_QUEUE = env_str("CELERY_DEAL_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-deals")
+DEAL_QUEUE_TASKS = ("truthing.deal_run",)
+CELERY_TASK_ROUTES = {
+    **{name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS},
+    **{name: {"queue": CELERY_DEAL_QUEUE} for name in DEAL_QUEUE_TASKS},
+}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_IMPORTS = ["vtt_site.tasks"]
 # The beat is a process of its own (`celery beat`), and exactly one sends: it takes a lock in Redis at

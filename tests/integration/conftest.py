@@ -59,6 +59,7 @@ def real_services(transactional_db, settings, tmp_path):
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_QUEUE": queue,
         "CELERY_PROPOSAL_QUEUE": f"{queue}-proposals",
+        "CELERY_DEAL_QUEUE": f"{queue}-deals",
         "SECRET_KEY": settings.SECRET_KEY,
         "VAR_DIR": str(tmp_path / "var"),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
@@ -66,9 +67,14 @@ def real_services(transactional_db, settings, tmp_path):
         "DJANGO_SETTINGS_MODULE": "vtt_site.settings",
     }
     conf = celery_app.conf
-    previous = (conf.task_always_eager, conf.task_default_queue, settings.CELERY_PROPOSAL_QUEUE)
+    previous = (
+        conf.task_always_eager,
+        conf.task_default_queue,
+        settings.CELERY_PROPOSAL_QUEUE,
+        settings.CELERY_DEAL_QUEUE,
+    )
     conf.task_always_eager = False
-    queues_use(queue, env["CELERY_PROPOSAL_QUEUE"])
+    queues_use(queue, env["CELERY_PROPOSAL_QUEUE"], env["CELERY_DEAL_QUEUE"])
     yield env
     conf.task_always_eager = previous[0]
     queues_use(*previous[1:])

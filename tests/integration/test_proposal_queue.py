@@ -1,6 +1,7 @@
 """An operator's next question never waits behind a long job (issue 22, item 1): under `make serve` the
 proposals have a queue and a worker of their own, so while long jobs fill the other worker the next
-question still comes within seconds."""
+question still comes within seconds. Nor does a vision system's deal, the fresh streams it waits for
+before it can answer (decision 0053): the deals have a queue and a worker of their own too."""
 
 from __future__ import annotations
 
@@ -10,12 +11,20 @@ import pytest
 from django.db import transaction
 
 from accounts.roles import Role
+from annotations.models import Split
+from demo.synthetic.scenes import generate_scenes
+from engine import services as engine_services
+from evaluation.services.sessions import session_enrol
+from evaluation.services.systems import system_create
+from tests.django_fixtures import import_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.integration.test_job_takeover import FAST, finished, queue_import, watch
 from tests.integration.test_supervision import ready
 from tests.integration.test_truthing_worker import an_operator_test, wait_until_proposed
 from tests.truthing.conftest import operator_of
+from truthing.models import AutomaticTruthing, Deal
 from truthing.services import lifecycle
+from truthing.services.automatic import automatic_truthing_run
 from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer
 
@@ -44,4 +53,47 @@ def test_the_next_question_is_proposed_while_long_jobs_fill_their_worker(serve):
     waiting = [job for job in imports if not (job.refresh_from_db() or finished(job))]
     print(f"\nnext question after {took:.2f} s, with {len(waiting)} of 3 long imports not finished")
     assert waiting, "the long jobs all finished first: the proposal waited behind them"
+    assert took < LIMIT
+
+
+def an_oracle_test():
+    """A published test of three annotated images, built here (its jobs run in this process): every
+    session of it is dealt fresh oracle streams by a deal job."""
+    collection = CollectionFactory()
+    import_scenes(collection, generate_scenes(300, seed=83))
+    import_scenes(collection, generate_scenes(3, seed=84, prefix="seen"), split=Split.TEST)
+    statistics = engine_services.statistics_fit_start(user=None, collections=[collection])
+    engine_services.statistics_fit_run(statistics_id=statistics.pk)
+    statistics.refresh_from_db()
+    images = collection.images.filter(split=Split.TEST).order_by("pk")
+    test = lifecycle.test_create(
+        name="dealt test",
+        statistics=statistics,
+        image_ids=[i.pk for i in images],
+        settings={"min_population": 10, "max_questions": 15},
+        seed=4,
+    )
+    test = lifecycle.test_start(test=test)
+    for job in AutomaticTruthing.objects.filter(test=test):
+        automatic_truthing_run(job_id=job.pk)
+    return lifecycle.test_publish(test=test)
+
+
+def test_a_systems_deal_is_made_while_long_jobs_fill_their_worker(serve, settings):
+    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}
+    test = an_oracle_test()
+    served = serve(**FAST)
+    ready(served)
+    imports = [queue_import(CollectionFactory()) for _ in range(3)]  # 2,500 scenes each, one at a time
+    watch(imports[0], lambda j: j.running, 60, "the first import to start", served.log)
+    system = system_create(owner=UserFactory(role=Role.VISION_SYSTEM_OWNER), name="in a hurry")
+    session = session_enrol(system=system, test_id=test.pk)
+    enrolled = time.monotonic()
+    deal = Deal.objects.get(pk=session.deal_id)
+    watch(deal, lambda d: d.status == Deal.Status.DONE, 30, "the deal", served.log)
+    took = time.monotonic() - enrolled
+    waiting = [job for job in imports if not (job.refresh_from_db() or finished(job))]
+    print(f"\ndeal done after {took:.2f} s, with {len(waiting)} of 3 long imports not finished")
+    assert deal.streams_total == 3
+    assert waiting, "the long jobs all finished first: the deal waited behind them"
     assert took < LIMIT

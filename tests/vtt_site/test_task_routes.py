@@ -13,8 +13,13 @@ def test_every_routed_and_scheduled_task_exists():
     routed = set(settings.CELERY_TASK_ROUTES)
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert routed | scheduled <= set(app.tasks), (routed | scheduled) - set(app.tasks)
-    # Every sweep goes with the proposals, never behind a long job.
+    # Every sweep goes with the proposals, and the deals to their own queue: never behind a long job.
     assert scheduled <= routed
-    assert {route["queue"] for route in settings.CELERY_TASK_ROUTES.values()} == {
-        settings.CELERY_PROPOSAL_QUEUE
-    }
+    queue_of = {name: route["queue"] for name, route in settings.CELERY_TASK_ROUTES.items()}
+    assert {queue_of[name] for name in scheduled} == {settings.CELERY_PROPOSAL_QUEUE}
+    assert queue_of["truthing.stream_propose"] == settings.CELERY_PROPOSAL_QUEUE
+    assert queue_of["truthing.deal_run"] == settings.CELERY_DEAL_QUEUE
+    assert (
+        len({settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_PROPOSAL_QUEUE, settings.CELERY_DEAL_QUEUE})
+        == 3
+    )
