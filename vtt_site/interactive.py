@@ -14,7 +14,9 @@ A mark is the stream's id with the time it was set; a mark older than `STALE_SEC
 (its worker died, the broker restarted) and is dropped, so a lost mark costs at most that long. The set
 is named after the long jobs' queue, so that deployments (and tests) sharing a Redis do not hold up each
 other's jobs. When tasks run in process (`make run`, most tests) there is no worker to give way to, and
-every call here does nothing. Redis unreachable: nothing is waited for (the job goes on).
+every call here does nothing. Redis unreachable: nothing is waited for (the job goes on), and after a
+failure Redis is left alone for QUIET_SECONDS, so that an outage costs neither a long job's step nor an
+operator's answer a connection attempt each.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 STALE_SECONDS = 10.0  # far above a proposal's time (p95 under 0.1 s), far below an operator's patience
 POLL_SECONDS = 0.002
+QUIET_SECONDS = 5.0
+_failed_at: float | None = None  # monotonic time of this process's last Redis error here
 
 
 @cache
@@ -44,7 +48,15 @@ def _redis() -> redis.Redis | None:
     """The client, when proposals and long jobs run in workers of their own; else None."""
     if not settings.REDIS_URL or celery_app.conf.task_always_eager:
         return None
+    if _failed_at is not None and time.monotonic() - _failed_at < QUIET_SECONDS:
+        return None
     return _client(settings.REDIS_URL)
+
+
+def _failed(what: str, exc: Exception) -> None:
+    global _failed_at
+    _failed_at = time.monotonic()
+    logger.debug("Could not %s (%s); Redis is left alone for %g s.", what, exc, QUIET_SECONDS)
 
 
 def _key() -> str:
@@ -59,7 +71,7 @@ def proposal_pending(stream_id: int) -> None:
     try:
         client.zadd(_key(), {str(stream_id): time.time()})
     except redis.RedisError as exc:
-        logger.debug("Could not mark a pending proposal (%s)", exc)
+        _failed("mark a pending proposal", exc)
 
 
 def proposal_done(stream_id: int) -> None:
@@ -70,7 +82,7 @@ def proposal_done(stream_id: int) -> None:
     try:
         client.zrem(_key(), str(stream_id))
     except redis.RedisError as exc:
-        logger.debug("Could not clear a pending proposal (%s)", exc)
+        _failed("clear a pending proposal", exc)
 
 
 def proposals_pending() -> int:
@@ -84,7 +96,7 @@ def proposals_pending() -> int:
         pipe.zcard(_key())
         return int(pipe.execute()[1])
     except redis.RedisError as exc:
-        logger.debug("Could not count pending proposals (%s)", exc)
+        _failed("count pending proposals", exc)
         return 0
 
 

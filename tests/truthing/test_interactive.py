@@ -23,16 +23,18 @@ from vtt_site.interactive import give_way, proposal_done, proposal_pending, prop
 
 
 @pytest.fixture
-def workers_layout(settings):
+def workers_layout(settings, monkeypatch):
     """Tasks go to a broker (queues of this test's own, which no worker reads), as under `make serve`."""
     if not settings.REDIS_URL:
         pytest.fail("Needs Redis: run through `make test` or .ci/run (REDIS_URL=redis://…).")
     settings.LONG_JOB_GIVE_WAY_SECONDS = 0.2
+    monkeypatch.setattr(interactive, "_failed_at", None)  # no failure of an earlier test keeps Redis quiet
     queue = f"vtt-test-{uuid.uuid4().hex[:8]}"
     previous = celery_app.conf.task_always_eager, celery_app.conf.task_default_queue
     celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = False, queue
+    url = settings.REDIS_URL
     yield queue
-    client = interactive._client(settings.REDIS_URL)
+    client = interactive._client(url)
     client.delete(interactive._key(), queue)
     celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = previous
 
@@ -97,3 +99,21 @@ def test_automatic_truthing_gives_way_before_every_engine_step_and_write(
     # A wait before each proposal (each step, and the last, which ended a stream) and before the write.
     assert held >= 0.05 * (steps + 2)
     proposal_done(99)
+
+
+def test_with_redis_down_nothing_waits_and_redis_is_left_alone_for_a_while(
+    workers_layout, settings, monkeypatch
+):
+    """An outage costs a long job's steps and an operator's answers one failed attempt, not one each."""
+    settings.REDIS_URL = "redis://127.0.0.1:6390/0"  # nothing listens there
+    monkeypatch.setattr(interactive, "_failed_at", None)
+    failures = []
+    real_failed = interactive._failed
+    monkeypatch.setattr(interactive, "_failed", lambda *a: failures.append(a[0]) or real_failed(*a))
+    assert timed(give_way) < 0.5 and timed(give_way) < 0.05
+    proposal_pending(3)
+    proposal_done(3)
+    assert failures == ["count pending proposals"]  # the first count failed; the rest left Redis alone
+    monkeypatch.setattr(interactive, "_failed_at", time.monotonic() - interactive.QUIET_SECONDS - 1)
+    give_way()
+    assert len(failures) == 2  # tried again once the quiet time was over
