@@ -15,22 +15,14 @@ earlier streams' stored questions alike, so that a fact has one key whichever si
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 from django.conf import settings
 
-from engine.core.questions import (
-    Answer,
-    InstantiationQuestion,
-    Kind,
-    Label,
-    Question,
-    question_from_json,
-    question_to_json,
-)
+from engine.core.questions import Answer, Question, question_from_json, question_to_json
 from engine.core.statistics import FittedStatistics as CoreStatistics
+from engine.core.story import story_of
 from scoring.reuse import Exposure, Seen
 from truthing.models import Step, StepAnswer, Stream, TestImage
 
@@ -54,18 +46,14 @@ class Documents:
         return document
 
     def shown(self, history: Sequence[tuple[Question, Answer]]) -> list[Seen]:
-        """A core history as a system is shown it: answered entries only, with the labels they made."""
-        made: dict[str, int] = defaultdict(int)
-        seen = []
-        for question, answer in history:
-            if answer == Answer.AMBIGUOUS:
-                continue
-            label = ""
-            if _instantiates(question, answer):
-                made[question.type] += 1
-                label = str(Label(question.type, made[question.type]))
-            seen.append(Seen(self.of(question), answer == Answer.YES, label))
-        return seen
+        """A core history as a system is shown it: answered entries only, with the labels they made (as
+        the engine's story makes them)."""
+        made = {record.entry: str(record.label) for record in story_of(self.vocabulary, history).labels}
+        return [
+            Seen(self.of(question), answer == Answer.YES, made.get(i, ""))
+            for i, (question, answer) in enumerate(history)
+            if answer != Answer.AMBIGUOUS
+        ]
 
     def stored(self, steps: Iterable[Step]) -> list[Seen]:
         """A stored stream's shown steps, in order, as its system saw them. Parsed back into core
@@ -78,13 +66,6 @@ class Documents:
             )
             for step in steps
         ]
-
-
-def _instantiates(question: Question, answer: Answer) -> TypeGuard[InstantiationQuestion]:
-    """A yes to a uniqueness question gives the object the next label of its type (engine.core.story)."""
-    return (
-        isinstance(question, InstantiationQuestion) and question.kind == Kind.UNIQUE and answer == Answer.YES
-    )
 
 
 class ImageExposure:
