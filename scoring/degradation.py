@@ -23,12 +23,18 @@ each curve ends exactly at the blind prior's accuracy on the questions the degra
 the fallback, an oracle that sees nothing would answer "no" everywhere and end at the share of "no"
 answers, which is not a property of seeing. The decision record is docs/decisions/0048-ranking-check.md.
 
-The degradation is drawn per question from a generator seeded by (seed, kind, stream, ordinal), and the
-same draws serve every level (common random numbers): a question missed at x = 0.3 is missed at every
-larger x, so the curves are smooth and the comparison between levels is paired.
-
-Each simulated session is scored by `scoring.scores.score_of`, as a real session is, so its intervals
-are the ones a real system with those answers would get on this test. Pure Python, no Django.
+The curves are the *expected* accuracy of such a system (`expected_correct`): for each question, the
+probability over the degradation's draw that the system answers it right, summed over the questions a
+kind of degradation reaches, with the Wilson interval one session of that accuracy would get. A
+sampled session (`simulated_answers`: one draw per question, or per object, from a generator seeded by
+(seed, kind, stream, ordinal), the same draws at every level) is scored by `scoring.scores.score_of`
+as a real session is, and the average of many such sessions is the expected curve (a test checks it);
+but one session's sampling noise (about 0.02 on a few hundred questions) is as large as the last steps
+of a curve, and would make the curve step up and down at random. With a calibrated p the expected curve
+falls monotonically (a flipped reading is a garbled one, and Bayes' rule with the right prior loses
+accuracy under garbling); where it does not, p is miscalibrated on those questions, which is what the
+card should show. The power figure compares two sampled sessions, since it needs their per-stream
+differences. Pure Python, no Django.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from scoring.references import labels_named
 from scoring.scores import PlannedStep, PlannedStream, score_of
 from scoring.stats import mean_interval, proportion
 
-DEGRADATION_VERSION = 1  # bump with every change that can change a figure of the report
+DEGRADATION_VERSION = 2  # bump with every change that can change a figure of the report
 LEVELS = tuple(i / 10 for i in range(11))  # the share of the information destroyed, 0 to 1
 FINE_LEVELS = tuple(i / 100 for i in range(101))  # for the power figure
 # kind of degradation -> (its parameter, the parameter at level d, the question kinds it reaches)
@@ -127,6 +133,49 @@ def degraded_answer(step: SimStep, family: str, level: float, u: float) -> bool:
     return bayes_answer(step.p, right if read else wrong, wrong if read else right)
 
 
+def expected_correct(step: SimStep, family: str, level: float, objects_named: int) -> float:
+    """The probability over the degradation's draw that `degraded_answer` is right on one question
+    (`objects_named`: how many of the stream's objects the question is about, each missed on its own)."""
+    truth = step.answer == "yes"
+    parameter = level * FAMILIES[family][1]
+    reaches = FAMILIES[family][2]
+    if family == "objects":
+        if step.kind in INSTANTIATION_KINDS:
+            unseen_right = float(bayes_answer(step.p, parameter, 1.0) == truth)
+            # Its object is seen with probability 1 - x; when there is none, nothing is ever seen.
+            return (1.0 - parameter) + parameter * unseen_right if truth else unseen_right
+        seen = (1.0 - parameter) ** objects_named
+        return seen + (1.0 - seen) * float(blind_answer(step.p) == truth)
+    if (reaches is not None and step.kind not in reaches) or parameter == 0:
+        return 1.0
+    right, wrong = 1.0 - parameter, parameter
+    faithful = bayes_answer(step.p, right if truth else wrong, wrong if truth else right) == truth
+    flipped = bayes_answer(step.p, wrong if truth else right, right if truth else wrong) == truth
+    return right * float(faithful) + wrong * float(flipped)
+
+
+def objects_named(plan: SimPlan) -> dict[int, int]:
+    """{ordinal: how many objects made earlier in its stream a question is about}, as `draws` reads
+    them (a label its stream never made is never missed)."""
+    out: dict[int, int] = {}
+    for stream in plan.streams:
+        made: set[str] = set()
+        for step in plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]:
+            out[step.ordinal] = len(set(labels_named(step.question)) & made)
+            if step.label:
+                made.add(step.label)
+    return out
+
+
+def expected_accuracy(plan: SimPlan, family: str, level: float, named: Mapping[int, int]) -> dict[str, Any]:
+    """The expected accuracy on the questions a kind of degradation reaches, with the Wilson interval
+    of one session that accurate on that many questions."""
+    kinds = FAMILIES[family][2]
+    reached_steps = [step for step in plan.steps if kinds is None or step.kind in kinds]
+    right = math.fsum(expected_correct(step, family, level, named[step.ordinal]) for step in reached_steps)
+    return proportion(right, len(reached_steps))
+
+
 def simulated_answers(plan: SimPlan, family: str, level: float, u: Mapping[int, float]) -> dict[int, bool]:
     """{ordinal: correct} of a simulated session, the shape `score_of` takes."""
     return {
@@ -161,17 +210,19 @@ def reached(score: Mapping[str, Any], family: str) -> dict[str, Any]:
     )
 
 
-def degradation_curves(plan: SimPlan, *, seed: int) -> dict[str, Any]:
-    """For each kind of degradation: the accuracy at each level (with its interval, as `score_of` gives
-    it) on the questions it reaches, and the blind prior's on the same questions."""
+def degradation_curves(plan: SimPlan) -> dict[str, Any]:
+    """For each kind of degradation: the expected accuracy at each level (with the interval of one
+    session that accurate) on the questions it reaches, and the blind prior's on the same questions
+    (as `score_of` scores its session)."""
     blind = score_of(plan=plan, answers=blind_answers(plan), over=True)
+    named = objects_named(plan)
     families = {}
     for family, (parameter, scale, _) in FAMILIES.items():
-        u = draws(plan, family, seed)
         points = []
         for level in LEVELS:
-            score = score_of(plan=plan, answers=simulated_answers(plan, family, level, u), over=True)
-            points.append({"level": level, parameter: level * scale, **reached(score, family)})
+            points.append(
+                {"level": level, parameter: level * scale, **expected_accuracy(plan, family, level, named)}
+            )
         families[family] = {
             "parameter": parameter,
             "questions": points[0]["trials"],
@@ -249,7 +300,7 @@ def power_figure(plan: SimPlan, *, seed: int, family: str = "objects") -> dict[s
 def ranking_report(plan: SimPlan, *, seed: int) -> dict[str, Any]:
     """The whole report a test's card shows: the curves and the power figure."""
     return {
-        **degradation_curves(plan, seed=seed),
+        **degradation_curves(plan),
         "power": power_figure(plan, seed=seed),
         "levels": list(LEVELS),
         "version": DEGRADATION_VERSION,

@@ -8,8 +8,9 @@ import math
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion (95% by default); None without trials."""
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (95% by default); None without trials. `successes` may
+    be an expected count (a sum of probabilities)."""
     if trials <= 0:
         return None
     p = successes / trials
@@ -22,7 +23,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     return (low, high)
 
 
-def proportion(successes: int, trials: int) -> dict[str, float | int | None]:
+def proportion(successes: float, trials: int) -> dict[str, float | int | None]:
     """{"value", "successes", "trials", "low", "high"}: a proportion with its 95% Wilson interval."""
     interval = wilson_interval(successes, trials)
     return {
