@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.urls import Resolver404
+from django.urls import Resolver404, reverse
+from django.utils.text import capfirst
 
 from accounts.roles import roles_of
 
@@ -63,8 +65,30 @@ def _in_collection(request: HttpRequest) -> bool:
 def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     message = exception.args[0] if exception is not None and exception.args else None
     if not isinstance(message, str) or not message:
+        refused = _admin_add_refused(request)
+        if refused is not None:
+            return _page(request, 403, refused)
         message = "Your role does not allow this."
     return _page(request, 403, {"message": message})
+
+
+def _admin_add_refused(request: HttpRequest) -> dict[str, str] | None:
+    """Why the admin's add page of a model only the platform writes (streams, steps, jobs, scores...)
+    refuses an admin who may see its rows: Django's admin raises a bare 403 there, which would blame
+    the admin's role."""
+    match = getattr(request, "resolver_match", None)
+    if match is None or match.namespace != "admin" or not (match.url_name or "").endswith("_add"):
+        return None
+    model_admin = getattr(match.func, "model_admin", None)  # Django's admin marks its views so
+    if not isinstance(model_admin, admin.ModelAdmin) or not model_admin.has_view_permission(request):
+        return None
+    meta = model_admin.model._meta
+    return {
+        "message": f"{capfirst(meta.verbose_name_plural)} are written by the platform, never added by hand: "
+        "the admin lists them and shows each one.",
+        "written_by_platform": reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"),
+        "listed": capfirst(meta.verbose_name_plural),
+    }
 
 
 def method_not_allowed(request: HttpRequest, allowed: list[str]) -> HttpResponse:

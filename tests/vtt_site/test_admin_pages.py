@@ -140,3 +140,31 @@ def test_the_admin_adds_a_draft_test_through_the_lifecycle_service(world):
     test = Test.objects.get(name="added in the admin")
     assert test.state == "draft" and test.engine_settings["max_questions"] == 12
     assert list(test.test_images.values_list("image", flat=True)) == [image.pk]
+
+
+def test_an_add_page_the_platform_alone_writes_says_so_not_that_the_role_forbids_it(world):
+    """An admin who types the add address of a model only the platform writes (no Add button is shown)
+    is told why, with the way to its rows."""
+    refused = [
+        (model, model_admin)
+        for model, model_admin in admin.site._registry.items()
+        if not model_admin.has_add_permission(_request(world))
+        and model_admin.has_view_permission(_request(world))
+    ]
+    assert len(refused) >= 10  # streams, steps, checks, answers, scores, jobs...
+    for model, _ in refused:
+        meta = model._meta
+        response = world.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_add"))
+        body = response.content.decode()
+        assert response.status_code == 403, meta.label
+        assert "written by the platform, never added by hand" in body, meta.label
+        assert "Your role does not allow this" not in body, meta.label
+        assert reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist") in body, meta.label
+
+
+def test_a_forbidden_admin_page_still_blames_the_role_for_a_user_who_may_not_see_it(world, make_user):
+    world.force_login(make_user(Role.OPERATOR, username="an-operator"))
+    response = world.get(reverse("admin:truthing_stream_add"))
+    # Not staff: the admin sends them to its login page, and no model's name is given away.
+    assert response.status_code in (302, 403)
+    assert b"written by the platform" not in response.content
