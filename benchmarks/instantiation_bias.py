@@ -114,6 +114,7 @@ def _row(
     picked: bool,
 ) -> Row:
     (pooled_yes, pooled_n), _ = estimate.levels
+    assert estimate.p is not None  # only questions with a population are kept
     exact_yes, exact_n = exact_level(stream, question)
     return {
         "picked": picked,

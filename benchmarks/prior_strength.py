@@ -72,6 +72,57 @@ def moments(streams: list, settings: EngineSettings) -> dict[tuple[str, str], di
     return out
 
 
+STRENGTHS = (1.0, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0, float("inf"))
+
+
+def chained(levels: tuple[tuple[float, float], ...], strengths: list[float]) -> float:
+    """`engine.core.estimates.chain` with a strength per finer level (inf: the level is ignored)."""
+    p = levels[0][0] / levels[0][1]
+    for (y, n), s in zip(levels[1:], strengths, strict=True):
+        if s != float("inf"):
+            p = (y + s * p) / (n + s)
+    return p
+
+
+def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str], list[dict[str, float]]]:
+    """For each level, the log-loss and the calibration gap of p on the streams' own answers when that
+    level's strength alone is changed (the others at the setting's): what each level's evidence is worth
+    on answers the statistics never saw (cross-fitted streams), the questions as the engine picked them."""
+    questions: dict[str, list[tuple[tuple[tuple[float, float], ...], bool]]] = defaultdict(list)
+    for steps in streams:
+        for step in steps:
+            if step.answer == Answer.AMBIGUOUS or not step.estimate.levels:
+                continue
+            questions[_group(step.question)].append((step.estimate.levels, step.answer == Answer.YES))
+    out: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for group, rows in questions.items():
+        answers = np.array([yes for _, yes in rows], dtype=float)
+        for i in range(1, len(NAMES[group])):
+            results = []
+            for strength in STRENGTHS:
+                strengths = [settings.prior_strength] * (len(NAMES[group]) - 1)
+                strengths[i - 1] = strength
+                p = np.clip([chained(levels, strengths) for levels, _ in rows], 1e-6, 1 - 1e-6)
+                loss = -np.mean(answers * np.log(p) + (1 - answers) * np.log(1 - p))
+                results.append(
+                    {
+                        "strength": strength,
+                        "log_loss": float(loss),
+                        "gap": float(np.mean(p) - np.mean(answers)),
+                    }
+                )
+            out[(group, NAMES[group][i])] = results
+    return out
+
+
+def _group(question: object) -> str:
+    if isinstance(question, AttributeQuestion):
+        return "attribute"
+    if isinstance(question, RelationshipQuestion):
+        return "relationship"
+    return "instantiation"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
@@ -86,6 +137,12 @@ def main() -> None:
     streams = training_streams(vocabulary, scenes, settings, args.seed, folds=5, limit=args.streams)
     result = moments(streams, settings)
     print(json.dumps({f"{g}/{level}": v for (g, level), v in sorted(result.items())}, indent=1))
+    for (group, level), results in sorted(by_strength(streams, settings).items()):
+        best = min(results, key=lambda r: r["log_loss"])
+        cells = ", ".join(f"{r['strength']:g}: {r['log_loss']:.4f} ({r['gap']:+.3f})" for r in results)
+        print(
+            f"{group}/{level}: best {best['strength']:g}; log-loss (mean p - yes rate) by strength: {cells}"
+        )
 
 
 if __name__ == "__main__":
