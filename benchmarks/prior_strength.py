@@ -53,10 +53,12 @@ def moments(streams: list, settings: EngineSettings) -> dict[tuple[str, str], di
             )
             levels = step.estimate.levels
             m = levels[0][0] / levels[0][1]
-            for i, (y, n) in enumerate(levels[1:], start=1):
+            for i, ((y, n), s) in enumerate(
+                zip(levels[1:], _strengths(settings, len(levels) - 1), strict=True), start=1
+            ):
                 if n >= 1:
                     gathered[(group, NAMES[group][i])].append((y / n, m, n))
-                m = (y + settings.prior_strength * m) / (n + settings.prior_strength)
+                m = (y + s * m) / (n + s)
     out = {}
     for key, rows in gathered.items():
         r, m, n = (np.array(column) for column in zip(*rows, strict=True))
@@ -72,7 +74,7 @@ def moments(streams: list, settings: EngineSettings) -> dict[tuple[str, str], di
     return out
 
 
-STRENGTHS = (1.0, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0, float("inf"))
+STRENGTHS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0, float("inf"))
 
 
 def chained(levels: tuple[tuple[float, float], ...], strengths: list[float]) -> float:
@@ -87,7 +89,8 @@ def chained(levels: tuple[tuple[float, float], ...], strengths: list[float]) -> 
 def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str], list[dict[str, float]]]:
     """For each level, the log-loss and the calibration gap of p on the streams' own answers when that
     level's strength alone is changed (the others at the setting's): what each level's evidence is worth
-    on answers the statistics never saw (cross-fitted streams), the questions as the engine picked them."""
+    on answers the statistics never saw (cross-fitted streams), the questions as the engine picked them
+    with the settings' strengths."""
     questions: dict[str, list[tuple[tuple[tuple[float, float], ...], bool]]] = defaultdict(list)
     for steps in streams:
         for step in steps:
@@ -100,7 +103,7 @@ def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str]
         for i in range(1, len(NAMES[group])):
             results = []
             for strength in STRENGTHS:
-                strengths = [settings.prior_strength] * (len(NAMES[group]) - 1)
+                strengths = _strengths(settings, len(NAMES[group]) - 1)
                 strengths[i - 1] = strength
                 p = np.clip([chained(levels, strengths) for levels, _ in rows], 1e-6, 1 - 1e-6)
                 loss = -np.mean(answers * np.log(p) + (1 - answers) * np.log(1 - p))
@@ -113,6 +116,11 @@ def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str]
                 )
             out[(group, NAMES[group][i])] = results
     return out
+
+
+def _strengths(settings: EngineSettings, finer_levels: int) -> list[float]:
+    """The settings' strength of each finer level (the last one is the weighted level)."""
+    return [settings.prior_strength] * (finer_levels - 1) + [settings.weighted_strength]
 
 
 def _group(question: object) -> str:

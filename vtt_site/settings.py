@@ -430,6 +430,7 @@ VTT = {
             "ENGINE_MAX_QUESTIONS": int,
             "ENGINE_REJECTION_LIMIT": int,
             "ENGINE_PRIOR_STRENGTH": float,
+            "ENGINE_WEIGHTED_STRENGTH": float,
             "ENGINE_CONSISTENCY_WEIGHT": float,
             "ENGINE_SHARP_EPSILON": float,
         }

@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             "max_questions",
             "rejection_limit",
             "prior_strength",
+            "weighted_strength",
             "consistency_weight",
             "sharp_epsilon",
         )

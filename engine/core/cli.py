@@ -82,6 +82,12 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-questions", type=int, default=defaults.max_questions)
     parser.add_argument("--max-attributes", type=int, default=defaults.max_attributes)
     parser.add_argument("--prior-strength", type=float, default=defaults.prior_strength)
+    parser.add_argument(
+        "--weighted-strength",
+        type=float,
+        default=defaults.weighted_strength,
+        help="the prior strength of the last level of every estimate, the one weighted by consistency",
+    )
     parser.add_argument("--consistency-weight", type=float, default=defaults.consistency_weight)
     parser.add_argument(
         "--sharp-epsilon",
@@ -108,6 +114,7 @@ def settings_from(args: argparse.Namespace) -> EngineSettings:
         max_questions=args.max_questions,
         max_attributes=args.max_attributes,
         prior_strength=args.prior_strength,
+        weighted_strength=args.weighted_strength,
         consistency_weight=args.consistency_weight,
         sharp_epsilon=args.sharp_epsilon,
     )

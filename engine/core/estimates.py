@@ -10,13 +10,15 @@ Every question has a chain of populations, from the coarsest (the pooled one of 
 with all of it). Level i counts y_i yes answers out of n_i decidable items. The estimate is
 
     p_0 = y_0 / n_0
-    p_i = (y_i + s * p_(i-1)) / (n_i + s)      for i = 1 .. k, s = prior_strength
+    p_i = (y_i + s_i * p_(i-1)) / (n_i + s_i)      for i = 1 .. k
     p   = p_k
 
-so a finer level moves the estimate only as far as its own evidence allows: with n_i much larger than
-s it is the level's relative frequency, with n_i = 0 it is the level above. The population reported
-(and compared with `min_population`) is n_0: the number of items behind the estimate as a whole.
-docs/engine.md states it for every kind of question; decision 0034 says why.
+with s_i = prior_strength for every level but the last, and s_k = weighted_strength for the last one,
+which in every chain is the level weighted by consistency. So a finer level moves the estimate only as
+far as its own evidence allows: with n_i much larger than s_i it is the level's relative frequency, with
+n_i = 0 it is the level above. The population reported (and compared with `min_population`) is n_0:
+the number of items behind the estimate as a whole. docs/engine.md states it for every kind of
+question; decisions 0034 and 0055 say why.
 """
 
 from __future__ import annotations
@@ -64,20 +66,26 @@ def weighted_sum(by_disagreement: IntArray, weights: Sequence[float]) -> float:
     return total
 
 
-def chain(levels: Sequence[tuple[float, float]], strength: float) -> Estimate:
+def strengths(count: int, strength: float, weighted_strength: float) -> list[float]:
+    """The strength each of `count` finer levels is shrunk with: the last (weighted) level's own."""
+    return [strength] * (count - 1) + [weighted_strength] if count else []
+
+
+def chain(levels: Sequence[tuple[float, float]], strength: float, weighted_strength: float) -> Estimate:
     """The shrunk estimate of one question from its levels' (yes, population), coarsest first."""
     yes0, population = levels[0]
     if population == 0:
         return Estimate(None, 0, tuple(levels))
     p = yes0 / population
-    for yes, n in levels[1:]:
-        p = (yes + strength * p) / (n + strength)
+    for (yes, n), s in zip(levels[1:], strengths(len(levels) - 1, strength, weighted_strength), strict=True):
+        p = (yes + s * p) / (n + s)
     return Estimate(p, int(population), tuple(levels))
 
 
 def chain_arrays(
     levels: Sequence[tuple[npt.NDArray[np.float64] | IntArray, npt.NDArray[np.float64] | IntArray]],
     strength: float,
+    weighted_strength: float,
 ) -> tuple[FloatArray, IntArray]:
     """`chain` for many questions at once: (p, population) arrays; p is nan where the population is 0.
 
@@ -86,6 +94,8 @@ def chain_arrays(
     yes0, population = levels[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         p = yes0.astype(np.float64) / population.astype(np.float64)
-        for yes, n in levels[1:]:
-            p = (yes.astype(np.float64) + strength * p) / (n.astype(np.float64) + strength)
+        for (yes, n), s in zip(
+            levels[1:], strengths(len(levels) - 1, strength, weighted_strength), strict=True
+        ):
+            p = (yes.astype(np.float64) + s * p) / (n.astype(np.float64) + s)
     return np.where(population > 0, p, np.nan), population.astype(np.int64)

@@ -61,6 +61,11 @@ KINDS = (Kind.EXIST, Kind.UNIQUE)  # the instantiation kinds, in candidate order
 ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story line, in order
 
 
+# The weighted level's strength by default: where the log-loss of p on the audit's cross-fitted training
+# streams is least, for every kind of question, on street and parking (decision 0055).
+WEIGHTED_STRENGTH = 2.0
+
+
 @dataclass(frozen=True)
 class EngineSettings:
     epsilon: float = 0.15
@@ -75,6 +80,9 @@ class EngineSettings:
     # How many items of a finer population it takes to move the estimate halfway from the coarser
     # population's p to the finer one's (engine.core.estimates, docs/decisions/0034).
     prior_strength: float = 40.0
+    # The same for the last level of every estimate, the one weighted by consistency: what the images
+    # that give the history's answers say is worth more than a coarser level's rate (decision 0055).
+    weighted_strength: float = WEIGHTED_STRENGTH
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
     # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
     consistency_weight: float = 0.7
@@ -95,6 +103,8 @@ class EngineSettings:
             raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
         if not 0 < self.prior_strength <= 1e9:
             raise SettingError("prior_strength must be above 0 and at most 1e9", where="prior_strength")
+        if not 0 < self.weighted_strength <= 1e9:
+            raise SettingError("weighted_strength must be above 0 and at most 1e9", where="weighted_strength")
         if not 0 < self.consistency_weight <= 1:
             raise SettingError("consistency_weight must be above 0 and at most 1", where="consistency_weight")
         if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
@@ -202,7 +212,10 @@ class Stream:
         weights = self._weights()
         yes, population = weighted_sum(found[0], weights), weighted_sum(found[1], weights)
         alike = [(int(found[0].sum()), int(found[1].sum()))] if plain else []
-        return chain([*levels, *alike, (yes, population)], self.settings.prior_strength)
+        settings = self.settings
+        return chain(
+            [*levels, *alike, (yes, population)], settings.prior_strength, settings.weighted_strength
+        )
 
     def _instantiation_estimate(self, question: InstantiationQuestion) -> Estimate:
         """One instantiation question, through the proposer's own batch scoring."""
@@ -231,7 +244,7 @@ class Stream:
         for kind, (yes, population) in per_kind.items():  # (sets, regions, d)
             depth = yes.shape[2]
             levels = self._levels(Counts(yes.reshape(-1, depth), population.reshape(-1, depth)))
-            p, n = chain_arrays(levels, self.settings.prior_strength)
+            p, n = chain_arrays(levels, self.settings.prior_strength, self.settings.weighted_strength)
             scored[kind] = (levels, p, n)
         return scored
 

@@ -27,6 +27,12 @@ class EngineSettingsSerializer(serializers.Serializer):
     max_questions = serializers.IntegerField(required=False, min_value=1, max_value=1000)
     rejection_limit = serializers.IntegerField(required=False, min_value=1, max_value=1000)
     prior_strength = serializers.FloatField(required=False, min_value=0, max_value=1e9)
+    weighted_strength = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1e9,
+        help_text="The prior strength of the last level of every estimate, the one weighted by consistency.",
+    )
     consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
     sharp_epsilon = serializers.FloatField(
         required=False,

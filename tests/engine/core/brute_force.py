@@ -33,16 +33,18 @@ def brute_force(
     question: Question,
     strength: float = 40.0,
     weight: float = 0.85,
+    weighted_strength: float = 2.0,
 ) -> tuple[float | None, int, list[Level]]:
     """(p, population, levels) for `question` after `history`; `strength` is `prior_strength`, `weight`
-    is `consistency_weight`."""
+    is `consistency_weight`, `weighted_strength` the strength of the last level (the weighted one)."""
     levels = brute_force_levels(vocabulary, training, history, question, weight)
     population = levels[0][1]
     if population == 0:
         return None, 0, levels
     p = levels[0][0] / population
-    for yes, n in levels[1:]:
-        p = (yes + strength * p) / (n + strength)
+    for i, (yes, n) in enumerate(levels[1:], start=1):
+        s = weighted_strength if i == len(levels) - 1 else strength
+        p = (yes + s * p) / (n + s)
     return p, population, levels
 
 

@@ -33,7 +33,7 @@ VOCABULARIES = {"small": small_vocabulary(), "default": default_vocabulary()}
 
 
 def build(seed: int, vocabulary_name: str, min_overlap: float):
-    """A random training set, history and stream. The prior strength and the consistency weight are
+    """A random training set, history and stream. The prior strengths and the consistency weight are
     drawn too: from a strength that lets every level move p to one that keeps it near the pooled
     level's, from a weight that nearly drops disagreeing images to one that keeps them all."""
     rng = np.random.default_rng(seed)
@@ -49,8 +49,11 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
     )
     history, story = random_history(rng, vocabulary, driver, int(rng.integers(0, 14)))
     strength = float(rng.choice([0.5, 3.0, 40.0, 1000.0]))
+    weighted_strength = float(rng.choice([0.25, 2.0, 40.0, 1000.0]))
     weight = float(rng.choice([0.1, 0.5, 0.85, 1.0]))
-    engine_settings = EngineSettings(prior_strength=strength, consistency_weight=weight)
+    engine_settings = EngineSettings(
+        prior_strength=strength, consistency_weight=weight, weighted_strength=weighted_strength
+    )
     stream = Stream.resume(stats, engine_settings, (seed,), history)
     return rng, vocabulary, training, history, story, stream
 
@@ -58,7 +61,13 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
 def expected_for(stream, vocabulary, training, history, question):
     settings = stream.settings
     return brute_force(
-        vocabulary, training, history, question, settings.prior_strength, settings.consistency_weight
+        vocabulary,
+        training,
+        history,
+        question,
+        settings.prior_strength,
+        settings.consistency_weight,
+        settings.weighted_strength,
     )
 
 
@@ -127,7 +136,7 @@ def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_na
         history.append((asked, given))
     for question in pair_questions:
         estimate = stream.estimate(question)
-        expected = brute_force(vocabulary, training, history, question)
+        expected = expected_for(stream, vocabulary, training, history, question)
         assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
 
 
