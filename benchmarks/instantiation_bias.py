@@ -189,6 +189,7 @@ def main() -> None:
         f"--every {args.every} --sample {args.sample}"
     )
     body = (
+        f"## Where the uniqueness gap comes from: {args.vocabulary} (issue 19)\n\n"
         f"Command: `{command}` (commit {commit()}, {machine()}); "
         f"{time.perf_counter() - started:.0f} s. {len(test)} held-out scenes, default settings.\n\n"
         + table(rows)
