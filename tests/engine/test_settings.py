@@ -40,3 +40,19 @@ def test_a_prior_strength_of_zero_is_refused(settings):
     settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
     with pytest.raises(EngineError, match="prior_strength"):
         engine_settings(prior_strength=0)
+
+
+def test_the_weighted_levels_strength_is_its_own_setting(settings):
+    """Decision 0055: ENGINE_WEIGHTED_STRENGTH sets it; a test stored before it (no such key) is read
+    with today's default, like the retired setting above; zero is refused with its name."""
+    overrides = env_number_overrides({"ENGINE_WEIGHTED_STRENGTH": float}, {"ENGINE_WEIGHTED_STRENGTH": "5"})
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": overrides}
+    assert engine_settings().weighted_strength == 5.0
+    assert engine_settings(weighted_strength=3).weighted_strength == 3
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    assert (
+        engine_settings(prior_strength=40.0, epsilon=0.15).weighted_strength
+        == EngineSettings().weighted_strength
+    )
+    with pytest.raises(EngineError, match="weighted_strength"):
+        engine_settings(weighted_strength=0)
