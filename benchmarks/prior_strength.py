@@ -27,8 +27,8 @@ from benchmarks.engine_quality import VOCABULARIES, scenes_of
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer, AttributeQuestion, RelationshipQuestion
-from engine.core.scene import iter_scene_lines
-from engine.core.vocabulary import load_vocabulary
+from engine.core.scene import Scene, iter_scene_lines
+from engine.core.vocabulary import Vocabulary, load_vocabulary
 
 NAMES = {
     "attribute": ("pooled", "facts", "region", "found", "found weighted"),
@@ -131,16 +131,61 @@ def _group(question: object) -> str:
     return "instantiation"
 
 
+def streams_under(
+    vocabulary: Vocabulary, scenes: list[Scene], values: list[float], count: int, seed: int
+) -> dict[float, dict[str, dict[str, float]]]:
+    """For each weighted strength, cross-fitted training streams generated *with* it, and per question
+    kind the yes rate, mean p, gap and log-loss on their own answers: the strength judged on the
+    questions it makes the engine pick (the log-loss by strength above keeps the questions fixed)."""
+    out: dict[float, dict[str, dict[str, float]]] = {}
+    for value in values:
+        settings = EngineSettings(weighted_strength=value)
+        streams = training_streams(vocabulary, scenes, settings, seed, folds=5, limit=count)
+        by_kind: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+        for steps in streams:
+            for step in steps:
+                if step.answer != Answer.AMBIGUOUS and step.estimate.p is not None:
+                    by_kind[str(step.question.kind)].append((step.estimate.p, step.answer == Answer.YES))
+        out[value] = {}
+        for kind, rows in sorted(by_kind.items()):
+            p = np.clip([r[0] for r in rows], 1e-6, 1 - 1e-6)
+            yes = np.array([r[1] for r in rows], dtype=float)
+            out[value][kind] = {
+                "questions": len(rows),
+                "yes_rate": float(yes.mean()),
+                "mean_p": float(p.mean()),
+                "gap": float(p.mean() - yes.mean()),
+                "log_loss": float(-np.mean(yes * np.log(p) + (1 - yes) * np.log(1 - p))),
+            }
+        lengths = [sum(1 for s in steps if s.answer != Answer.AMBIGUOUS) for steps in streams]
+        out[value]["all"] = {"mean_length": float(np.mean(lengths))}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
     parser.add_argument("--train", type=int, default=2591)
     parser.add_argument("--streams", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--weighted-strengths",
+        help="comma-separated: generate the streams with each weighted strength and compare them instead",
+    )
     args = parser.parse_args()
     vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
     with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
         scenes = list(iter_scene_lines(lines, vocabulary))
+    if args.weighted_strengths:
+        values = [float(v) for v in args.weighted_strengths.split(",")]
+        for value, kinds in streams_under(vocabulary, scenes, values, args.streams, args.seed).items():
+            cells = "; ".join(
+                f"{kind} gap {v['gap']:+.3f} loss {v['log_loss']:.4f} (n {v['questions']})"
+                for kind, v in kinds.items()
+                if kind != "all"
+            )
+            print(f"weighted strength {value:g}: mean length {kinds['all']['mean_length']:.1f}; {cells}")
+        return
     settings = EngineSettings()
     streams = training_streams(vocabulary, scenes, settings, args.seed, folds=5, limit=args.streams)
     result = moments(streams, settings)
