@@ -6,3 +6,4 @@ when pytest-django is active."""
 def pytest_configure(config):
     if config.pluginmanager.hasplugin("django"):
         config.pluginmanager.import_plugin("tests.django_fixtures")
+        config.pluginmanager.import_plugin("tests.parallel")

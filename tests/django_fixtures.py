@@ -2,6 +2,8 @@
 
 Unit tests run Celery tasks eagerly and use a per-process cache, whatever REDIS_URL says; the
 integration tests (tests/integration) switch to the real broker and a real worker process.
+
+`make test` runs them on pytest-xdist workers: tests/parallel.py keeps the workers apart.
 """
 
 from __future__ import annotations
