@@ -8,7 +8,6 @@ Loaded by tests/conftest.py with pytest-django; run without `-n`, the suite is a
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from urllib.parse import urlsplit, urlunsplit
 
@@ -39,16 +38,9 @@ def pytest_xdist_setupnodes(config, specs):
     tests start, read it. (A worker started again after a crash takes its spec, and so its database.)"""
     from django.conf import settings
 
-    for index, spec in enumerate(specs):
-        if settings.REDIS_URL:
+    if settings.REDIS_URL:
+        for index, spec in enumerate(specs):
             spec.env["REDIS_URL"] = redis_url_of_worker(settings.REDIS_URL, index)
-        # A thread a worker, unless told otherwise: OpenMP's and OpenBLAS's threads spin while they wait
-        # for one another, so they crawl beside a busy core. On this 2-core machine at a load of 4.6,
-        # scikit-learn's fit in tests/demo/test_baselines.py took 174 s with its default threads and 29 s
-        # with one. No test checks anything that depends on how many threads computed it.
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            if name not in os.environ:
-                spec.env[name] = "1"
 
 
 @pytest.hookimpl(wrapper=True)
