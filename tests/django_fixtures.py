@@ -2,6 +2,8 @@
 
 Unit tests run Celery tasks eagerly and use a per-process cache, whatever REDIS_URL says; the
 integration tests (tests/integration) switch to the real broker and a real worker process.
+
+`make test` runs them on pytest-xdist workers: tests/parallel.py keeps the workers apart.
 """
 
 from __future__ import annotations
@@ -125,9 +127,22 @@ def _record_error_codes():
     CODE_OBSERVERS.remove(SEEN_ERROR_CODES.add)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """On xdist's controller: the codes a worker saw (sent by its `pytest_sessionfinish`)."""
+    SEEN_ERROR_CODES.update(getattr(node, "workeroutput", {}).get("seen_error_codes", []))
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """A response carried a code that docs/errors.md does not list: the run fails, whatever else passed."""
+    """A response carried a code that docs/errors.md does not list: the run fails, whatever else passed.
+    An xdist worker only hands its codes to the controller, which checks them all: a worker's own exit
+    status does not reach the run's."""
     from tests.vtt_site.test_error_codes import listed_codes
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["seen_error_codes"] = sorted(SEEN_ERROR_CODES)
+        return
 
     unlisted = sorted(SEEN_ERROR_CODES - listed_codes())
     if unlisted:

@@ -13,6 +13,7 @@ import pytest
 from annotations.models import Image, ImportJob
 from tests.annotations.conftest import SCENE
 from tests.annotations.images import image_bytes, upload
+from tests.parallel import ONE_AT_A_TIME
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +28,7 @@ def box(n: int) -> dict:
     }
 
 
+@ONE_AT_A_TIME  # a time budget
 def test_an_annotation_with_too_many_objects_is_refused_before_any_work(
     api, annotator, leased_image, settings
 ):
@@ -104,6 +106,7 @@ def test_a_file_upload_over_the_request_limit_is_refused_unread(
     assert not ImportJob.objects.exists()
 
 
+@ONE_AT_A_TIME  # a time budget
 def test_a_request_past_the_deadline_fails_in_the_error_shape(api, annotator, settings, monkeypatch):
     import accounts.api
 

@@ -13,6 +13,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from engine.core.story import Story
+from tests.parallel import ONE_AT_A_TIME
 from tests.truthing.conftest import operator_of
 from truthing import bridge
 from truthing.models import Step, Stream, StreamState
@@ -21,6 +22,7 @@ from truthing.services import lifecycle
 OPERATORS = 16
 
 pytestmark = [
+    ONE_AT_A_TIME,  # sixteen threads in barrier-started rounds: not beside processes being started
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks"),
     pytest.mark.django_db(transaction=True),
 ]

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from tests.parallel import ONE_AT_A_TIME
 from truthing.models import AutomaticTruthing, Stream, StreamState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run
@@ -20,6 +21,9 @@ from truthing.tasks import stream_propose
 from vtt_site import interactive
 from vtt_site.celery import app as celery_app
 from vtt_site.interactive import give_way, proposal_done, proposal_pending, proposals_pending
+
+# The waits are measured against budgets of tens of milliseconds: not beside processes being started.
+pytestmark = ONE_AT_A_TIME
 
 
 @pytest.fixture

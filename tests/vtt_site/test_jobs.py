@@ -24,6 +24,7 @@ from engine import services
 from engine.core.scene import parse_scene
 from engine.models import FitStatus, FittedStatistics
 from tests.factories import CollectionFactory
+from tests.parallel import ONE_AT_A_TIME
 from vtt_site import jobs
 from vtt_site.celery import app as celery_app
 
@@ -134,6 +135,7 @@ def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queu
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor == "sqlite", reason="SQLite has no heartbeat: one writer at a time")
+@ONE_AT_A_TIME  # the heartbeat's thread must tick within 0.5 s
 def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(settings):
     settings.JOB_HEARTBEAT_SECONDS = 0.05
     job = claimed(queued_import(CollectionFactory()))
