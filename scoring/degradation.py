@@ -135,23 +135,18 @@ def degraded_answer(step: SimStep, family: str, level: float, u: float) -> bool:
 
 def expected_correct(step: SimStep, family: str, level: float, objects_named: int) -> float:
     """The probability over the degradation's draw that `degraded_answer` is right on one question
-    (`objects_named`: how many of the stream's objects the question is about, each missed on its own)."""
-    truth = step.answer == "yes"
+    (`objects_named`: how many of the stream's objects the question is about, each missed on its own):
+    its answer with a draw that spoils nothing (u = 1) and with one that spoils what it reads (u = 0),
+    weighted by how likely each is."""
     parameter = level * FAMILIES[family][1]
-    reaches = FAMILIES[family][2]
-    if family == "objects":
-        if step.kind in INSTANTIATION_KINDS:
-            unseen_right = float(bayes_answer(step.p, parameter, 1.0) == truth)
-            # Its object is seen with probability 1 - x; when there is none, nothing is ever seen.
-            return (1.0 - parameter) + parameter * unseen_right if truth else unseen_right
-        seen = (1.0 - parameter) ** objects_named
-        return seen + (1.0 - seen) * float(blind_answer(step.p) == truth)
-    if (reaches is not None and step.kind not in reaches) or parameter == 0:
-        return 1.0
-    right, wrong = 1.0 - parameter, parameter
-    faithful = bayes_answer(step.p, right if truth else wrong, wrong if truth else right) == truth
-    flipped = bayes_answer(step.p, wrong if truth else right, right if truth else wrong) == truth
-    return right * float(faithful) + wrong * float(flipped)
+    if family == "objects" and step.kind not in INSTANTIATION_KINDS:
+        spoiled = 1.0 - (1.0 - parameter) ** objects_named  # seen only if none of its objects is missed
+    else:
+        spoiled = parameter  # its own object missed, or its fact read flipped
+    truth = step.answer == "yes"
+    clear = degraded_answer(step, family, level, 1.0) == truth
+    spoilt = degraded_answer(step, family, level, 0.0) == truth
+    return (1.0 - spoiled) * float(clear) + spoiled * float(spoilt)
 
 
 def objects_named(plan: SimPlan) -> dict[int, int]:
