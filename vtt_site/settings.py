@@ -432,6 +432,7 @@ VTT = {
             "ENGINE_PRIOR_STRENGTH": float,
             "ENGINE_WEIGHTED_STRENGTH": float,
             "ENGINE_CONSISTENCY_WEIGHT": float,
+            "ENGINE_MIN_EVIDENCE": float,
             "ENGINE_SHARP_EPSILON": float,
         }
     ),

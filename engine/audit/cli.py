@@ -79,6 +79,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             "prior_strength",
             "weighted_strength",
             "consistency_weight",
+            "min_evidence",
             "sharp_epsilon",
         )
     }

@@ -90,6 +90,12 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--consistency-weight", type=float, default=defaults.consistency_weight)
     parser.add_argument(
+        "--min-evidence",
+        type=float,
+        default=defaults.min_evidence,
+        help="what the consistency-weighted level of a uniqueness candidate must weigh for it to be asked",
+    )
+    parser.add_argument(
         "--sharp-epsilon",
         type=_optional_float,
         default=defaults.sharp_epsilon,
@@ -116,6 +122,7 @@ def settings_from(args: argparse.Namespace) -> EngineSettings:
         prior_strength=args.prior_strength,
         weighted_strength=args.weighted_strength,
         consistency_weight=args.consistency_weight,
+        min_evidence=args.min_evidence,
         sharp_epsilon=args.sharp_epsilon,
     )
 

@@ -8,7 +8,8 @@ A `Stream` holds the history of one test image (as a `Story`) and its effect on 
 3. instantiation questions (existence and uniqueness) by number of attributes, inside the focus region
    and its subregions, then over the whole region set;
 and the story never goes back to a phase it has left since the latest object was instantiated. A
-candidate is unpredictable when |p - 0.5| <= epsilon with a population of at least `min_population`.
+candidate is unpredictable when |p - 0.5| <= epsilon with a population of at least `min_population`;
+a uniqueness candidate also needs its consistency-weighted level to weigh at least `min_evidence`.
 Sharp first: the first group holding a candidate with |p - 0.5| <= `sharp_epsilon` wins and one of its
 sharp candidates is drawn; with none anywhere, the first group holding an unpredictable candidate wins
 (the paper's rule); with none at all, the stream ends (also at `max_questions` answered questions).
@@ -64,6 +65,11 @@ ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story li
 # The weighted level's strength by default: where the log-loss of p on the audit's cross-fitted training
 # streams is least, for every kind of question, on street and parking (decision 0055).
 WEIGHTED_STRENGTH = 2.0
+# What the consistency-weighted level of a uniqueness candidate must weigh, by default. Below it, the
+# uniqueness questions the engine picked were too high by 0.03 to 0.16 on the audit's cross-fitted
+# training streams: among many candidates whose rates are mostly under one half, the ones whose few
+# consistent images happen to say one half are the ones drawn (decision 0056).
+MIN_EVIDENCE = 10.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,9 @@ class EngineSettings:
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
     # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
     consistency_weight: float = 0.7
+    # A uniqueness candidate is unpredictable only when its consistency-weighted level (the images that
+    # give the history's answers, each counting lambda^d) weighs at least this much (decision 0056).
+    min_evidence: float = MIN_EVIDENCE
     # Sharper questions: the first group of candidates holding one with abs(p - 0.5) <= sharp_epsilon
     # wins, and the draw is among those. None turns it off (docs/decisions/0035).
     sharp_epsilon: float | None = 0.05
@@ -105,6 +114,8 @@ class EngineSettings:
             raise SettingError("prior_strength must be above 0 and at most 1e9", where="prior_strength")
         if not 0 < self.weighted_strength <= 1e9:
             raise SettingError("weighted_strength must be above 0 and at most 1e9", where="weighted_strength")
+        if not 0 <= self.min_evidence <= 1e9:
+            raise SettingError("min_evidence must be between 0 and 1e9", where="min_evidence")
         if not 0 < self.consistency_weight <= 1:
             raise SettingError("consistency_weight must be above 0 and at most 1", where="consistency_weight")
         if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
@@ -402,11 +413,7 @@ class Stream:
                 continue
             scored = self._score_instantiation(t, regions, sets)
             unpredictable = np.stack(
-                [
-                    (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
-                    for _, p, n in (scored[kind] for kind in KINDS)
-                ],
-                1,
+                [_unpredictable(kind, *scored[kind], settings) for kind in KINDS], 1
             ).reshape(len(sets), len(regions), len(KINDS))
             for i, j, k in np.argwhere(unpredictable):
                 kind = KINDS[k]
@@ -480,6 +487,19 @@ def _least(proposals: Sequence[Proposal], exposure: Callable[[Question], int]) -
     counts = [exposure(p.question) for p in proposals]
     least = min(counts)
     return [p for p, count in zip(proposals, counts, strict=True) if count == least], least
+
+
+def _unpredictable(
+    kind: Kind, levels: Sequence[Level], p: FloatArray, n: IntArray, settings: EngineSettings
+) -> npt.NDArray[np.bool_]:
+    """Which of a batch's instantiation candidates are unpredictable: population at least
+    `min_population`, abs(p - 0.5) at most epsilon and, for uniqueness, a weighted level (the last)
+    weighing at least `min_evidence`. Where it weighs less, the candidates that look unpredictable are
+    mostly those whose few consistent images happen to say one half (decision 0056)."""
+    unpredictable = (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
+    if kind == Kind.UNIQUE:
+        unpredictable &= levels[-1][1] >= settings.min_evidence
+    return unpredictable
 
 
 def _rho(estimate: Estimate) -> float:

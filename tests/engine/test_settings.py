@@ -56,3 +56,15 @@ def test_the_weighted_levels_strength_is_its_own_setting(settings):
     )
     with pytest.raises(EngineError, match="weighted_strength"):
         engine_settings(weighted_strength=0)
+
+
+def test_the_evidence_a_uniqueness_question_needs_is_its_own_setting(settings):
+    """Decision 0056: ENGINE_MIN_EVIDENCE sets it, 0 turns the rule off, a stored test without it gets
+    today's default, and a negative value is refused with its name."""
+    overrides = env_number_overrides({"ENGINE_MIN_EVIDENCE": float}, {"ENGINE_MIN_EVIDENCE": "0"})
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": overrides}
+    assert engine_settings().min_evidence == 0.0
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    assert engine_settings(weighted_strength=2.0).min_evidence == EngineSettings().min_evidence == 10.0
+    with pytest.raises(EngineError, match="min_evidence"):
+        engine_settings(min_evidence=-1)

@@ -34,6 +34,16 @@ class EngineSettingsSerializer(serializers.Serializer):
         help_text="The prior strength of the last level of every estimate, the one weighted by consistency.",
     )
     consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
+    min_evidence = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1e9,
+        help_text=(
+            "What the consistency-weighted level of a uniqueness question must weigh (training images that "
+            "give the history's answers, each counting consistency_weight to the power of its disagreements) "
+            "for the question to be asked."
+        ),
+    )
     sharp_epsilon = serializers.FloatField(
         required=False,
         allow_null=True,

@@ -202,6 +202,32 @@ def test_instantiation_questions_stay_in_the_focus_region(stats, streams):
     assert checked > 0
 
 
+def test_uniqueness_is_asked_only_with_enough_consistent_evidence(stats, streams):
+    """A uniqueness question is asked only when its consistency-weighted level (the last) weighs at least
+    min_evidence (decision 0056); the rule is not idle: later in these streams, candidates that would be
+    unpredictable without it are left out, and only those."""
+    asked = [s for steps in streams for s in steps if s.question.kind == Kind.UNIQUE]
+    assert asked
+    assert all(s.estimate.levels[-1][1] >= DEFAULTS.min_evidence for s in asked)
+    without = EngineSettings(min_evidence=0.0)
+    left_out = 0
+    for steps in streams[:6]:
+        for k in range(4, len(steps), 6):
+            history = [(step.question, step.answer) for step in steps[:k]]
+            floored = Stream.resume(stats, DEFAULTS, (0,), history)
+            unfloored = Stream.resume(stats, without, (0,), history)
+            regions = range(len(VOCABULARY.regions))
+            for size in range(DEFAULTS.max_attributes + 1):
+                kept = {w.question for w in floored._instantiation_level(regions, size)}
+                every = {w.question: w.estimate for w in unfloored._instantiation_level(regions, size)}
+                assert kept <= set(every)
+                for question in set(every) - kept:
+                    assert question.kind == Kind.UNIQUE
+                    assert every[question].levels[-1][1] < DEFAULTS.min_evidence
+                    left_out += 1
+    assert left_out > 0
+
+
 def test_a_stream_ends_only_when_no_instantiation_question_is_unpredictable(stats, streams):
     for steps in streams:
         if sum(s.answer != Answer.AMBIGUOUS for s in steps) >= DEFAULTS.max_questions:

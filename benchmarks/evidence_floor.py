@@ -1,0 +1,115 @@
+"""How much consistent evidence an instantiation estimate needs, read off cross-fitted training streams
+(issue 19, decision 0056).
+
+    python -m benchmarks.evidence_floor [--vocabulary street|parking|marina] [--streams 500] [--write]
+
+The streams are those the audit learns from (`engine.audit.run.training_streams`: each on a training
+scene, with statistics fitted on the other folds), generated *without* a floor, so no held-out scene is
+read and every question the engine would have asked is there. Their instantiation questions are split by
+how much the consistency-weighted level (the last level of the chain, docs/engine.md) weighs: where it
+weighs little, p is mostly the pooled level, which conditions on little of the history. For each kind and
+weight band: how many were answered, their yes rate, mean p and gap (mean p - yes rate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from benchmarks.engine_quality import VOCABULARIES, scenes_of
+from benchmarks.report import commit, machine, write_section
+from engine.audit.run import training_streams
+from engine.core.proposer import EngineSettings
+from engine.core.questions import Answer, InstantiationQuestion
+from engine.core.scene import iter_scene_lines
+from engine.core.vocabulary import load_vocabulary
+
+# Upper edges of the weight bands of the weighted level (the last band is open).
+EDGES = (1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
+
+
+def band(weight: float) -> str:
+    lower = 0.0
+    for edge in EDGES:
+        if weight < edge:
+            return f"[{lower:g}, {edge:g})"
+        lower = edge
+    return f"{EDGES[-1]:g} or more"
+
+
+def by_evidence(streams: list) -> dict[tuple[str, str], dict[str, float]]:
+    """Per (instantiation kind, weight band): answered, yes rate, mean p, gap."""
+    rows: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
+    for steps in streams:
+        for step in steps:
+            question, estimate = step.question, step.estimate
+            if not isinstance(question, InstantiationQuestion) or step.answer == Answer.AMBIGUOUS:
+                continue
+            assert estimate.p is not None
+            rows[(str(question.kind), band(estimate.levels[-1][1]))].append(
+                (estimate.p, step.answer == Answer.YES)
+            )
+    order = [band(e - 0.5) for e in EDGES] + [band(EDGES[-1])]
+    out = {}
+    for kind in sorted({k for k, _ in rows}):
+        for name in order:
+            if (kind, name) in rows:
+                p = np.array([r[0] for r in rows[(kind, name)]])
+                yes = np.array([r[1] for r in rows[(kind, name)]], dtype=float)
+                out[(kind, name)] = {
+                    "answered": len(p),
+                    "yes_rate": float(yes.mean()),
+                    "mean_p": float(p.mean()),
+                    "gap": float(p.mean() - yes.mean()),
+                }
+    return out
+
+
+def render(name: str, result: dict, streams: int, command: str, seconds: float) -> str:
+    lines = [
+        f"## Evidence behind instantiation estimates: {name} (issue 19, decision 0056)",
+        "",
+        f"Command: `{command}` (commit {commit()}, {machine()}); {seconds:.0f} s. {streams} cross-fitted "
+        "training streams, generated without an evidence floor; no held-out scene is read.",
+        "",
+        "| kind | weight of the weighted level | answered | yes rate | mean p | gap |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (kind, weight), v in result.items():
+        lines.append(
+            f"| {kind} | {weight} | {v['answered']} | {v['yes_rate']:.3f} | {v['mean_p']:.3f} | "
+            f"{v['gap']:+.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
+    parser.add_argument("--train", type=int, default=2591)
+    parser.add_argument("--streams", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write", action="store_true", help="write the table into docs/benchmarks.md")
+    args = parser.parse_args()
+    vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
+    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
+        scenes = list(iter_scene_lines(lines, vocabulary))
+    started = time.perf_counter()
+    settings = EngineSettings(min_evidence=0.0)
+    streams = training_streams(vocabulary, scenes, settings, args.seed, folds=5, limit=args.streams)
+    result = by_evidence(streams)
+    seconds = time.perf_counter() - started
+    command = "python -m benchmarks.evidence_floor " + " ".join(
+        a for a in __import__("sys").argv[1:] if a != "--write"
+    )
+    body = render(args.vocabulary, result, len(streams), command.strip(), seconds)
+    print(body)
+    if args.write:
+        write_section(f"evidence-floor-{args.vocabulary}", body)
+
+
+if __name__ == "__main__":
+    main()
