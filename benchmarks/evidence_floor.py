@@ -1,13 +1,12 @@
-"""How much consistent evidence an instantiation estimate needs, read off cross-fitted training streams
-(issue 19, decision 0056).
+"""How much consistent evidence an estimate needs, read off cross-fitted training streams (issue 19,
+decision 0056).
 
     python -m benchmarks.evidence_floor [--vocabulary street|parking|marina] [--streams 500] [--write]
 
 The streams are those the audit learns from (`engine.audit.run.training_streams`: each on a training
 scene, with statistics fitted on the other folds), generated *without* a floor, so no held-out scene is
-read and every question the engine would have asked is there. Their instantiation questions are split by
-how much the consistency-weighted level (the last level of the chain, docs/engine.md) weighs: where it
-weighs little, p is mostly the pooled level, which conditions on little of the history. For each kind and
+read and every question the engine would have asked is there. Their questions are split by how much the
+consistency-weighted level (the last level of every chain, docs/engine.md) weighs. For each kind and
 weight band: how many were answered, their yes rate, mean p and gap (mean p - yes rate).
 """
 
@@ -23,7 +22,7 @@ from benchmarks.engine_quality import VOCABULARIES, scenes_of
 from benchmarks.report import commit, machine, write_section
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer, InstantiationQuestion
+from engine.core.questions import Answer
 from engine.core.scene import iter_scene_lines
 from engine.core.vocabulary import load_vocabulary
 
@@ -41,12 +40,12 @@ def band(weight: float) -> str:
 
 
 def by_evidence(streams: list) -> dict[tuple[str, str], dict[str, float]]:
-    """Per (instantiation kind, weight band): answered, yes rate, mean p, gap."""
+    """Per (question kind, weight band of the chain's last level): answered, yes rate, mean p, gap."""
     rows: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
     for steps in streams:
         for step in steps:
             question, estimate = step.question, step.estimate
-            if not isinstance(question, InstantiationQuestion) or step.answer == Answer.AMBIGUOUS:
+            if step.answer == Answer.AMBIGUOUS:
                 continue
             assert estimate.p is not None
             rows[(str(question.kind), band(estimate.levels[-1][1]))].append(
@@ -70,7 +69,7 @@ def by_evidence(streams: list) -> dict[tuple[str, str], dict[str, float]]:
 
 def render(name: str, result: dict, streams: int, command: str, seconds: float) -> str:
     lines = [
-        f"## Evidence behind instantiation estimates: {name} (issue 19, decision 0056)",
+        f"## Evidence behind the estimates: {name} (issue 19, decision 0056)",
         "",
         f"Command: `{command}` (commit {commit()}, {machine()}); {seconds:.0f} s. {streams} cross-fitted "
         "training streams, generated without an evidence floor; no held-out scene is read.",
