@@ -16,6 +16,7 @@ from django.db.models import Count, Q
 from django.template.defaultfilters import pluralize
 
 from annotations.models import Collection, Image, Split
+from engine.core.errors import EngineError
 from engine.core.proposer import EngineSettings
 from engine.models import FitStatus, FittedStatistics
 from engine.settings import engine_settings
@@ -61,6 +62,16 @@ class TestFormBase(forms.ModelForm):
         newest = statistics.queryset.first()
         if newest is not None and not self.is_bound:
             statistics.initial = newest.pk  # the newest ready fit, which is usually the one wanted
+
+    def clean(self) -> dict[str, Any]:
+        """The engine settings are checked here, by the engine's own rules, so that a value it refuses
+        (an epsilon of 0.9, a negative min_evidence) is an error on its field, not a server error."""
+        cleaned = super().clean()
+        try:
+            engine_settings(**self.settings_document())
+        except EngineError as exc:
+            self.add_error(exc.where if exc.where in self.fields else None, exc.message)
+        return cleaned
 
     def settings_document(self) -> dict[str, Any]:
         """The settings the admin changed: those given, each only if it differs from the default."""

@@ -55,3 +55,50 @@ def test_the_new_test_page_is_for_admins_only(users, client):
     client.force_login(users[Role.OPERATOR])
     assert client.get("/tests/new/").status_code == 403
     assert b"new-test-link" not in client.get("/tests/").content
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [("min_evidence", "-1", "min_evidence must be"), ("epsilon", "0.9", "epsilon must be")],
+)
+def test_an_engine_setting_the_engine_refuses_is_an_error_on_its_field(
+    statistics, annotated_test_images, trained_collection, users, client, field, value, said
+):
+    """The engine's own rules check the settings on the form: a refused value comes back on its field
+    with the engine's message (it was a server error), and no test is created."""
+    client.force_login(users[Role.ADMIN])
+    response = client.post(
+        "/tests/new/",
+        {
+            "name": "Refused settings",
+            "statistics": statistics.pk,
+            "collections": [trained_collection.pk],
+            "streams_per_image": 1,
+            "seed": 0,
+            field: value,
+        },
+    )
+    assert response.status_code == 200
+    assert said in response.context["form"].errors[field][0]
+    assert not Test.objects.exists()
+
+
+def test_the_admins_add_page_refuses_an_engine_setting_on_its_field(
+    statistics, annotated_test_images, users, client
+):
+    """The Django admin's add page builds tests with the same form: the same refusal, not a 500."""
+    client.force_login(users[Role.ADMIN])
+    response = client.post(
+        "/admin/truthing/test/add/",
+        {
+            "name": "Refused in the admin",
+            "statistics": statistics.pk,
+            "images": [image.pk for image in annotated_test_images],
+            "streams_per_image": 1,
+            "seed": 0,
+            "min_evidence": "-1",
+        },
+    )
+    assert response.status_code == 200
+    assert "min_evidence must be" in response.context["adminform"].form.errors["min_evidence"][0]
+    assert not Test.objects.exists()
