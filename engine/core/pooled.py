@@ -10,21 +10,27 @@ Attribute question about object k of type t, from the coarsest level to the fine
    k was found: an object found at the bottom of the image is not a random object of its type);
 4. *found*: the objects bound to k in the training images where every label is bound (the objects
    found the way k was found), agreeing with every fact about k;
-5. the same, counted by their image's disagreement with the instantiation history (the weighted level
-   of `engine.core.estimates`).
+5. *found where k was found, weighted*: the same objects in the images that also give every
+   instantiation answer about k's type in a region intersecting k's defining region (the pooled
+   history H'_q of the question that defined k), counted by their image's disagreement with the rest
+   of the instantiation history (the weighted level of `engine.core.estimates`). The answers that
+   narrowed the search down to k ("a walking person in the left half", then "a unique person in its
+   lower quarter") say most about k, so an image that disagrees with one of them does not count,
+   where one that disagrees with an answer about another type or place counts lambda^d (decision
+   0057).
 
 Relationship question about (k, j), likewise: ordered pairs of objects of one image with the types of
 (k, j) that agree with the history's facts about the pair within the relationship's group (pooled),
 with every fact about the pair (facts), those of them whose subject is visible in the region where k
 was found and whose object in the region where j was found (region), then the pairs bound to (k, j)
-counted by disagreement (found, weighted; relationships have no unweighted found level, decision
-0034). Both directions count as being about the pair: "j closer than k" is a fact when asking "k closer
+in the images that give the pooled histories of both defining questions, counted by disagreement
+(found, weighted; relationships have no unweighted found level, decision 0034). Both directions count as being about the pair: "j closer than k" is a fact when asking "k closer
 than j".
 
 The pooled, facts and region levels work on the fitted histograms (distinct masks with counts, split by
 region), never on the objects themselves; the found levels on the one object (or pair) per image the
-training state has bound (`attribute_levels` and `relationship_levels` return them per disagreement
-count; the proposer sums).
+training state has bound (`attribute_levels` and `relationship_levels` return the plain levels, and
+the weighted one per disagreement count; the proposer sums).
 """
 
 from __future__ import annotations
@@ -99,49 +105,60 @@ def _agreeing(masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: lis
 def attribute_levels(
     stats: FittedStatistics, story: Story, training: TrainingState, question: AttributeQuestion
 ) -> tuple[list[Level], Found]:
-    """The pooled, facts and region levels of an attribute question, and its found level by
-    disagreement."""
+    """The pooled, facts, region and found levels of an attribute question, and its weighted found level
+    by disagreement."""
     object_type = stats.vocabulary.object_type(question.label.type)
     facts = attribute_facts(story, question)
-    pooled = stats.attribute_histograms[stats.vocabulary.type_index[question.label.type]]
+    type_index = stats.vocabulary.type_index[question.label.type]
+    pooled = stats.attribute_histograms[type_index]
     position = [record.label for record in story.labels].index(question.label)
     region = stats.vocabulary.region_index[story.labels[position].question.region]
 
-    def bound() -> Tally:
+    def bound(where_found: bool) -> Tally:
         objects = training.bound_objects(position)
-        known = stats.obj_known[objects]
-        return tally(stats.obj_attrs[objects[known]], training.disagreements[known])
+        kept = stats.obj_known[objects]
+        if where_found:
+            kept &= training.population_of(type_index, np.array([region]))[0]
+        return tally(stats.obj_attrs[objects[kept]], training.disagreements[kept])
 
-    # The same for every candidate about this label at this point of the history (the relevant facts:
-    # for every candidate whose attributes are in the same groups).
     label = question.label
-    masks, disagreements, counts = story.remembered(("found", label), bound)
-    agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
+    wanted = object_type.mask_of(question.attributes)
+
+    def found(where_found: bool) -> Found:
+        # The tally and which of its masks agree with the facts are the same for every candidate about
+        # this label at this point of the history.
+        masks, disagreements, counts = story.remembered(
+            ("found", label, where_found), lambda: bound(where_found)
+        )
+        agrees = story.remembered(
+            ("found facts", label, where_found), lambda: _agreeing(masks, object_type, facts)
+        )
+        return _found(agrees, _satisfies(masks, question.kind, wanted), disagreements, counts, training)
+
+    everywhere, where_found = found(False), found(True)
     agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
     groups = frozenset(object_type.group_of[a] for a in question.attributes)
     agrees_relevant = story.remembered(
         ("relevant facts", label, groups),
         lambda: _agreeing(pooled.masks, object_type, relevant_facts(object_type, question.attributes, facts)),
     )
-    wanted = object_type.mask_of(question.attributes)
     holds = _satisfies(pooled.masks, question.kind, wanted)
-    found = _found(agrees_found, _satisfies(masks, question.kind, wanted), disagreements, counts, training)
     return [
         _count(pooled, agrees_relevant, holds),
         _count(pooled, agrees_all, holds),
         _count_in(pooled.by_region[region], agrees_all, holds),
-    ], found
+        (int(everywhere[0].sum()), int(everywhere[1].sum())),
+    ], where_found
 
 
 def relationship_levels(
     stats: FittedStatistics, story: Story, training: TrainingState, question: RelationshipQuestion
 ) -> tuple[list[Level], Found]:
-    """The pooled, facts and region levels of a relationship question, and its found level by
+    """The pooled, facts and region levels of a relationship question, and its weighted found level by
     disagreement."""
     vocabulary = stats.vocabulary
-    pooled = stats.pair_histograms[
-        (vocabulary.type_index[question.subject.type], vocabulary.type_index[question.object.type])
-    ]
+    types = (vocabulary.type_index[question.subject.type], vocabulary.type_index[question.object.type])
+    pooled = stats.pair_histograms[types]
     facts = story.relationship_facts.get(frozenset((question.subject, question.object)), [])
     group = vocabulary.relationship(question.relationship).group
     in_group = [
@@ -149,16 +166,19 @@ def relationship_levels(
     ]
     labels = [record.label for record in story.labels]
     subject, obj = labels.index(question.subject), labels.index(question.object)
-
-    masks, disagreements, counts = story.remembered(
-        ("found", question.subject, question.object),
-        lambda: tally(training.pair_masks(subject, obj), training.disagreements),
-    )
-    found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, counts, training)
     regions = (
         vocabulary.region_index[story.labels[subject].question.region],
         vocabulary.region_index[story.labels[obj].question.region],
     )
+
+    def bound() -> Tally:
+        # The images that give the pooled histories of both defining questions (see attribute_levels).
+        kept = training.population_of(types[0], np.array([regions[0]]))[0]
+        kept &= training.population_of(types[1], np.array([regions[1]]))[0]
+        return tally(training.pair_masks(subject, obj)[kept], training.disagreements[kept])
+
+    masks, disagreements, counts = story.remembered(("found", question.subject, question.object), bound)
+    found = _found(*_relationship_selection(stats, masks, facts, question), disagreements, counts, training)
     agrees, holds = _relationship_selection(stats, pooled.masks, facts, question)
     return [
         _count(pooled, *_relationship_selection(stats, pooled.masks, in_group, question)),

@@ -201,10 +201,10 @@ class Stream:
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
             levels, found = attribute_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found, plain=True)
+            return self._chain(levels, found)
         if isinstance(question, RelationshipQuestion):
             levels, found = relationship_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found, plain=False)
+            return self._chain(levels, found)
         return self._instantiation_estimate(question)
 
     def _weights(self) -> list[float]:
@@ -213,20 +213,13 @@ class Stream:
         )
 
     def _chain(
-        self,
-        levels: list[tuple[int, int]],
-        found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
-        plain: bool,
+        self, levels: list[tuple[int, int]], found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
     ) -> Estimate:
-        """The pooled levels, then the found level: all alike (when `plain`), then weighted by
-        consistency (decision 0034 says why relationships skip the plain one)."""
+        """The plain levels, then the found level weighted by consistency."""
         weights = self._weights()
         yes, population = weighted_sum(found[0], weights), weighted_sum(found[1], weights)
-        alike = [(int(found[0].sum()), int(found[1].sum()))] if plain else []
         settings = self.settings
-        return chain(
-            [*levels, *alike, (yes, population)], settings.prior_strength, settings.weighted_strength
-        )
+        return chain([*levels, (yes, population)], settings.prior_strength, settings.weighted_strength)
 
     def _instantiation_estimate(self, question: InstantiationQuestion) -> Estimate:
         """One instantiation question, through the proposer's own batch scoring."""

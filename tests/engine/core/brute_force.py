@@ -130,15 +130,27 @@ def instantiation_history(history: History) -> History:
     ]
 
 
-def defining_region(history: History, label: Label) -> str:
-    """The region of the positive uniqueness entry that instantiated `label`."""
+def defining_question(history: History, label: Label) -> InstantiationQuestion:
+    """The positive uniqueness entry that instantiated `label`."""
     counters: dict[str, int] = {}
     for asked, given in history:
         if isinstance(asked, InstantiationQuestion) and asked.kind == Kind.UNIQUE and given == Answer.YES:
             counters[asked.type] = counters.get(asked.type, 0) + 1
             if (asked.type, counters[asked.type]) == (label.type, label.number):
-                return asked.region
+                return asked
     raise AssertionError(f"{label} was never instantiated")
+
+
+def defining_region(history: History, label: Label) -> str:
+    return defining_question(history, label).region
+
+
+def gives_where_found(vocabulary: Vocabulary, scene: PreparedScene, history: History, label: Label) -> bool:
+    """Whether the scene gives H'_q of the uniqueness question q that instantiated `label`: every
+    positive uniqueness answer, and every instantiation answer about its type in a region intersecting
+    its region."""
+    consistent, _ = replay(scene, reduced_history(vocabulary, history, defining_question(history, label)))
+    return consistent
 
 
 def _visible_in(vocabulary: Vocabulary, prepared: PreparedScene, index: int, region: str) -> bool:
@@ -200,6 +212,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
 
     depth = len(instantiation_history(history)) + 1
     yes_by_d, population_by_d = [0] * depth, [0] * depth
+    found_yes = found_population = 0
     for scene in training:
         found = disagreements(scene, history)
         if found is None:
@@ -207,13 +220,16 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
         d, binding = found
         obj = scene.scene.objects[binding.object_of(question.label)]
         if agrees(obj, facts):
-            population_by_d[d] += 1
-            yes_by_d[d] += _has(obj.attributes, question.kind, question.attributes)
+            has = _has(obj.attributes, question.kind, question.attributes)
+            found_yes, found_population = found_yes + has, found_population + 1
+            if gives_where_found(vocabulary, scene, history, question.label):
+                population_by_d[d] += 1
+                yes_by_d[d] += has
     return [
         level(every_object, relevant),
         level(every_object, facts),
         level(in_region, facts),
-        (sum(yes_by_d), sum(population_by_d)),
+        (found_yes, found_population),
         weighted(yes_by_d, population_by_d, weight),
     ]
 
@@ -279,7 +295,10 @@ def _relationship(
             continue
         d, binding = found
         a, b = binding.object_of(question.subject), binding.object_of(question.object)
-        if agrees(prepared.scene, a, b, facts):
+        where_found = gives_where_found(
+            vocabulary, prepared, history, question.subject
+        ) and gives_where_found(vocabulary, prepared, history, question.object)
+        if where_found and agrees(prepared.scene, a, b, facts):
             population_by_d[d] += 1
             yes_by_d[d] += _related(vocabulary, prepared.scene, a, question.relationship, b)
     return [

@@ -151,3 +151,38 @@ def test_the_levels_are_nested(seed, vocabulary_name):
         levels = stream.estimate(question).levels
         assert all(n_fine <= n for (_, n), (_, n_fine) in itertools.pairwise(levels)), question
         assert all(0 <= yes <= n for yes, n in levels), question
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
+def test_the_found_levels_keep_the_images_that_give_the_defining_histories(seed, vocabulary_name):
+    """Existence answers about each label's type in random regions before it is instantiated: the
+    weighted found level of an attribute question keeps the images that give those about its type,
+    that of a relationship question the images that give those about both types (decision 0057)."""
+    rng = np.random.default_rng(seed)
+    vocabulary = VOCABULARIES[vocabulary_name]
+    scenes = [random_scene(rng, vocabulary, f"s{i}", max_objects=5) for i in range(int(rng.integers(2, 30)))]
+    stats = fit(vocabulary, scenes)
+    training = [PreparedScene.build(s, vocabulary) for s in scenes]
+    stream = Stream(stats, EngineSettings(), (seed,))
+    labels = []
+    for type_name in rng.permutation([t.name for t in vocabulary.types])[:2]:
+        for _ in range(int(rng.integers(1, 4))):
+            region = vocabulary.regions[int(rng.integers(len(vocabulary.regions)))].id
+            asked = make_instantiation(Kind.EXIST, str(type_name), [], region, vocabulary)
+            stream.record(asked, Answer.YES if rng.random() < 0.5 else Answer.NO)
+        region = vocabulary.regions[int(rng.integers(len(vocabulary.regions)))].id
+        labels.append(
+            stream.record(make_instantiation(Kind.UNIQUE, str(type_name), [], region, vocabulary), Answer.YES)
+        )
+    history = list(stream.story.entries)
+    questions = [
+        make_relationship(s, r.name, o, vocabulary)
+        for r in vocabulary.relationships
+        for s, o in ((labels[0], labels[1]), (labels[1], labels[0]))
+        if r.allows(s.type, o.type)
+    ] + [random_question(rng, vocabulary, stream.story) for _ in range(6)]
+    for question in questions:
+        estimate = stream.estimate(question)
+        expected = expected_for(stream, vocabulary, training, history, question)
+        assert (estimate.p, estimate.population, list(estimate.levels)) == expected, question
