@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import Count, Q
+from django.forms.utils import pretty_name
 from django.template.defaultfilters import pluralize
 
 from annotations.models import Collection, Image, Split
@@ -70,7 +71,13 @@ class TestFormBase(forms.ModelForm):
         try:
             engine_settings(**self.settings_document())
         except EngineError as exc:
-            self.add_error(exc.where if exc.where in self.fields else None, exc.message)
+            if exc.where in self.fields:
+                # The engine names the setting as the API and the command line spell it; the form shows
+                # its label ("Min evidence must be ...", not "min_evidence must be ...").
+                label = self.fields[exc.where].label or pretty_name(exc.where)
+                self.add_error(exc.where, exc.message.replace(exc.where, str(label)))
+            else:
+                self.add_error(None, exc.message)
         return cleaned
 
     def settings_document(self) -> dict[str, Any]:

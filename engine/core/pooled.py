@@ -114,28 +114,24 @@ def attribute_levels(
     position = [record.label for record in story.labels].index(question.label)
     region = stats.vocabulary.region_index[story.labels[position].question.region]
 
-    def bound(where_found: bool) -> Tally:
+    def bound() -> tuple[Tally, Selection]:
+        # One tally of the bound objects with known attributes, keyed also by whether their image gives
+        # the defining history (H'_(q_k)): the found level reads all of it, the weighted one those.
         objects = training.bound_objects(position)
-        kept = stats.obj_known[objects]
-        if where_found:
-            kept &= training.population_of(type_index, np.array([region]))[0]
-        return tally(stats.obj_attrs[objects[kept]], training.disagreements[kept])
+        known = stats.obj_known[objects]
+        where_found = training.population_of(type_index, np.array([region]))[0][known]
+        masks, disagreements, counts = tally(
+            stats.obj_attrs[objects[known]], training.disagreements[known] * 2 + where_found
+        )
+        return (masks, disagreements >> 1, counts), (disagreements & 1) == 1
 
     label = question.label
     wanted = object_type.mask_of(question.attributes)
-
-    def found(where_found: bool) -> Found:
-        # The tally and which of its masks agree with the facts are the same for every candidate about
-        # this label at this point of the history.
-        masks, disagreements, counts = story.remembered(
-            ("found", label, where_found), lambda: bound(where_found)
-        )
-        agrees = story.remembered(
-            ("found facts", label, where_found), lambda: _agreeing(masks, object_type, facts)
-        )
-        return _found(agrees, _satisfies(masks, question.kind, wanted), disagreements, counts, training)
-
-    everywhere, where_found = found(False), found(True)
+    (masks, disagreements, counts), where_found = story.remembered(("found", label), bound)
+    agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
+    target = _satisfies(masks, question.kind, wanted)
+    everywhere = _found(agrees_found, target, disagreements, counts, training)
+    weighted = _found(agrees_found & where_found, target, disagreements, counts, training)
     agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
     groups = frozenset(object_type.group_of[a] for a in question.attributes)
     agrees_relevant = story.remembered(
@@ -148,7 +144,7 @@ def attribute_levels(
         _count(pooled, agrees_all, holds),
         _count_in(pooled.by_region[region], agrees_all, holds),
         (int(everywhere[0].sum()), int(everywhere[1].sum())),
-    ], where_found
+    ], weighted
 
 
 def relationship_levels(

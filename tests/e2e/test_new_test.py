@@ -59,13 +59,17 @@ def test_the_new_test_page_is_for_admins_only(users, client):
 
 @pytest.mark.parametrize(
     ("field", "value", "said"),
-    [("min_evidence", "-1", "min_evidence must be"), ("epsilon", "0.9", "epsilon must be")],
+    [
+        ("min_evidence", "-1", "Min evidence must be between 0 and 1,000,000,000"),
+        ("epsilon", "0.9", "Epsilon must be between 0 and 0.5"),
+    ],
 )
 def test_an_engine_setting_the_engine_refuses_is_an_error_on_its_field(
     statistics, annotated_test_images, trained_collection, users, client, field, value, said
 ):
     """The engine's own rules check the settings on the form: a refused value comes back on its field
-    with the engine's message (it was a server error), and no test is created."""
+    with the engine's message, naming the field by its label (it was a server error), and no test is
+    created."""
     client.force_login(users[Role.ADMIN])
     response = client.post(
         "/tests/new/",
@@ -100,5 +104,5 @@ def test_the_admins_add_page_refuses_an_engine_setting_on_its_field(
         },
     )
     assert response.status_code == 200
-    assert "min_evidence must be" in response.context["adminform"].form.errors["min_evidence"][0]
+    assert "Min evidence must be" in response.context["adminform"].form.errors["min_evidence"][0]
     assert not Test.objects.exists()
