@@ -27,9 +27,9 @@ from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
 from engine.audit.run import audit_streams, held_out_streams, training_streams, write_report
 from engine.core.proposer import EngineSettings
-from engine.core.scene import iter_scene_lines
+from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import fit
-from engine.core.vocabulary import load_vocabulary
+from engine.core.vocabulary import Vocabulary, load_vocabulary
 
 VOCABULARIES = {
     "street": (
@@ -70,6 +70,28 @@ def scenes_of(name: str, count: int, seed: int) -> Path:
         return scene_file(count, seed=seed)
     module = {"parking": "demo.parking.scenes", "marina": "demo.marina.scenes"}[name]
     return world_file(module, name, count, seed)
+
+
+def training_scenes(name: str, count: int) -> tuple[Vocabulary, list[Scene]]:
+    """A vocabulary's training scenes, as every benchmark of this family draws them (seed 1)."""
+    vocabulary = load_vocabulary(VOCABULARIES[name][0])
+    with scenes_of(name, count, seed=1).open() as lines:
+        return vocabulary, list(iter_scene_lines(lines, vocabulary))
+
+
+def cross_fitted_arguments(
+    description: str | None, vocabulary: str, streams: int, writes: bool = True
+) -> argparse.ArgumentParser:
+    """The options of a benchmark that reads the audit's cross-fitted training streams (`writes`: it can
+    write its section of docs/benchmarks.md)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default=vocabulary)
+    parser.add_argument("--train", type=int, default=2591)
+    parser.add_argument("--streams", type=int, default=streams)
+    parser.add_argument("--seed", type=int, default=7)
+    if writes:
+        parser.add_argument("--write", action="store_true", help="write the table into docs/benchmarks.md")
+    return parser
 
 
 def evaluate(

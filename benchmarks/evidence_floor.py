@@ -12,19 +12,16 @@ weight band: how many were answered, their yes rate, mean p and gap (mean p - ye
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.engine_quality import VOCABULARIES, scenes_of
-from benchmarks.report import commit, machine, write_section
+from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
+from benchmarks.report import commit, machine, publish
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer
-from engine.core.scene import iter_scene_lines
-from engine.core.vocabulary import load_vocabulary
 
 # Upper edges of the weight bands of the weighted level (the last band is open).
 EDGES = (1.0, 2.0, 3.0, 5.0, 10.0, 20.0)
@@ -86,28 +83,20 @@ def render(name: str, result: dict, streams: int, command: str, seconds: float) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
-    parser.add_argument("--train", type=int, default=2591)
-    parser.add_argument("--streams", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--write", action="store_true", help="write the table into docs/benchmarks.md")
+    parser = cross_fitted_arguments(__doc__, "street", 500)
     args = parser.parse_args()
-    vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
-    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
-        scenes = list(iter_scene_lines(lines, vocabulary))
+    vocabulary, scenes = training_scenes(args.vocabulary, args.train)
     started = time.perf_counter()
     settings = EngineSettings(min_evidence=0.0)
     streams = training_streams(vocabulary, scenes, settings, args.seed, folds=5, limit=args.streams)
     result = by_evidence(streams)
     seconds = time.perf_counter() - started
-    command = "python -m benchmarks.evidence_floor " + " ".join(
-        a for a in __import__("sys").argv[1:] if a != "--write"
+    publish(
+        "benchmarks.evidence_floor",
+        f"evidence-floor-{args.vocabulary}",
+        lambda command: render(args.vocabulary, result, len(streams), command, seconds),
+        args.write,
     )
-    body = render(args.vocabulary, result, len(streams), command.strip(), seconds)
-    print(body)
-    if args.write:
-        write_section(f"evidence-floor-{args.vocabulary}", body)
 
 
 if __name__ == "__main__":

@@ -14,22 +14,20 @@ kind: yes rate, mean p and log-loss of each on the questions' own answers.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.engine_quality import VOCABULARIES, scenes_of
-from benchmarks.report import commit, machine, write_section
+from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
+from benchmarks.report import commit, machine, publish
 from engine.audit import run as audit_run
 from engine.core.drivers import StreamStep
 from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer, AttributeQuestion, Kind, Question, RelationshipQuestion
-from engine.core.scene import Scene, iter_scene_lines
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from engine.core.scene import Scene
+from engine.core.vocabulary import Vocabulary
 from tests.engine.core import brute_force
 
 Row = tuple[str, float, float, bool]  # kind, p as reported, p with the weighted level over all of B, yes
@@ -62,14 +60,6 @@ def asked(
     finally:
         audit_run.run_automatic = run_automatic
     return out
-
-
-def folds_of(scenes: list[Scene], seed: int, folds: int = 5) -> np.ndarray:
-    """Each scene's fold, as `training_streams` draws them."""
-    order = np.random.default_rng([seed, 1]).permutation(len(scenes))
-    fold_of = np.empty(len(scenes), dtype=np.int64)
-    fold_of[order] = np.arange(len(scenes)) % folds
-    return fold_of
 
 
 def over_all_of_b(
@@ -177,21 +167,14 @@ def render(name: str, result: dict, streams: int, command: str, seconds: float) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="parking")
-    parser.add_argument("--train", type=int, default=2591)
-    parser.add_argument("--streams", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--write", action="store_true", help="write the table into docs/benchmarks.md")
+    parser = cross_fitted_arguments(__doc__, "parking", 300)
     args = parser.parse_args()
-    vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
-    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
-        scenes = list(iter_scene_lines(lines, vocabulary))
+    vocabulary, scenes = training_scenes(args.vocabulary, args.train)
     started = time.perf_counter()
     settings = EngineSettings()
     steps = asked(vocabulary, scenes, settings, args.seed, args.streams)
     prepared = [PreparedScene.build(scene, vocabulary, 0.0) for scene in scenes]
-    fold_of = folds_of(scenes, args.seed)
+    fold_of = audit_run.folds_of(len(scenes), args.seed)
     rows: list[Row] = []
     for index, history, step in steps:
         training = [prepared[i] for i in range(len(scenes)) if fold_of[i] != fold_of[index]]
@@ -199,11 +182,12 @@ def main() -> None:
         assert step.estimate.p is not None
         rows.append((str(step.question.kind), step.estimate.p, before, step.answer == Answer.YES))
     seconds = time.perf_counter() - started
-    command = "python -m benchmarks.found_where_found " + " ".join(a for a in sys.argv[1:] if a != "--write")
-    body = render(args.vocabulary, summary(rows), args.streams, command.strip(), seconds)
-    print(body)
-    if args.write:
-        write_section(f"found-where-found-{args.vocabulary}", body)
+    publish(
+        "benchmarks.found_where_found",
+        f"found-where-found-{args.vocabulary}",
+        lambda command: render(args.vocabulary, summary(rows), args.streams, command, seconds),
+        args.write,
+    )
 
 
 if __name__ == "__main__":

@@ -17,18 +17,17 @@ level; docs/decisions/0045-region-levels.md uses the figures.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import defaultdict
 
 import numpy as np
 
-from benchmarks.engine_quality import VOCABULARIES, scenes_of
+from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer, AttributeQuestion, RelationshipQuestion
-from engine.core.scene import Scene, iter_scene_lines
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from engine.core.scene import Scene
+from engine.core.vocabulary import Vocabulary
 
 NAMES = {
     "attribute": ("pooled", "facts", "region", "found", "found weighted"),
@@ -163,19 +162,13 @@ def streams_under(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
-    parser.add_argument("--train", type=int, default=2591)
-    parser.add_argument("--streams", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=7)
+    parser = cross_fitted_arguments(__doc__, "street", 300, writes=False)
     parser.add_argument(
         "--weighted-strengths",
         help="comma-separated: generate the streams with each weighted strength and compare them instead",
     )
     args = parser.parse_args()
-    vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
-    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
-        scenes = list(iter_scene_lines(lines, vocabulary))
+    vocabulary, scenes = training_scenes(args.vocabulary, args.train)
     if args.weighted_strengths:
         values = [float(v) for v in args.weighted_strengths.split(",")]
         for value, kinds in streams_under(vocabulary, scenes, values, args.streams, args.seed).items():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,3 +48,13 @@ def write_section(name: str, body: str) -> None:
         text = text.rstrip() + "\n\n" + block + "\n"
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(text)
+
+
+def publish(module: str, section: str, render: Callable[[str], str], write: bool) -> None:
+    """Print the section `render` makes from the command line that ran it, and write it into
+    docs/benchmarks.md when `write`."""
+    command = " ".join(["python -m", module, *(a for a in sys.argv[1:] if a != "--write")])
+    body = render(command)
+    print(body)
+    if write:
+        write_section(section, body)

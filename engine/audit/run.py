@@ -27,6 +27,8 @@ from engine.core.statistics import FittedStatistics, fit
 from engine.core.vocabulary import Vocabulary
 from scoring.stats import wilson_interval
 
+IntArray = npt.NDArray[np.int64]
+
 RELIABILITY_BINS = 10
 
 
@@ -48,9 +50,7 @@ def training_streams(
 ) -> list[list[StreamStep]]:
     """Oracle-answered streams on (at most `limit` of) the training scenes, each with statistics fitted
     on the folds it is not in (`between_steps`: as `run_automatic`'s)."""
-    order = np.random.default_rng([seed, 1]).permutation(len(scenes))
-    fold_of = np.empty(len(scenes), dtype=np.int64)
-    fold_of[order] = np.arange(len(scenes)) % folds
+    order, fold_of = _folds(len(scenes), seed, folds)
     shards = [
         fit(vocabulary, [s for s, f in zip(scenes, fold_of, strict=True) if f == k], min_overlap)
         for k in range(folds)
@@ -65,6 +65,19 @@ def training_streams(
                 run_automatic(stats, scenes[index], settings, seed_of, between_steps=between_steps)
             )
     return streams
+
+
+def folds_of(count: int, seed: int, folds: int = 5) -> IntArray:
+    """Each training scene's fold, as `training_streams` assigns them."""
+    return _folds(count, seed, folds)[1]
+
+
+def _folds(count: int, seed: int, folds: int) -> tuple[IntArray, IntArray]:
+    """(the scenes in their drawn order, each scene's fold): folds dealt round-robin along that order."""
+    order = np.random.default_rng([seed, 1]).permutation(count)
+    fold_of = np.empty(count, dtype=np.int64)
+    fold_of[order] = np.arange(count) % folds
+    return order, fold_of
 
 
 def held_out_streams(

@@ -111,9 +111,13 @@ class EngineSettings:
         if self.rejection_limit < 1:
             raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
         if not 0 < self.prior_strength <= 1e9:
-            raise SettingError("prior_strength must be above 0 and at most 1,000,000,000", where="prior_strength")
+            raise SettingError(
+                "prior_strength must be above 0 and at most 1,000,000,000", where="prior_strength"
+            )
         if not 0 < self.weighted_strength <= 1e9:
-            raise SettingError("weighted_strength must be above 0 and at most 1,000,000,000", where="weighted_strength")
+            raise SettingError(
+                "weighted_strength must be above 0 and at most 1,000,000,000", where="weighted_strength"
+            )
         if not 0 <= self.min_evidence <= 1e9:
             raise SettingError("min_evidence must be between 0 and 1,000,000,000", where="min_evidence")
         if not 0 < self.consistency_weight <= 1:

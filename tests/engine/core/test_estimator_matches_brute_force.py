@@ -71,6 +71,26 @@ def expected_for(stream, vocabulary, training, history, question):
     )
 
 
+def small_world(seed: int, vocabulary_name: str):
+    """A random training set of small scenes and a fresh stream on it."""
+    rng = np.random.default_rng(seed)
+    vocabulary = VOCABULARIES[vocabulary_name]
+    scenes = [random_scene(rng, vocabulary, f"s{i}", max_objects=5) for i in range(int(rng.integers(2, 30)))]
+    stats = fit(vocabulary, scenes)
+    training = [PreparedScene.build(s, vocabulary) for s in scenes]
+    return rng, vocabulary, training, Stream(stats, EngineSettings(), (seed,))
+
+
+def both_ways(vocabulary, labels):
+    """Every relationship question about the first two labels, in both directions."""
+    return [
+        make_relationship(s, r.name, o, vocabulary)
+        for r in vocabulary.relationships
+        for s, o in ((labels[0], labels[1]), (labels[1], labels[0]))
+        if r.allows(s.type, o.type)
+    ]
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -109,24 +129,14 @@ def test_the_proposers_instantiation_levels_equal_brute_force(seed, vocabulary_n
 @given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
 def test_relationship_estimates_use_facts_in_both_directions(seed, vocabulary_name):
     """Histories dense in relationship facts about one pair, asked in both directions."""
-    rng = np.random.default_rng(seed)
-    vocabulary = VOCABULARIES[vocabulary_name]
-    scenes = [random_scene(rng, vocabulary, f"s{i}", max_objects=5) for i in range(int(rng.integers(2, 30)))]
-    stats = fit(vocabulary, scenes)
-    training = [PreparedScene.build(s, vocabulary) for s in scenes]
-    stream = Stream(stats, EngineSettings(), (seed,))
+    rng, vocabulary, training, stream = small_world(seed, vocabulary_name)
     whole = vocabulary.regions[0].id
     labels = []
     for type_name in rng.permutation([t.name for t in vocabulary.types] * 2)[:2]:
         question = make_instantiation(Kind.UNIQUE, str(type_name), [], whole, vocabulary)
         labels.append(stream.record(question, Answer.YES))
     history = [(q, a) for q, a in stream.story.entries]
-    pair_questions = [
-        make_relationship(s, r.name, o, vocabulary)
-        for r in vocabulary.relationships
-        for s, o in ((labels[0], labels[1]), (labels[1], labels[0]))
-        if r.allows(s.type, o.type)
-    ]
+    pair_questions = both_ways(vocabulary, labels)
     for _ in range(int(rng.integers(1, 6))):
         if not pair_questions:
             break
@@ -159,12 +169,7 @@ def test_the_found_levels_keep_the_images_that_give_the_defining_histories(seed,
     """Existence answers about each label's type in random regions before it is instantiated: the
     weighted found level of an attribute question keeps the images that give those about its type,
     that of a relationship question the images that give those about both types (decision 0057)."""
-    rng = np.random.default_rng(seed)
-    vocabulary = VOCABULARIES[vocabulary_name]
-    scenes = [random_scene(rng, vocabulary, f"s{i}", max_objects=5) for i in range(int(rng.integers(2, 30)))]
-    stats = fit(vocabulary, scenes)
-    training = [PreparedScene.build(s, vocabulary) for s in scenes]
-    stream = Stream(stats, EngineSettings(), (seed,))
+    rng, vocabulary, training, stream = small_world(seed, vocabulary_name)
     labels = []
     for type_name in rng.permutation([t.name for t in vocabulary.types])[:2]:
         for _ in range(int(rng.integers(1, 4))):
@@ -176,12 +181,9 @@ def test_the_found_levels_keep_the_images_that_give_the_defining_histories(seed,
             stream.record(make_instantiation(Kind.UNIQUE, str(type_name), [], region, vocabulary), Answer.YES)
         )
     history = list(stream.story.entries)
-    questions = [
-        make_relationship(s, r.name, o, vocabulary)
-        for r in vocabulary.relationships
-        for s, o in ((labels[0], labels[1]), (labels[1], labels[0]))
-        if r.allows(s.type, o.type)
-    ] + [random_question(rng, vocabulary, stream.story) for _ in range(6)]
+    questions = both_ways(vocabulary, labels) + [
+        random_question(rng, vocabulary, stream.story) for _ in range(6)
+    ]
     for question in questions:
         estimate = stream.estimate(question)
         expected = expected_for(stream, vocabulary, training, history, question)
