@@ -16,6 +16,8 @@ import pytest
 from scoring.degradation import (
     FAMILIES,
     LEVELS,
+    POWER_DRAWS,
+    _power_pair,
     blind_answers,
     degradation_curves,
     draws,
@@ -165,3 +167,19 @@ def test_the_power_figure_compares_two_simulated_systems_about_the_difference_ap
     assert figure["streams"] > 2
     assert figure["questions_per_stream"] == len(PLAN.steps) / len(PLAN.streams)
     assert len(LEVELS) == 11
+
+
+def test_the_power_figure_is_the_median_over_independently_drawn_pairs():
+    """One pair's figure moves with the draw of its two systems; the card shows the median of
+    POWER_DRAWS pairs (seeds 2k and 2k + 1 from the test's seed) and their range."""
+    figure = power_figure(PLAN, seed=3)
+    blind = sum(blind_answers(PLAN).values()) / len(PLAN.steps)
+    each = [
+        _power_pair(PLAN, "objects", (1.0 + blind) / 2, 3 + 2 * draw)["streams"]
+        for draw in range(POWER_DRAWS)
+    ]
+    figured = sorted(n for n in each if n is not None)
+    assert figure["draws"] == len(figured) > POWER_DRAWS // 2
+    assert figure["streams"] == figured[(len(figured) - 1) // 2]
+    assert figure["range"] == [figured[0], figured[-1]]
+    assert figured[0] < figured[-1]  # the draws do differ, or a median would not be needed

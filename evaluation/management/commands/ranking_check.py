@@ -63,7 +63,9 @@ class Command(BaseCommand):
             "",
             f"Blind prior on the whole test: {interval(report['blind_prior'])}.",
             f"Streams to tell apart two systems 0.05 apart (power 0.8, two-sided 0.05): {power.get('streams')} "
-            f"(simulated systems at {', '.join(f'{a:.3f}' for a in power.get('accuracies', []))}; "
+            f"(the median over {power.get('draws')} pairs of simulated systems, whose figures ran from "
+            f"{' to '.join(str(n) for n in power.get('range') or [])}; the median pair at "
+            f"{', '.join(f'{a:.3f}' for a in power.get('accuracies', []))}; "
             f"{power.get('test_streams')} streams of {power.get('questions_per_stream', 0):.1f} questions).",
         ]
         return "\n".join(lines)
