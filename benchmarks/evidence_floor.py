@@ -18,7 +18,7 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
-from benchmarks.report import commit, machine, publish
+from benchmarks.report import cross_fitted_section, publish
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer
@@ -65,21 +65,25 @@ def by_evidence(streams: list) -> dict[tuple[str, str], dict[str, float]]:
 
 
 def render(name: str, result: dict, streams: int, command: str, seconds: float) -> str:
-    lines = [
-        f"## Evidence behind the estimates: {name} (issue 19, decision 0056)",
-        "",
-        f"Command: `{command}` (commit {commit()}, {machine()}); {seconds:.0f} s. {streams} cross-fitted "
-        "training streams, generated without an evidence floor; no held-out scene is read.",
-        "",
-        "| kind | weight of the weighted level | answered | yes rate | mean p | gap |",
-        "|---|---|---|---|---|---|",
-    ]
-    for (kind, weight), v in result.items():
-        lines.append(
-            f"| {kind} | {weight} | {v['answered']} | {v['yes_rate']:.3f} | {v['mean_p']:.3f} | "
-            f"{v['gap']:+.3f} |"
-        )
-    return "\n".join(lines)
+    return cross_fitted_section(
+        f"Evidence behind the estimates: {name} (issue 19, decision 0056)",
+        command,
+        seconds,
+        streams,
+        ", generated without an evidence floor",
+        ["kind", "weight of the weighted level", "answered", "yes rate", "mean p", "gap"],
+        [
+            [
+                kind,
+                weight,
+                str(v["answered"]),
+                f"{v['yes_rate']:.3f}",
+                f"{v['mean_p']:.3f}",
+                f"{v['gap']:+.3f}",
+            ]
+            for (kind, weight), v in result.items()
+        ],
+    )
 
 
 def main() -> None:

@@ -58,3 +58,28 @@ def publish(module: str, section: str, render: Callable[[str], str], write: bool
     print(body)
     if write:
         write_section(section, body)
+
+
+def cross_fitted_section(
+    title: str,
+    command: str,
+    seconds: float,
+    streams: int,
+    about: str,
+    header: list[str],
+    rows: list[list[str]],
+) -> str:
+    """A section of docs/benchmarks.md read off the audit's cross-fitted training streams: its title, the
+    command with the commit and machine, what the streams were, and one markdown table."""
+    return "\n".join(
+        [
+            f"## {title}",
+            "",
+            f"Command: `{command}` (commit {commit()}, {machine()}); {seconds:.0f} s. {streams} cross-fitted "
+            f"training streams{about}; no held-out scene is read.",
+            "",
+            "| " + " | ".join(header) + " |",
+            "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows),
+        ]
+    )

@@ -49,35 +49,45 @@ def training_streams(
     between_steps: Callable[[], object] | None = None,
 ) -> list[list[StreamStep]]:
     """Oracle-answered streams on (at most `limit` of) the training scenes, each with statistics fitted
-    on the folds it is not in (`between_steps`: as `run_automatic`'s)."""
-    order, fold_of = _folds(len(scenes), seed, folds)
+    on the folds it is not in (`between_steps`: as `run_automatic`'s), in the order of
+    `training_stream_scenes`."""
+    fold_of = folds_of(len(scenes), seed, folds)
     shards = [
         fit(vocabulary, [s for s, f in zip(scenes, fold_of, strict=True) if f == k], min_overlap)
         for k in range(folds)
     ]
-    chosen = set(order[: limit if limit is not None else len(scenes)].tolist())
     streams: list[list[StreamStep]] = []
-    for k in range(folds):
-        stats = merge([shard for j, shard in enumerate(shards) if j != k])
-        for index in sorted(i for i in chosen if fold_of[i] == k):
-            seed_of = stream_seed(seed, int(index))
-            streams.append(
-                run_automatic(stats, scenes[index], settings, seed_of, between_steps=between_steps)
-            )
+    stats, fold = None, -1
+    for index in training_stream_scenes(len(scenes), seed, folds, limit):
+        if fold_of[index] != fold:
+            fold = int(fold_of[index])
+            stats = merge([shard for j, shard in enumerate(shards) if j != fold])
+        assert stats is not None
+        seed_of = stream_seed(seed, index)
+        streams.append(run_automatic(stats, scenes[index], settings, seed_of, between_steps=between_steps))
     return streams
 
 
+def training_stream_scenes(count: int, seed: int, folds: int = 5, limit: int | None = None) -> list[int]:
+    """Which training scene each of `training_streams`' streams runs on, in its order: the first `limit`
+    scenes of the random order, fold by fold."""
+    order = _order(count, seed)
+    chosen = [
+        (position % folds, int(order[position]))
+        for position in range(count if limit is None else min(limit, count))
+    ]
+    return [index for _, index in sorted(chosen)]
+
+
 def folds_of(count: int, seed: int, folds: int = 5) -> IntArray:
-    """Each training scene's fold, as `training_streams` assigns them."""
-    return _folds(count, seed, folds)[1]
-
-
-def _folds(count: int, seed: int, folds: int) -> tuple[IntArray, IntArray]:
-    """(the scenes in their drawn order, each scene's fold): folds dealt round-robin along that order."""
-    order = np.random.default_rng([seed, 1]).permutation(count)
+    """Each training scene's fold: folds dealt round-robin along a random order of the scenes."""
     fold_of = np.empty(count, dtype=np.int64)
-    fold_of[order] = np.arange(count) % folds
-    return order, fold_of
+    fold_of[_order(count, seed)] = np.arange(count) % folds
+    return fold_of
+
+
+def _order(count: int, seed: int) -> IntArray:
+    return np.random.default_rng([seed, 1]).permutation(count)
 
 
 def held_out_streams(

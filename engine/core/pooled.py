@@ -24,8 +24,8 @@ Relationship question about (k, j), likewise: ordered pairs of objects of one im
 with every fact about the pair (facts), those of them whose subject is visible in the region where k
 was found and whose object in the region where j was found (region), then the pairs bound to (k, j)
 in the images that give the pooled histories of both defining questions, counted by disagreement
-(found, weighted; relationships have no unweighted found level, decision 0034). Both directions count as being about the pair: "j closer than k" is a fact when asking "k closer
-than j".
+(found, weighted; relationships have no unweighted found level, decision 0034). Both directions count
+as being about the pair: "j closer than k" is a fact when asking "k closer than j".
 
 The pooled, facts and region levels work on the fitted histograms (distinct masks with counts, split by
 region), never on the objects themselves; the found levels on the one object (or pair) per image the
@@ -130,7 +130,6 @@ def attribute_levels(
     (masks, disagreements, counts), where_found = story.remembered(("found", label), bound)
     agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
     target = _satisfies(masks, question.kind, wanted)
-    everywhere = _found(agrees_found, target, disagreements, counts, training)
     weighted = _found(agrees_found & where_found, target, disagreements, counts, training)
     agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
     groups = frozenset(object_type.group_of[a] for a in question.attributes)
@@ -143,7 +142,7 @@ def attribute_levels(
         _count(pooled, agrees_relevant, holds),
         _count(pooled, agrees_all, holds),
         _count_in(pooled.by_region[region], agrees_all, holds),
-        (int(everywhere[0].sum()), int(everywhere[1].sum())),
+        _count_in(counts, agrees_found, target),
     ], weighted
 
 
@@ -207,8 +206,8 @@ def _count(histogram: Histogram, selection: Selection, target: Selection) -> Lev
 
 
 def _count_in(counts: npt.NDArray[np.int64], selection: Selection, target: Selection) -> Level:
-    """(yes, population) of the items counted per mask in `counts` (a histogram's counts, or one
-    region's row of its region split)."""
+    """(yes, population) of the items counted per mask in `counts` (a histogram's counts, one region's
+    row of its region split, or a tally's counts)."""
     population = int(counts[selection].sum())
     yes = int(counts[selection & target].sum())
     return yes, population

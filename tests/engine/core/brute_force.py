@@ -34,10 +34,13 @@ def brute_force(
     strength: float = 40.0,
     weight: float = 0.85,
     weighted_strength: float = 2.0,
+    where_found: bool = True,
 ) -> tuple[float | None, int, list[Level]]:
     """(p, population, levels) for `question` after `history`; `strength` is `prior_strength`, `weight`
-    is `consistency_weight`, `weighted_strength` the strength of the last level (the weighted one)."""
-    levels = brute_force_levels(vocabulary, training, history, question, weight)
+    is `consistency_weight`, `weighted_strength` the strength of the last level (the weighted one).
+    `where_found=False`: the weighted found level of attribute and relationship questions over every
+    scene of B, as before decision 0057 (for `benchmarks.found_where_found`)."""
+    levels = brute_force_levels(vocabulary, training, history, question, weight, where_found)
     population = levels[0][1]
     if population == 0:
         return None, 0, levels
@@ -49,14 +52,19 @@ def brute_force(
 
 
 def brute_force_levels(
-    vocabulary: Vocabulary, training: list[PreparedScene], history: History, question: Question, weight: float
+    vocabulary: Vocabulary,
+    training: list[PreparedScene],
+    history: History,
+    question: Question,
+    weight: float,
+    where_found: bool = True,
 ) -> list[Level]:
     """(yes, population) of each level, coarsest first."""
     if isinstance(question, InstantiationQuestion):
         return _instantiation(vocabulary, training, history, question, weight)
     if isinstance(question, AttributeQuestion):
-        return _attribute(vocabulary, training, history, question, weight)
-    return _relationship(vocabulary, training, history, question, weight)
+        return _attribute(vocabulary, training, history, question, weight, where_found)
+    return _relationship(vocabulary, training, history, question, weight, where_found)
 
 
 def weighted(yes_by_d: list[int], population_by_d: list[int], weight: float) -> Level:
@@ -163,7 +171,9 @@ def _has(attributes: frozenset[str], kind: Kind, named: tuple[str, ...]) -> bool
     return all(a in attributes for a in named)
 
 
-def _attribute(vocabulary, training, history, question: AttributeQuestion, weight: float) -> list[Level]:
+def _attribute(
+    vocabulary, training, history, question: AttributeQuestion, weight: float, where_found: bool
+) -> list[Level]:
     object_type = vocabulary.object_type(question.label.type)
     facts: list[tuple[Kind, tuple[str, ...], bool]] = []
     counters: dict[str, int] = {}
@@ -222,7 +232,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
         if agrees(obj, facts):
             has = _has(obj.attributes, question.kind, question.attributes)
             found_yes, found_population = found_yes + has, found_population + 1
-            if gives_where_found(vocabulary, scene, history, question.label):
+            if not where_found or gives_where_found(vocabulary, scene, history, question.label):
                 population_by_d[d] += 1
                 yes_by_d[d] += has
     return [
@@ -235,7 +245,7 @@ def _attribute(vocabulary, training, history, question: AttributeQuestion, weigh
 
 
 def _relationship(
-    vocabulary, training, history, question: RelationshipQuestion, weight: float
+    vocabulary, training, history, question: RelationshipQuestion, weight: float, where_found: bool
 ) -> list[Level]:
     group = vocabulary.relationship(question.relationship).group
     facts = [
@@ -295,10 +305,11 @@ def _relationship(
             continue
         d, binding = found
         a, b = binding.object_of(question.subject), binding.object_of(question.object)
-        where_found = gives_where_found(
-            vocabulary, prepared, history, question.subject
-        ) and gives_where_found(vocabulary, prepared, history, question.object)
-        if where_found and agrees(prepared.scene, a, b, facts):
+        kept = not where_found or all(
+            gives_where_found(vocabulary, prepared, history, label)
+            for label in (question.subject, question.object)
+        )
+        if kept and agrees(prepared.scene, a, b, facts):
             population_by_d[d] += 1
             yes_by_d[d] += _related(vocabulary, prepared.scene, a, question.relationship, b)
     return [
