@@ -1,7 +1,7 @@
 """Quality of the tests the engine builds, audited on held-out annotated scenes (docs/method.md section 8).
 
     python -m benchmarks.engine_quality [--vocabulary street|parking|marina] [--train 2591] [--test 1000]
-                                        [--train-streams 1000] [--seed 7] [--no-write]
+                                        [--train-streams 1000] [--seed 7] [--test-seed 2] [--no-write]
 
 Fits on synthetic training scenes, runs the automatic driver on held-out ones and runs the audit of
 `vtt-engine audit` (engine.audit): a blind guesser (scikit-learn gradient boosting on features of the
@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
@@ -48,6 +51,7 @@ TARGETS = {
     "length": 30.0,
 }
 JUDGED = 100  # answered held-out questions a kind needs to be judged
+CALIBRATED_DRAWS = 200_000  # normal draws for the chance a calibrated p meets the targets (error < 0.002)
 
 
 def world_file(module: str, prefix: str, count: int, seed: int) -> Path:
@@ -102,11 +106,12 @@ def evaluate(
     seed: int,
     settings: EngineSettings,
     write: bool = True,
+    test_seed: int = 2,
 ) -> dict:
     vocabulary = load_vocabulary(VOCABULARIES[name][0])
     with scenes_of(name, train, seed=1).open() as lines:
         train_scenes = list(iter_scene_lines(lines, vocabulary))
-    with scenes_of(name, test, seed=2).open() as lines:
+    with scenes_of(name, test, seed=test_seed).open() as lines:
         test_scenes = list(iter_scene_lines(lines, vocabulary))[:test]
     started = time.perf_counter()
     learn = training_streams(vocabulary, train_scenes, settings, seed, folds=5, limit=train_streams)
@@ -114,6 +119,7 @@ def evaluate(
     held_out = held_out_streams(stats, test_scenes, settings, seed)
     report = audit_streams(vocabulary, learn, held_out, seed)
     report["training_images"], report["held_out_images"] = len(train_scenes), len(test_scenes)
+    report["held_out_seed"] = test_seed
     report["seconds"] = round(time.perf_counter() - started, 1)
     lengths = [sum(1 for s in steps if str(s.answer) != "ambiguous") for steps in held_out]
     report["lengths"] = {
@@ -156,6 +162,44 @@ def verdicts(report: dict) -> dict[str, bool]:
     }
 
 
+def if_calibrated(report: dict, seed: int = 0) -> dict:
+    """How far each judged kind's engine-p figures are from what they would be if every p were exactly
+    right, in standard deviations of that (engine.audit.run.if_calibrated), and the chance that such a
+    p would meet the engine-p targets here: per kind (its guesser and its gap), and all of them at once
+    (with the overall guesser). Normal draws, per kind two correlated ones (yes rate - mean p, guesser
+    accuracy), the kinds independent (they are different questions) and the overall guesser their
+    question-weighted sum. The learned guesser has no such yardstick and is left out."""
+    rng = np.random.default_rng(seed)
+    kinds = report["per_kind"]
+    total = sum(k["questions"] for k in kinds.values())
+    overall = np.full(CALIBRATED_DRAWS, report["if_calibrated"]["engine_p"])
+    every = np.ones(CALIBRATED_DRAWS, dtype=bool)
+    out: dict = {"per_kind": {}}
+    for kind, k in sorted(kinds.items()):
+        null = k["if_calibrated"]
+        rho = null["correlation"] if math.isfinite(null["correlation"]) else 0.0
+        yes_minus_p = rng.standard_normal(CALIBRATED_DRAWS)
+        guesser = rho * yes_minus_p + math.sqrt(max(0.0, 1.0 - rho * rho)) * rng.standard_normal(
+            CALIBRATED_DRAWS
+        )
+        yes_minus_p, guesser = yes_minus_p * null["sd"], null["engine_p"] + guesser * null["sd"]
+        overall += (guesser - null["engine_p"]) * k["questions"] / total
+        if k["questions"] < JUDGED:
+            continue
+        meets = (np.abs(yes_minus_p) <= TARGETS["gap_kind"]) & (guesser <= TARGETS["engine_p_kind"])
+        every &= meets
+        out["per_kind"][kind] = {
+            "engine_p": null["engine_p"],
+            "sd": null["sd"],
+            "z_engine_p": (k["engine_p"]["accuracy"] - null["engine_p"]) / null["sd"],
+            "z_gap": (k["yes_rate"] - k["mean_p"]) / null["sd"],
+            "meets": float(meets.mean()),
+        }
+    every &= overall <= TARGETS["engine_p"]
+    out["all"] = float(every.mean())
+    return out
+
+
 def _worst(report: dict, key: str) -> str:
     kinds = judged(report)
     if not kinds:
@@ -176,6 +220,14 @@ def render(name: str, report: dict, settings: EngineSettings, command: str) -> s
         f"{k['expected_calibration_error']:.3f} |"
         for kind, k in sorted(report["per_kind"].items())
     )
+    null = if_calibrated(report)
+    null_rows = "\n".join(
+        f"| {kind} | {report['per_kind'][kind]['questions']} | {c['engine_p']:.3f} | {c['sd']:.3f} | "
+        f"{report['per_kind'][kind]['engine_p']['accuracy']:.3f} ({c['z_engine_p']:+.1f}) | "
+        f"{report['per_kind'][kind]['yes_rate'] - report['per_kind'][kind]['mean_p']:+.3f} ({c['z_gap']:+.1f}) | "
+        f"{c['meets']:.2f} |"
+        for kind, c in null["per_kind"].items()
+    )
     bins = "\n".join(
         f"| [{b['bin'][0]:.1f}, {b['bin'][1]:.1f}) | {b['n']} | {b['mean_p']:.3f} | {b['observed']:.3f} [{b['low']:.3f}, {b['high']:.3f}] |"
         for b in report["reliability"]["bins"]
@@ -185,7 +237,7 @@ def render(name: str, report: dict, settings: EngineSettings, command: str) -> s
 Command: `{command}` (commit {commit()}, {machine()}); {report["seconds"]:.0f} s.
 
 Trained on {report["training_images"]:,} {VOCABULARIES[name][1].split(" (")[0]} (seed 1), tested on
-{report["held_out_images"]} held-out scenes (seed 2) with the automatic driver; settings epsilon {settings.epsilon},
+{report["held_out_images"]} held-out scenes (seed {report["held_out_seed"]}) with the automatic driver; settings epsilon {settings.epsilon},
 sharp epsilon {settings.sharp_epsilon}, prior strength {settings.prior_strength}, weighted strength {settings.weighted_strength}, consistency weight {settings.consistency_weight}, minimum evidence {settings.min_evidence},
 minimum population {settings.min_population}, at most {settings.max_attributes} attributes, at most
 {settings.max_questions} answered questions. The learned guesser ({report["model"]}, scikit-learn) was trained
@@ -209,6 +261,17 @@ Held-out answered questions: {report["held_out_questions"]:,}; rejected as ambig
 |---|---|---|---|---|---|---|---|---|
 {rows}
 
+If every p were exactly right (each answer yes with probability p): the engine-p guesser's expected
+accuracy on each judged kind, the standard deviation of it and of (yes rate - mean p) on that many
+questions, the measured figures with how many of those deviations they are from a right p (z), and the
+chance that a right p meets both of the kind's engine-p targets (guesser at most
+{TARGETS["engine_p_kind"]}, gap at most {TARGETS["gap_kind"]}) on these questions. A right p would meet
+every engine-p target here at once (these and the overall guesser) with probability **{null["all"]:.2f}**.
+
+| question kind | answered | expected engine-p guesser | sd | measured guesser (z) | measured yes rate - mean p (z) | chance a right p meets both |
+|---|---|---|---|---|---|---|
+{null_rows}
+
 Reliability of the engine's p (10 equal-width bins; empty bins left out):
 
 | p bin | questions | mean p | observed yes rate [95% CI] |
@@ -224,11 +287,24 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=1000)
     parser.add_argument("--train-streams", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--test-seed",
+        type=int,
+        default=2,
+        help="the held-out scenes' generator seed (the published tables use 2)",
+    )
     parser.add_argument("--no-write", action="store_true", help="print only: leave docs/ untouched")
     args = parser.parse_args()
     settings = EngineSettings()
     report = evaluate(
-        args.vocabulary, args.train, args.test, args.train_streams, args.seed, settings, not args.no_write
+        args.vocabulary,
+        args.train,
+        args.test,
+        args.train_streams,
+        args.seed,
+        settings,
+        write=not args.no_write,
+        test_seed=args.test_seed,
     )
     summary = {k: report[k] for k in ("mean_stream_length", "engine_p", "guesser")}
     summary["per_kind"] = {
@@ -239,6 +315,10 @@ def main() -> None:
             "gap": round(k["calibration_gap"], 3),
         }
         for kind, k in report["per_kind"].items()
+    }
+    null = if_calibrated(report)
+    summary["if_calibrated"] = {"all": round(null["all"], 3)} | {
+        kind: {key: round(value, 3) for key, value in c.items()} for kind, c in null["per_kind"].items()
     }
     print(json.dumps(summary | {"met": verdicts(report)}, indent=1))
     if args.no_write:

@@ -122,6 +122,7 @@ def audit_streams(
         "engine_p": _accuracy(engine_guess == test_rows.answers),
         "per_kind": {},
         "reliability": reliability(test_rows.p, test_rows.answers),
+        "if_calibrated": if_calibrated(test_rows.p),
     }
     kinds = np.array(test_rows.kinds)
     for kind in sorted(set(test_rows.kinds)):
@@ -137,8 +138,32 @@ def audit_streams(
             "expected_calibration_error": reliability(test_rows.p[mask], test_rows.answers[mask])[
                 "expected_calibration_error"
             ],
+            "if_calibrated": if_calibrated(test_rows.p[mask]),
         }
     return report
+
+
+def if_calibrated(p: npt.NDArray[np.float64]) -> dict[str, float]:
+    """What the engine-p guesser and the calibration gap would be, on these questions, if every p were
+    exactly right (each answer yes with probability p, independently): a yardstick for reading a
+    measured figure on a few hundred questions, where chance alone moves either by a few hundredths.
+
+    `engine_p`: the guesser's expected accuracy, the mean of max(p, 1 - p). `sd`: the standard deviation
+    of its accuracy, which is also that of (yes rate - mean p), since on each question the guesser is
+    right exactly when the answer lands on p's side: both are sqrt(sum p(1 - p)) / n.
+    `correlation`: between the two (the guesser's error moves with the yes rate where p > 0.5 and
+    against it where p < 0.5), to judge both targets of a kind at once."""
+    n = len(p)
+    if n == 0:
+        return {"engine_p": math.nan, "sd": math.nan, "correlation": math.nan}
+    variance = p * (1.0 - p)
+    total = float(variance.sum())
+    side = np.where(p > 0.5, 1.0, -1.0)
+    return {
+        "engine_p": float(np.maximum(p, 1.0 - p).mean()),
+        "sd": math.sqrt(total) / n,
+        "correlation": float((side * variance).sum() / total) if total > 0 else math.nan,
+    }
 
 
 def _answered(steps: Sequence[StreamStep]) -> int:

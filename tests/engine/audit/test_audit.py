@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.audit.features import FeatureSpace
-from engine.audit.run import audit_streams, reliability, reliability_svg, write_report
+from engine.audit.run import audit_streams, if_calibrated, reliability, reliability_svg, write_report
 from engine.core.drivers import StreamStep
 from engine.core.estimates import Estimate
 from engine.core.questions import Answer, Kind, Label, make_attribute, make_instantiation
@@ -134,3 +134,30 @@ def test_a_relationship_row_carries_the_geometry_of_the_two_defining_regions():
     assert row[column["pair_has_geometry"]] == 1.0
     # An attribute question has no pair: its geometry columns stay zero.
     assert not space.rows([steps[:1]]).features[-1][column["pair_has_geometry"]]
+
+
+def test_if_calibrated_is_what_answers_drawn_from_p_give():
+    """The yardstick beside each kind's figures: with answers drawn from p itself, the engine-p
+    guesser's accuracy and (yes rate - mean p) spread as `if_calibrated` says, and move together as
+    its correlation says (p on both sides of one half, more of it above)."""
+    rng = np.random.default_rng(19)
+    p = np.concatenate([rng.uniform(0.5, 0.58, 400), rng.uniform(0.44, 0.5, 200)])
+    null = if_calibrated(p)
+    answers = rng.random((4000, len(p))) < p
+    guesser = (answers == (p > 0.5)).mean(axis=1)
+    yes_minus_p = answers.mean(axis=1) - p.mean()
+    assert abs(guesser.mean() - null["engine_p"]) < 0.001
+    assert guesser.std() == pytest.approx(null["sd"], rel=0.05)
+    assert yes_minus_p.std() == pytest.approx(null["sd"], rel=0.05)
+    assert np.corrcoef(guesser, yes_minus_p)[0, 1] == pytest.approx(null["correlation"], abs=0.04)
+    assert null["correlation"] == pytest.approx(1 / 3, abs=0.05)
+
+
+def test_the_audit_reports_the_yardstick_per_kind():
+    report = audit_streams(STREET, streams(1, 40, False), streams(2, 40, False), seed=0)
+    for k in report["per_kind"].values():
+        # Every p of these streams is 0.5: the guesser expects 0.5, and p is below its "yes" side.
+        assert k["if_calibrated"]["engine_p"] == 0.5
+        assert k["if_calibrated"]["sd"] == pytest.approx(0.5 / np.sqrt(k["questions"]))
+        assert k["if_calibrated"]["correlation"] == -1.0
+    assert report["if_calibrated"]["sd"] == pytest.approx(0.5 / np.sqrt(report["held_out_questions"]))
