@@ -31,9 +31,11 @@ sampled session (`simulated_answers`: one draw per question, or per object, from
 as a real session is, and the average of many such sessions is the expected curve (a test checks it);
 but one session's sampling noise (about 0.02 on a few hundred questions) is as large as the last steps
 of a curve, and would make the curve step up and down at random. With a calibrated p the expected curve
-falls monotonically (a flipped reading is a garbled one, and Bayes' rule with the right prior loses
-accuracy under garbling); where it does not, p is miscalibrated on those questions, which is what the
-card should show. The power figure compares two sampled sessions, since it needs their per-stream
+falls monotonically on average over the answers (a flipped reading is a garbled one, and Bayes' rule
+with the right prior loses accuracy under garbling); on one test's answers it steps up wherever the
+blind prior is right more often than p says, by miscalibration or by luck, and a right p is that lucky
+on a few hundred questions often enough. So where a curve steps up the report says how often a right p's
+would on the same questions (`monotone_chance`). The power figure compares two sampled sessions, since it needs their per-stream
 differences. Pure Python, no Django.
 """
 
@@ -44,6 +46,7 @@ import math
 import random
 import statistics
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from scoring.kinds import ATTRIBUTE_KINDS, INSTANTIATION_KINDS, Kind
@@ -51,7 +54,7 @@ from scoring.references import labels_named
 from scoring.scores import PlannedStep, PlannedStream, score_of
 from scoring.stats import mean_interval, proportion
 
-DEGRADATION_VERSION = 3  # bump with every change that can change a figure of the report
+DEGRADATION_VERSION = 4  # bump with every change that can change a figure of the report
 LEVELS = tuple(i / 10 for i in range(11))  # the share of the information destroyed, 0 to 1
 FINE_LEVELS = tuple(i / 100 for i in range(101))  # for the power figure
 # kind of degradation -> (its parameter, the parameter at level d, the question kinds it reaches)
@@ -63,6 +66,8 @@ FAMILIES: dict[str, tuple[str, float, frozenset[str] | None]] = {
 DIFFERENCE, POWER, ALPHA = 0.05, 0.8, 0.05
 # Pairs of simulated systems the power figure is the median over (odd: the median is one of them).
 POWER_DRAWS = 21
+# Redraws of the truths for the chance that a right p falls at every step (standard error under 0.016).
+MONOTONE_DRAWS = 1000
 
 
 class SimStep(PlannedStep, Protocol):
@@ -225,12 +230,71 @@ def degradation_curves(plan: SimPlan) -> dict[str, Any]:
             "questions": points[0]["trials"],
             "points": points,
             "blind_prior": reached(blind, family),
-            "monotone": all(
-                a["value"] is None or b["value"] is None or b["value"] <= a["value"]
-                for a, b in itertools.pairwise(points)
-            ),
+            "monotone": falls_at_every_step([point["value"] for point in points]),
         }
+        # Where a curve steps up, whether that is more than a right p's luck on this many questions.
+        families[family]["monotone_chance"] = (
+            None if families[family]["monotone"] else monotone_chance(plan, family, named)
+        )
     return {"blind_prior": blind["accuracy"], "families": families}
+
+
+def falls_at_every_step(values: Sequence[float | None]) -> bool:
+    return all(a is None or b is None or b <= a for a, b in itertools.pairwise(values))
+
+
+@dataclass(frozen=True)
+class _Redrawn:
+    """A question of the plan with another truth (a SimStep)."""
+
+    ordinal: int
+    step_pos: int
+    stream_pos: int
+    kind: str
+    question: Mapping[str, Any]
+    label: str
+    answer: str
+    p: float | None
+
+
+def _with_truth(step: SimStep, answer: str) -> _Redrawn:
+    return _Redrawn(
+        step.ordinal, step.step_pos, step.stream_pos, step.kind, step.question, step.label, answer, step.p
+    )
+
+
+def monotone_chance(
+    plan: SimPlan, family: str, named: Mapping[int, int], *, draws: int = MONOTONE_DRAWS
+) -> float:
+    """The chance that a kind of degradation's curve falls at every step on this test's questions if
+    every p were exactly right: each question it reaches keeps its place, and its truth is drawn yes
+    with probability p (no p: one half), MONOTONE_DRAWS times from a fixed seed. A curve steps up where
+    the blind prior is right more often than p says; a right p is too, by luck, on a few hundred
+    questions. A chance near 1 says the step is p's fault; a middling one, that the test is small.
+    The questions a truth would have changed later in its stream are not redrawn: this asks about
+    the answers to these questions, as the engine-p guesser does."""
+    kinds = FAMILIES[family][2]
+    steps = [step for step in plan.steps if kinds is None or step.kind in kinds]
+    # Per question and level, its expected correctness if its truth is no and if it is yes.
+    table = [
+        [
+            tuple(
+                expected_correct(_with_truth(step, a), family, level, named[step.ordinal])
+                for a in ("no", "yes")
+            )
+            for level in LEVELS
+        ]
+        for step in steps
+    ]
+    rng = random.Random(f"monotone:{family}")
+    falls = 0
+    for _ in range(draws):
+        truths = [int(rng.random() < (0.5 if step.p is None else step.p)) for step in steps]
+        curve = [
+            math.fsum(row[i][t] for row, t in zip(table, truths, strict=True)) for i in range(len(LEVELS))
+        ]
+        falls += falls_at_every_step(curve)
+    return falls / draws
 
 
 def stream_correct(plan: SimPlan, answers: Mapping[int, bool]) -> list[int]:

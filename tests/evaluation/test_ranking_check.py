@@ -86,6 +86,7 @@ def test_the_command_runs_the_check_and_prints_the_curves_or_refuses_an_unknown_
     printed = out.getvalue()
     assert printed.splitlines()[2].startswith("| 0.0 | 1.000 [")  # the oracle
     assert "Blind prior on the whole test: 0.364" in printed  # 4 of 11
+    assert "| a right p falls at every step | \u2013 | \u2013 | \u2013 |" in printed  # every curve falls
     assert RankingCheck.objects.get(test=test).status == RankingCheck.Status.DONE
 
 

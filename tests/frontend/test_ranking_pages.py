@@ -60,3 +60,27 @@ def test_the_card_shows_the_ranking_check_once_it_has_run(client, scored_world, 
     assert re.search(r'data-figure="streams-needed">\u2013 .*too small', section)
     assert 'aria-label="Accuracy against degradation"' in section
     assert section.count("<tr data-family=") == 3
+
+
+def test_a_curve_that_steps_up_says_how_often_a_right_p_would(client, scored_world, users, monkeypatch):
+    """The card's "Always falls" cell: where a curve steps up, the chance a right p's would not; where
+    it falls, nothing more. The report is the check's own, with one curve's chance set by hand."""
+    test = scored_world["published"]
+    monkeypatch.setattr(degradation, "job_enqueue", lambda job: None)
+    degradation.ranking_checks_due_queue()
+    check = degradation.RankingCheck.objects.get(test=test)
+    degradation.ranking_check_run(job_id=check.pk)
+    check.refresh_from_db()
+    assert all(f["monotone"] and f["monotone_chance"] is None for f in check.report["families"].values())
+    check.report["families"]["attributes"] |= {"monotone": False, "monotone_chance": 0.437}
+    check.save(update_fields=["report"])
+
+    client.force_login(users[Role.ADMIN])
+    html = client.get(f"/tests/{test.pk}/").content.decode()
+    rows = dict(re.findall(r'<tr data-family="(\w)">(.*?)</tr>', html, re.S))
+    assert "no: the blind prior beats its p here" in rows["q"]
+    assert re.search(
+        r'data-figure="monotone-chance" title="Had every p been exactly right[^"]*">\(a right p falls here 44% of the time\)',
+        rows["q"],
+    )
+    assert "monotone-chance" not in rows["x"] and "monotone-chance" not in rows["r"]

@@ -7,6 +7,7 @@ the engine's p is meant to be, so the blind prior is right about max(p, 1 - p) o
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,6 +145,24 @@ def test_a_miscalibrated_p_shows_as_a_curve_that_does_not_fall():
     plan = Plan(tuple(Stream(i, i, 1) for i in range(100)), steps)
     attributes = degradation_curves(plan)["families"]["attributes"]
     assert not attributes["monotone"]
+
+
+def test_where_a_curve_steps_up_the_report_says_how_often_a_right_p_would():
+    """100 attribute questions at p 0.45, answered yes 30 times. The curve steps up at its end because
+    the blind prior ("no") is right 0.70 of the time. Had every p been right, the answers would be yes
+    with probability 0.45 each: at q = 0.4 the system follows its reading (right 0.6), from q = 0.45 on
+    a reading no longer outweighs p and it is the blind prior, so the curve falls at every step exactly
+    when at most 60 of the 100 answers are no: P(Binomial(100, 0.55) <= 60) = 0.865."""
+    steps = tuple(
+        Step(i, 0, i, "attr", "yes" if i % 10 < 3 else "no", 0.45, {"label": "person 1"}) for i in range(100)
+    )
+    plan = Plan(tuple(Stream(i, i, 1) for i in range(100)), steps)
+    families = degradation_curves(plan)["families"]
+    exact = sum(math.comb(100, k) * 0.55**k * 0.45 ** (100 - k) for k in range(61))
+    assert exact == pytest.approx(0.865, abs=0.001)
+    # 1,000 redraws: a standard error of 0.011 here.
+    assert families["attributes"]["monotone_chance"] == pytest.approx(exact, abs=0.045)
+    assert families["objects"]["monotone"] and families["objects"]["monotone_chance"] is None
 
 
 def test_blind_prior_is_the_engine_p_guesser():

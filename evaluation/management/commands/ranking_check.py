@@ -16,6 +16,11 @@ from evaluation.services.degradation import ranking_check_reset, ranking_check_r
 from truthing.published import frozen_test_get
 
 
+def _chance(chance: float | None) -> str:
+    """How often a right p's curve would fall at every step (only for a curve that does not)."""
+    return "\u2013" if chance is None else f"{chance:.2f}"
+
+
 def interval(p: dict) -> str:
     return f"{p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"
 
@@ -56,6 +61,11 @@ class Command(BaseCommand):
         lines.append(
             "| falls monotonically | "
             + " | ".join(str(families[n]["monotone"]).lower() for n in names)
+            + " |"
+        )
+        lines.append(
+            "| a right p falls at every step | "
+            + " | ".join(_chance(families[n].get("monotone_chance")) for n in names)
             + " |"
         )
         power = report["power"] or {}
