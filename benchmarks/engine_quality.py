@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
-from engine.audit.run import audit_streams, held_out_streams, training_streams, write_report
+from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
 from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import fit
@@ -51,7 +48,6 @@ TARGETS = {
     "length": 30.0,
 }
 JUDGED = 100  # answered held-out questions a kind needs to be judged
-CALIBRATED_DRAWS = 200_000  # normal draws for the chance a calibrated p meets the targets (error < 0.002)
 
 
 def world_file(module: str, prefix: str, count: int, seed: int) -> Path:
@@ -162,44 +158,6 @@ def verdicts(report: dict) -> dict[str, bool]:
     }
 
 
-def if_calibrated(report: dict, seed: int = 0) -> dict:
-    """How far each judged kind's engine-p figures are from what they would be if every p were exactly
-    right, in standard deviations of that (engine.audit.run.if_calibrated), and the chance that such a
-    p would meet the engine-p targets here: per kind (its guesser and its gap), and all of them at once
-    (with the overall guesser). Normal draws, per kind two correlated ones (yes rate - mean p, guesser
-    accuracy), the kinds independent (they are different questions) and the overall guesser their
-    question-weighted sum. The learned guesser has no such yardstick and is left out."""
-    rng = np.random.default_rng(seed)
-    kinds = report["per_kind"]
-    total = sum(k["questions"] for k in kinds.values())
-    overall = np.full(CALIBRATED_DRAWS, report["if_calibrated"]["engine_p"])
-    every = np.ones(CALIBRATED_DRAWS, dtype=bool)
-    out: dict = {"per_kind": {}}
-    for kind, k in sorted(kinds.items()):
-        null = k["if_calibrated"]
-        rho = null["correlation"] if math.isfinite(null["correlation"]) else 0.0
-        yes_minus_p = rng.standard_normal(CALIBRATED_DRAWS)
-        guesser = rho * yes_minus_p + math.sqrt(max(0.0, 1.0 - rho * rho)) * rng.standard_normal(
-            CALIBRATED_DRAWS
-        )
-        yes_minus_p, guesser = yes_minus_p * null["sd"], null["engine_p"] + guesser * null["sd"]
-        overall += (guesser - null["engine_p"]) * k["questions"] / total
-        if k["questions"] < JUDGED:
-            continue
-        meets = (np.abs(yes_minus_p) <= TARGETS["gap_kind"]) & (guesser <= TARGETS["engine_p_kind"])
-        every &= meets
-        out["per_kind"][kind] = {
-            "engine_p": null["engine_p"],
-            "sd": null["sd"],
-            "z_engine_p": (k["engine_p"]["accuracy"] - null["engine_p"]) / null["sd"],
-            "z_gap": (k["yes_rate"] - k["mean_p"]) / null["sd"],
-            "meets": float(meets.mean()),
-        }
-    every &= overall <= TARGETS["engine_p"]
-    out["all"] = float(every.mean())
-    return out
-
-
 def _worst(report: dict, key: str) -> str:
     kinds = judged(report)
     if not kinds:
@@ -220,7 +178,7 @@ def render(name: str, report: dict, settings: EngineSettings, command: str) -> s
         f"{k['expected_calibration_error']:.3f} |"
         for kind, k in sorted(report["per_kind"].items())
     )
-    null = if_calibrated(report)
+    null = report["right_p"]
     null_rows = "\n".join(
         f"| {kind} | {report['per_kind'][kind]['questions']} | {c['engine_p']:.3f} | {c['sd']:.3f} | "
         f"{report['per_kind'][kind]['engine_p']['accuracy']:.3f} ({c['z_engine_p']:+.1f}) | "
@@ -306,6 +264,13 @@ def main() -> None:
         write=not args.no_write,
         test_seed=args.test_seed,
     )
+    report["right_p"] = right_p_chances(
+        report,
+        gap=TARGETS["gap_kind"],
+        guesser_kind=TARGETS["engine_p_kind"],
+        guesser=TARGETS["engine_p"],
+        judged=JUDGED,
+    )
     summary = {k: report[k] for k in ("mean_stream_length", "engine_p", "guesser")}
     summary["per_kind"] = {
         kind: {
@@ -316,7 +281,7 @@ def main() -> None:
         }
         for kind, k in report["per_kind"].items()
     }
-    null = if_calibrated(report)
+    null = report["right_p"]
     summary["if_calibrated"] = {"all": round(null["all"], 3)} | {
         kind: {key: round(value, 3) for key, value in c.items()} for kind, c in null["per_kind"].items()
     }

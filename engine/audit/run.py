@@ -166,6 +166,52 @@ def if_calibrated(p: npt.NDArray[np.float64]) -> dict[str, float]:
     }
 
 
+def right_p_chances(
+    report: dict[str, Any],
+    *,
+    gap: float,
+    guesser_kind: float,
+    guesser: float,
+    judged: int,
+    draws: int = 200_000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Against an audit report's yardstick (`if_calibrated`): per kind with at least `judged` questions,
+    how many standard deviations its engine-p guesser and its (yes rate - mean p) are from a right p's,
+    and the chance that a right p meets both targets on it (abs(gap) at most `gap`, guesser at most
+    `guesser_kind`); and the chance that it meets all of them and the overall guesser target at once.
+
+    Normal draws (`draws` of them, an error under 0.002), per kind two correlated ones, the kinds
+    independent (different questions) and the overall guesser their question-weighted sum."""
+    rng = np.random.default_rng(seed)
+    kinds = report["per_kind"]
+    total = sum(k["questions"] for k in kinds.values())
+    overall = np.full(draws, report["if_calibrated"]["engine_p"])
+    every = np.ones(draws, dtype=bool)
+    out: dict[str, Any] = {"per_kind": {}}
+    for kind, k in sorted(kinds.items()):
+        null = k["if_calibrated"]
+        rho = null["correlation"] if math.isfinite(null["correlation"]) else 0.0
+        shared, own = rng.standard_normal(draws), rng.standard_normal(draws)
+        yes_minus_p = shared * null["sd"]
+        guessed = null["engine_p"] + (rho * shared + math.sqrt(max(0.0, 1.0 - rho * rho)) * own) * null["sd"]
+        overall += (guessed - null["engine_p"]) * k["questions"] / total
+        if k["questions"] < judged:
+            continue
+        meets = (np.abs(yes_minus_p) <= gap) & (guessed <= guesser_kind)
+        every &= meets
+        out["per_kind"][kind] = {
+            "engine_p": null["engine_p"],
+            "sd": null["sd"],
+            "z_engine_p": (k["engine_p"]["accuracy"] - null["engine_p"]) / null["sd"],
+            "z_gap": (k["yes_rate"] - k["mean_p"]) / null["sd"],
+            "meets": float(meets.mean()),
+        }
+    every &= overall <= guesser
+    out["all"] = float(every.mean())
+    return out
+
+
 def _answered(steps: Sequence[StreamStep]) -> int:
     return sum(1 for s in steps if str(s.answer) != "ambiguous")
 

@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 
 from engine.audit.features import FeatureSpace
-from engine.audit.run import audit_streams, if_calibrated, reliability, reliability_svg, write_report
+from engine.audit.run import (
+    audit_streams,
+    if_calibrated,
+    reliability,
+    reliability_svg,
+    right_p_chances,
+    write_report,
+)
 from engine.core.drivers import StreamStep
 from engine.core.estimates import Estimate
 from engine.core.questions import Answer, Kind, Label, make_attribute, make_instantiation
@@ -161,3 +168,40 @@ def test_the_audit_reports_the_yardstick_per_kind():
         assert k["if_calibrated"]["sd"] == pytest.approx(0.5 / np.sqrt(k["questions"]))
         assert k["if_calibrated"]["correlation"] == -1.0
     assert report["if_calibrated"]["sd"] == pytest.approx(0.5 / np.sqrt(report["held_out_questions"]))
+
+
+def test_the_chance_a_right_p_meets_the_targets_is_what_answers_drawn_from_p_give():
+    """Two kinds, every p above one half on the first (its guesser moves exactly with its yes rate) and
+    on both sides on the second; the targets are set where the correlation matters (for the first, the
+    guesser target half a deviation under its expectation: both met 0.150 of the time, 0.211 if the two
+    were independent). The normal-draw chances match the share of Bernoulli draws meeting them."""
+    rng = np.random.default_rng(58)
+    kinds = {"attr": rng.uniform(0.5, 0.56, 1000), "rel": rng.uniform(0.45, 0.56, 1000)}
+    nulls = {kind: if_calibrated(p) for kind, p in kinds.items()}
+    report = {
+        "per_kind": {
+            kind: {"questions": len(p), "if_calibrated": nulls[kind], "engine_p": {"accuracy": 0.5}}
+            | {"yes_rate": 0.5, "mean_p": float(p.mean())}
+            for kind, p in kinds.items()
+        },
+        "if_calibrated": if_calibrated(np.concatenate(list(kinds.values()))),
+    }
+    gap = nulls["attr"]["sd"]
+    guesser_kind = nulls["attr"]["engine_p"] - 0.5 * nulls["attr"]["sd"]
+    guesser = report["if_calibrated"]["engine_p"]
+    chances = right_p_chances(report, gap=gap, guesser_kind=guesser_kind, guesser=guesser, judged=100)
+
+    met, every = {kind: [] for kind in kinds}, []
+    all_p = np.concatenate(list(kinds.values()))
+    for _ in range(10000):
+        answers = {kind: rng.random(len(p)) < p for kind, p in kinds.items()}
+        for kind, p in kinds.items():
+            right = (answers[kind] == (p > 0.5)).mean()
+            met[kind].append(abs(answers[kind].mean() - p.mean()) <= gap and right <= guesser_kind)
+        overall = (np.concatenate(list(answers.values())) == (all_p > 0.5)).mean()
+        every.append(all(met[kind][-1] for kind in kinds) and overall <= guesser)
+    assert np.mean(met["attr"]) == pytest.approx(0.150, abs=0.015), np.mean(met["attr"])
+    for kind in kinds:
+        assert chances["per_kind"][kind]["meets"] == pytest.approx(np.mean(met[kind]), abs=0.015), kind
+    assert chances["all"] == pytest.approx(np.mean(every), abs=0.015)
+    assert chances["per_kind"]["attr"]["z_engine_p"] < 0  # 0.5 is below a right p's expected accuracy
