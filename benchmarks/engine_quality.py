@@ -196,7 +196,7 @@ Command: `{command}` (commit {commit()}, {machine()}); {report["seconds"]:.0f} s
 
 Trained on {report["training_images"]:,} {VOCABULARIES[name][1].split(" (")[0]} (seed 1), tested on
 {report["held_out_images"]} held-out scenes (seed {report["held_out_seed"]}) with the automatic driver; settings epsilon {settings.epsilon},
-sharp epsilon {settings.sharp_epsilon}, prior strength {settings.prior_strength}, weighted strength {settings.weighted_strength}, consistency weight {settings.consistency_weight}, minimum evidence {settings.min_evidence},
+sharp epsilon {settings.sharp_epsilon}, prior strength {settings.prior_strength}, weighted strength {settings.weighted_strength}, relationship strength {settings.relationship_strength}, consistency weight {settings.consistency_weight}, minimum evidence {settings.min_evidence},
 minimum population {settings.min_population}, at most {settings.max_attributes} attributes, at most
 {settings.max_questions} answered questions. The learned guesser ({report["model"]}, scikit-learn) was trained
 on {report["training_streams"]} cross-fitted streams ({report["training_questions"]:,} answered questions) on the

@@ -113,6 +113,7 @@ def main() -> None:
             settings.consistency_weight,
             settings.weighted_strength,
             where_found=False,
+            relationship_strength=settings.relationship_strength,
         )
         assert before is not None
         assert step.estimate.p is not None

@@ -23,7 +23,7 @@ from collections import defaultdict
 import numpy as np
 
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
-from engine.audit.run import training_streams
+from engine.audit.run import if_calibrated, training_streams
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer, AttributeQuestion, RelationshipQuestion
 from engine.core.scene import Scene
@@ -131,14 +131,20 @@ def _group(question: object) -> str:
 
 
 def streams_under(
-    vocabulary: Vocabulary, scenes: list[Scene], values: list[float], count: int, seed: int
+    vocabulary: Vocabulary,
+    scenes: list[Scene],
+    values: list[float],
+    count: int,
+    seed: int,
+    setting: str = "weighted_strength",
 ) -> dict[float, dict[str, dict[str, float]]]:
-    """For each weighted strength, cross-fitted training streams generated *with* it, and per question
-    kind the yes rate, mean p, gap and log-loss on their own answers: the strength judged on the
-    questions it makes the engine pick (the log-loss by strength above keeps the questions fixed)."""
+    """For each value of `setting`, cross-fitted training streams generated *with* it, and per question
+    kind the yes rate, mean p, gap (and the standard deviation a right p's would have), log-loss and the
+    engine-p guesser's accuracy on their own answers: the value judged on the questions it makes the
+    engine pick (the log-loss by strength above keeps the questions fixed)."""
     out: dict[float, dict[str, dict[str, float]]] = {}
     for value in values:
-        settings = EngineSettings(weighted_strength=value)
+        settings = EngineSettings(**{setting: value})
         streams = training_streams(vocabulary, scenes, settings, seed, folds=5, limit=count)
         by_kind: dict[str, list[tuple[float, bool]]] = defaultdict(list)
         for steps in streams:
@@ -155,6 +161,8 @@ def streams_under(
                 "mean_p": float(p.mean()),
                 "gap": float(p.mean() - yes.mean()),
                 "log_loss": float(-np.mean(yes * np.log(p) + (1 - yes) * np.log(1 - p))),
+                "engine_p": float(np.mean((p > 0.5) == (yes == 1))),
+                "sd": if_calibrated(p)["sd"],
             }
         lengths = [sum(1 for s in steps if s.answer != Answer.AMBIGUOUS) for steps in streams]
         out[value]["all"] = {"mean_length": float(np.mean(lengths))}

@@ -431,6 +431,7 @@ VTT = {
             "ENGINE_REJECTION_LIMIT": int,
             "ENGINE_PRIOR_STRENGTH": float,
             "ENGINE_WEIGHTED_STRENGTH": float,
+            "ENGINE_RELATIONSHIP_STRENGTH": float,
             "ENGINE_CONSISTENCY_WEIGHT": float,
             "ENGINE_MIN_EVIDENCE": float,
             "ENGINE_SHARP_EPSILON": float,

@@ -78,6 +78,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
             "rejection_limit",
             "prior_strength",
             "weighted_strength",
+            "relationship_strength",
             "consistency_weight",
             "min_evidence",
             "sharp_epsilon",

@@ -88,6 +88,13 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
         default=defaults.weighted_strength,
         help="the prior strength of the last level of every estimate, the one weighted by consistency",
     )
+    parser.add_argument(
+        "--relationship-strength",
+        type=float,
+        default=defaults.relationship_strength,
+        help="the same, in a relationship question's estimate (its level of images that give both labels' "
+        "defining answers)",
+    )
     parser.add_argument("--consistency-weight", type=float, default=defaults.consistency_weight)
     parser.add_argument(
         "--min-evidence",
@@ -121,6 +128,7 @@ def settings_from(args: argparse.Namespace) -> EngineSettings:
         max_attributes=args.max_attributes,
         prior_strength=args.prior_strength,
         weighted_strength=args.weighted_strength,
+        relationship_strength=args.relationship_strength,
         consistency_weight=args.consistency_weight,
         min_evidence=args.min_evidence,
         sharp_epsilon=args.sharp_epsilon,

@@ -14,11 +14,12 @@ with all of it). Level i counts y_i yes answers out of n_i decidable items. The 
     p   = p_k
 
 with s_i = prior_strength for every level but the last, and s_k = weighted_strength for the last one,
-which in every chain is the level weighted by consistency. So a finer level moves the estimate only as
+which in every chain is the level weighted by consistency (relationship_strength in a relationship
+question's chain, whose last level counts fewer images: decision 0059). So a finer level moves the estimate only as
 far as its own evidence allows: with n_i much larger than s_i it is the level's relative frequency, with
 n_i = 0 it is the level above. The population reported (and compared with `min_population`) is n_0:
 the number of items behind the estimate as a whole. docs/engine.md states it for every kind of
-question; decisions 0034 and 0055 say why.
+question; decisions 0034, 0055 and 0059 say why.
 """
 
 from __future__ import annotations

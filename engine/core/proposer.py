@@ -65,6 +65,13 @@ ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story li
 # The weighted level's strength by default: where the log-loss of p on the audit's cross-fitted training
 # streams is least, for every kind of question, on street and parking (decision 0055).
 WEIGHTED_STRENGTH = 2.0
+# The weighted found level's strength in a relationship question's chain. That level counts only the
+# images that give both labels' defining histories (decision 0057), a handful where the weighted level
+# of an attribute has many, and the engine draws among many relationship candidates, mostly false: at
+# the attributes' strength the ones whose few images happen to say one half were the ones drawn, and
+# p was too high on them. 20 is where mean p meets the yes rate on cross-fitted training streams
+# generated with each strength, on street and parking (decision 0059).
+RELATIONSHIP_STRENGTH = 20.0
 # What the consistency-weighted level of a uniqueness candidate must weigh, by default. Below it, the
 # uniqueness questions the engine picked were too high by 0.03 to 0.16 on the audit's cross-fitted
 # training streams: among many candidates whose rates are mostly under one half, the ones whose few
@@ -89,6 +96,8 @@ class EngineSettings:
     # The same for the last level of every estimate, the one weighted by consistency: what the images
     # that give the history's answers say is worth more than a coarser level's rate (decision 0055).
     weighted_strength: float = WEIGHTED_STRENGTH
+    # The same for a relationship question's weighted found level, which counts fewer images (0059).
+    relationship_strength: float = RELATIONSHIP_STRENGTH
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
     # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
     consistency_weight: float = 0.7
@@ -117,6 +126,11 @@ class EngineSettings:
         if not 0 < self.weighted_strength <= 1e9:
             raise SettingError(
                 "weighted_strength must be above 0 and at most 1,000,000,000", where="weighted_strength"
+            )
+        if not 0 < self.relationship_strength <= 1e9:
+            raise SettingError(
+                "relationship_strength must be above 0 and at most 1,000,000,000",
+                where="relationship_strength",
             )
         if not 0 <= self.min_evidence <= 1e9:
             raise SettingError("min_evidence must be between 0 and 1,000,000,000", where="min_evidence")
@@ -205,10 +219,10 @@ class Stream:
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
             levels, found = attribute_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found)
+            return self._chain(levels, found, self.settings.weighted_strength)
         if isinstance(question, RelationshipQuestion):
             levels, found = relationship_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found)
+            return self._chain(levels, found, self.settings.relationship_strength)
         return self._instantiation_estimate(question)
 
     def _weights(self) -> list[float]:
@@ -217,13 +231,15 @@ class Stream:
         )
 
     def _chain(
-        self, levels: list[tuple[int, int]], found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+        self,
+        levels: list[tuple[int, int]],
+        found: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+        found_strength: float,
     ) -> Estimate:
-        """The plain levels, then the found level weighted by consistency."""
+        """The plain levels, then the found level weighted by consistency, shrunk with `found_strength`."""
         weights = self._weights()
         yes, population = weighted_sum(found[0], weights), weighted_sum(found[1], weights)
-        settings = self.settings
-        return chain([*levels, (yes, population)], settings.prior_strength, settings.weighted_strength)
+        return chain([*levels, (yes, population)], self.settings.prior_strength, found_strength)
 
     def _instantiation_estimate(self, question: InstantiationQuestion) -> Estimate:
         """One instantiation question, through the proposer's own batch scoring."""

@@ -58,6 +58,22 @@ def test_the_weighted_levels_strength_is_its_own_setting(settings):
         engine_settings(weighted_strength=0)
 
 
+def test_the_relationship_found_levels_strength_is_its_own_setting(settings):
+    """Decision 0059: ENGINE_RELATIONSHIP_STRENGTH sets it apart from the weighted strength; a test
+    stored before it is read with today's default (20); zero is refused with its name."""
+    overrides = env_number_overrides(
+        {"ENGINE_RELATIONSHIP_STRENGTH": float}, {"ENGINE_RELATIONSHIP_STRENGTH": "7"}
+    )
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": overrides}
+    assert engine_settings().relationship_strength == 7.0
+    assert engine_settings().weighted_strength == EngineSettings().weighted_strength
+    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": {}}
+    stored_before = engine_settings(prior_strength=40.0, weighted_strength=2.0, min_evidence=10.0)
+    assert stored_before.relationship_strength == EngineSettings().relationship_strength == 20.0
+    with pytest.raises(EngineError, match="relationship_strength"):
+        engine_settings(relationship_strength=0)
+
+
 def test_the_evidence_a_uniqueness_question_needs_is_its_own_setting(settings):
     """Decision 0056: ENGINE_MIN_EVIDENCE sets it, 0 turns the rule off, a stored test without it gets
     today's default, and a negative value is refused with its name."""

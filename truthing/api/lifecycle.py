@@ -33,6 +33,15 @@ class EngineSettingsSerializer(serializers.Serializer):
         max_value=1e9,
         help_text="The prior strength of the last level of every estimate, the one weighted by consistency.",
     )
+    relationship_strength = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1e9,
+        help_text=(
+            "The same for a relationship question's estimate, whose last level counts only the training "
+            "images that give both labels' defining answers."
+        ),
+    )
     consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
     min_evidence = serializers.FloatField(
         required=False,

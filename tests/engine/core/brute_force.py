@@ -35,9 +35,11 @@ def brute_force(
     weight: float = 0.85,
     weighted_strength: float = 2.0,
     where_found: bool = True,
+    relationship_strength: float = 20.0,
 ) -> tuple[float | None, int, list[Level]]:
     """(p, population, levels) for `question` after `history`; `strength` is `prior_strength`, `weight`
-    is `consistency_weight`, `weighted_strength` the strength of the last level (the weighted one).
+    is `consistency_weight`, `weighted_strength` the strength of the last level (the weighted one), but
+    `relationship_strength` in a relationship question's chain (decision 0059).
     `where_found=False`: the weighted found level of attribute and relationship questions over every
     scene of B, as before decision 0057 (for `benchmarks.found_where_found`)."""
     levels = brute_force_levels(vocabulary, training, history, question, weight, where_found)
@@ -45,8 +47,9 @@ def brute_force(
     if population == 0:
         return None, 0, levels
     p = levels[0][0] / population
+    last = relationship_strength if isinstance(question, RelationshipQuestion) else weighted_strength
     for i, (yes, n) in enumerate(levels[1:], start=1):
-        s = weighted_strength if i == len(levels) - 1 else strength
+        s = last if i == len(levels) - 1 else strength
         p = (yes + s * p) / (n + s)
     return p, population, levels
 

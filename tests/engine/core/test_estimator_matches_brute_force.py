@@ -50,9 +50,13 @@ def build(seed: int, vocabulary_name: str, min_overlap: float):
     history, story = random_history(rng, vocabulary, driver, int(rng.integers(0, 14)))
     strength = float(rng.choice([0.5, 3.0, 40.0, 1000.0]))
     weighted_strength = float(rng.choice([0.25, 2.0, 40.0, 1000.0]))
+    relationship_strength = float(rng.choice([0.75, 7.0, 20.0, 600.0]))
     weight = float(rng.choice([0.1, 0.5, 0.85, 1.0]))
     engine_settings = EngineSettings(
-        prior_strength=strength, consistency_weight=weight, weighted_strength=weighted_strength
+        prior_strength=strength,
+        consistency_weight=weight,
+        weighted_strength=weighted_strength,
+        relationship_strength=relationship_strength,
     )
     stream = Stream.resume(stats, engine_settings, (seed,), history)
     return rng, vocabulary, training, history, story, stream
@@ -68,6 +72,7 @@ def expected_for(stream, vocabulary, training, history, question):
         settings.prior_strength,
         settings.consistency_weight,
         settings.weighted_strength,
+        relationship_strength=settings.relationship_strength,
     )
 
 
