@@ -62,6 +62,7 @@ def test_the_new_test_page_is_for_admins_only(users, client):
     [
         ("min_evidence", "-1", "Min evidence must be between 0 and 1,000,000,000"),
         ("epsilon", "0.9", "Epsilon must be between 0 and 0.5"),
+        ("relationship_strength", "0", "Relationship strength must be above 0 and at most 1,000,000,000"),
     ],
 )
 def test_an_engine_setting_the_engine_refuses_is_an_error_on_its_field(
