@@ -33,15 +33,6 @@ class EngineSettingsSerializer(serializers.Serializer):
         max_value=1e9,
         help_text="The prior strength of the last level of every estimate, the one weighted by consistency.",
     )
-    relationship_strength = serializers.FloatField(
-        required=False,
-        min_value=0,
-        max_value=1e9,
-        help_text=(
-            "The same for a relationship question's estimate, whose last level counts only the training "
-            "images that give both labels' defining answers."
-        ),
-    )
     consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
     min_evidence = serializers.FloatField(
         required=False,
@@ -59,6 +50,15 @@ class EngineSettingsSerializer(serializers.Serializer):
         min_value=0,
         max_value=0.5,
         help_text="null turns the sharp rule off.",
+    )
+    relationship_strength = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1e9,
+        help_text=(
+            "The prior strength of the last level of a relationship question's estimate (weighted_strength's for the other kinds), whose last level counts only the training "
+            "images that give both labels' defining answers."
+        ),
     )
 
 
