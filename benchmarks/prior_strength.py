@@ -25,7 +25,7 @@ import numpy as np
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from engine.audit.run import if_calibrated, training_streams
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer, AttributeQuestion, RelationshipQuestion
+from engine.core.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
 from engine.core.scene import Scene
 from engine.core.vocabulary import Vocabulary
 
@@ -43,17 +43,11 @@ def moments(streams: list, settings: EngineSettings) -> dict[tuple[str, str], di
             if step.answer == Answer.AMBIGUOUS or not step.estimate.levels:
                 continue
             question = step.question
-            group = (
-                "attribute"
-                if isinstance(question, AttributeQuestion)
-                else "relationship"
-                if isinstance(question, RelationshipQuestion)
-                else "instantiation"
-            )
+            group = _group(question)
             levels = step.estimate.levels
             m = levels[0][0] / levels[0][1]
             for i, ((y, n), s) in enumerate(
-                zip(levels[1:], _strengths(settings, len(levels) - 1), strict=True), start=1
+                zip(levels[1:], _strengths(settings, question, len(levels) - 1), strict=True), start=1
             ):
                 if n >= 1:
                     gathered[(group, NAMES[group][i])].append((y / n, m, n))
@@ -90,21 +84,29 @@ def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str]
     level's strength alone is changed (the others at the setting's): what each level's evidence is worth
     on answers the statistics never saw (cross-fitted streams), the questions as the engine picked them
     with the settings' strengths."""
-    questions: dict[str, list[tuple[tuple[tuple[float, float], ...], bool]]] = defaultdict(list)
+    questions: dict[str, list[tuple[tuple[tuple[float, float], ...], bool, Question]]] = defaultdict(list)
     for steps in streams:
         for step in steps:
             if step.answer == Answer.AMBIGUOUS or not step.estimate.levels:
                 continue
-            questions[_group(step.question)].append((step.estimate.levels, step.answer == Answer.YES))
+            questions[_group(step.question)].append(
+                (step.estimate.levels, step.answer == Answer.YES, step.question)
+            )
     out: dict[tuple[str, str], list[dict[str, float]]] = {}
     for group, rows in questions.items():
-        answers = np.array([yes for _, yes in rows], dtype=float)
+        answers = np.array([yes for _, yes, _ in rows], dtype=float)
+        finer = len(NAMES[group]) - 1
         for i in range(1, len(NAMES[group])):
             results = []
             for strength in STRENGTHS:
-                strengths = _strengths(settings, len(NAMES[group]) - 1)
-                strengths[i - 1] = strength
-                p = np.clip([chained(levels, strengths) for levels, _ in rows], 1e-6, 1 - 1e-6)
+                p = np.clip(
+                    [
+                        chained(levels, _strengths(settings, q, finer, {i - 1: strength}))
+                        for levels, _, q in rows
+                    ],
+                    1e-6,
+                    1 - 1e-6,
+                )
                 loss = -np.mean(answers * np.log(p) + (1 - answers) * np.log(1 - p))
                 results.append(
                     {
@@ -117,9 +119,15 @@ def by_strength(streams: list, settings: EngineSettings) -> dict[tuple[str, str]
     return out
 
 
-def _strengths(settings: EngineSettings, finer_levels: int) -> list[float]:
-    """The settings' strength of each finer level (the last one is the weighted level)."""
-    return [settings.prior_strength] * (finer_levels - 1) + [settings.weighted_strength]
+def _strengths(
+    settings: EngineSettings, question: Question, finer_levels: int, changed: dict[int, float] | None = None
+) -> list[float]:
+    """The settings' strength of each finer level of `question`'s chain (the last one is the weighted
+    level, with the engine's own strength for it), with the levels of `changed` set otherwise."""
+    strengths = [settings.prior_strength] * (finer_levels - 1) + [settings.last_level_strength(question)]
+    for level, strength in (changed or {}).items():
+        strengths[level] = strength
+    return strengths
 
 
 def _group(question: object) -> str:

@@ -139,6 +139,13 @@ class EngineSettings:
         if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
             raise SettingError("sharp_epsilon must be between 0 and epsilon", where="sharp_epsilon")
 
+    def last_level_strength(self, question: Question) -> float:
+        """The strength of the last level of `question`'s chain, the one weighted by consistency: its
+        own for a relationship question (decision 0059), the weighted strength for the others (0055)."""
+        if isinstance(question, RelationshipQuestion):
+            return self.relationship_strength
+        return self.weighted_strength
+
 
 @dataclass(frozen=True)
 class Proposal:
@@ -219,11 +226,11 @@ class Stream:
         self.story.check(question)
         if isinstance(question, AttributeQuestion):
             levels, found = attribute_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found, self.settings.weighted_strength)
-        if isinstance(question, RelationshipQuestion):
+        elif isinstance(question, RelationshipQuestion):
             levels, found = relationship_levels(self.stats, self.story, self.training, question)
-            return self._chain(levels, found, self.settings.relationship_strength)
-        return self._instantiation_estimate(question)
+        else:
+            return self._instantiation_estimate(question)
+        return self._chain(levels, found, self.settings.last_level_strength(question))
 
     def _weights(self) -> list[float]:
         return self.story.remembered(

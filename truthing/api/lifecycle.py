@@ -56,8 +56,9 @@ class EngineSettingsSerializer(serializers.Serializer):
         min_value=0,
         max_value=1e9,
         help_text=(
-            "The prior strength of the last level of a relationship question's estimate (weighted_strength's for the other kinds), whose last level counts only the training "
-            "images that give both labels' defining answers."
+            "The prior strength of the last level of a relationship question's estimate, which counts "
+            "only the training images that give both labels' defining answers (weighted_strength is "
+            "that of the other kinds)."
         ),
     )
 
