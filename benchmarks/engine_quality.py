@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.report import OUT, ROOT, commit, machine, write_section
-from benchmarks.scenes import scene_file
+from benchmarks.report import ROOT, commit, machine, write_section
+from benchmarks.scenes import cached_scenes, scene_file
 from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
 from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene, iter_scene_lines
@@ -54,15 +54,7 @@ def world_file(module: str, prefix: str, count: int, seed: int) -> Path:
     import importlib
 
     generate_scenes = importlib.import_module(module).generate_scenes
-    path = OUT / f"{prefix}-{count}-seed{seed}.jsonl"
-    if not path.exists():
-        OUT.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".partial")
-        with partial.open("w") as handle:
-            for scene in generate_scenes(count, seed=seed):
-                handle.write(json.dumps(scene) + "\n")
-        partial.replace(path)
-    return path
+    return cached_scenes(f"{prefix}-{count}-seed{seed}", lambda: generate_scenes(count, seed=seed))
 
 
 def scenes_of(name: str, count: int, seed: int) -> Path:
