@@ -22,7 +22,6 @@ guesser, as its accuracy less a right p's expected accuracy.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections import defaultdict
@@ -31,14 +30,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.engine_quality import JUDGED, TARGETS, VOCABULARIES, scenes_of
+from benchmarks.engine_quality import (
+    JUDGED,
+    TARGETS,
+    VOCABULARIES,
+    held_out_arguments,
+    load_scenes,
+)
 from benchmarks.report import commit, machine, publish
 from engine.audit.run import held_out_streams, if_calibrated
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer
-from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import fit
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from engine.core.vocabulary import load_vocabulary
 
 STREAM_SEED = 7  # the seed of `benchmarks.engine_quality`'s held-out streams
 
@@ -71,9 +75,9 @@ def one_draw(vocabulary_name: str, draw: int, train: int, test: int) -> dict[str
     """Fit on the draw's training scenes and answer its held-out streams with the oracle."""
     train_seed, test_seed = seeds(draw)
     vocabulary = load_vocabulary(VOCABULARIES[vocabulary_name][0])
-    stats = fit(vocabulary, _scenes(vocabulary_name, vocabulary, train, train_seed))
+    stats = fit(vocabulary, load_scenes(vocabulary_name, vocabulary, train, train_seed))
     streams = held_out_streams(
-        stats, _scenes(vocabulary_name, vocabulary, test, test_seed), EngineSettings(), STREAM_SEED
+        stats, load_scenes(vocabulary_name, vocabulary, test, test_seed), EngineSettings(), STREAM_SEED
     )
     answered: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for steps in streams:
@@ -179,27 +183,15 @@ def render(
     )
 
 
-def _scenes(name: str, vocabulary: Vocabulary, count: int, seed: int) -> list[Scene]:
-    with scenes_of(name, count, seed).open() as lines:
-        return list(iter_scene_lines(lines, vocabulary))[:count]
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="parking")
+    parser = held_out_arguments(__doc__, "parking", 1000)
     parser.add_argument("--draws", type=int, default=6)
-    parser.add_argument("--train", type=int, default=2591)
-    parser.add_argument("--test", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=2, help="draws run at once, one process each")
-    parser.add_argument("--write", action="store_true", help="write the section into docs/benchmarks.md")
     args = parser.parse_args()
     if args.draws < 2:
         parser.error("--draws must be at least 2: a spread needs two draws")
-    for draw in range(args.draws):  # written once here, not by two workers at the same time
-        for count, seed in zip((args.train, args.test), seeds(draw), strict=True):
-            scenes_of(args.vocabulary, count, seed)
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         draws = list(

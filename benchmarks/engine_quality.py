@@ -64,11 +64,28 @@ def scenes_of(name: str, count: int, seed: int) -> Path:
     return world_file(module, name, count, seed)
 
 
+def load_scenes(name: str, vocabulary: Vocabulary, count: int, seed: int) -> list[Scene]:
+    """The first `count` scenes of a vocabulary's seed `seed`, read through `vocabulary`."""
+    with scenes_of(name, count, seed).open() as lines:
+        return list(iter_scene_lines(lines, vocabulary))[:count]
+
+
 def training_scenes(name: str, count: int) -> tuple[Vocabulary, list[Scene]]:
     """A vocabulary's training scenes, as every benchmark of this family draws them (seed 1)."""
     vocabulary = load_vocabulary(VOCABULARIES[name][0])
-    with scenes_of(name, count, seed=1).open() as lines:
-        return vocabulary, list(iter_scene_lines(lines, vocabulary))
+    return vocabulary, load_scenes(name, vocabulary, count, seed=1)
+
+
+def held_out_arguments(description: str | None, vocabulary: str, test: int) -> argparse.ArgumentParser:
+    """The options of a benchmark that fits on training scenes and runs streams on held-out ones."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default=vocabulary)
+    parser.add_argument("--train", type=int, default=2591)
+    parser.add_argument("--test", type=int, default=test)
+    parser.add_argument("--write", action="store_true", help="write the section into docs/benchmarks.md")
+    return parser
 
 
 def cross_fitted_arguments(
@@ -97,10 +114,8 @@ def evaluate(
     test_seed: int = 2,
 ) -> dict:
     vocabulary = load_vocabulary(VOCABULARIES[name][0])
-    with scenes_of(name, train, seed=1).open() as lines:
-        train_scenes = list(iter_scene_lines(lines, vocabulary))
-    with scenes_of(name, test, seed=test_seed).open() as lines:
-        test_scenes = list(iter_scene_lines(lines, vocabulary))[:test]
+    train_scenes = load_scenes(name, vocabulary, train, seed=1)
+    test_scenes = load_scenes(name, vocabulary, test, seed=test_seed)
     started = time.perf_counter()
     learn = training_streams(vocabulary, train_scenes, settings, seed, folds=5, limit=train_streams)
     stats = fit(vocabulary, train_scenes)

@@ -18,7 +18,6 @@ populations condition on too little of the history.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections import defaultdict
 from collections.abc import Iterable
@@ -26,14 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.engine_quality import VOCABULARIES, scenes_of
+from benchmarks.engine_quality import VOCABULARIES, held_out_arguments, load_scenes
 from benchmarks.report import commit, machine, write_section
 from engine.core.drivers import stream_seed
 from engine.core.estimates import Estimate
 from engine.core.oracle import Binding, PreparedScene, answer
 from engine.core.proposer import EngineSettings, Stream, attribute_sets
 from engine.core.questions import Answer, InstantiationQuestion, Kind
-from engine.core.scene import Scene, iter_scene_lines
+from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics, fit
 from engine.core.vocabulary import load_vocabulary
 
@@ -158,22 +157,14 @@ def table(rows: list[Row]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
-    parser.add_argument("--train", type=int, default=2591)
-    parser.add_argument("--test", type=int, default=200)
+    parser = held_out_arguments(__doc__, "street", 200)
     parser.add_argument("--every", type=int, default=3)
     parser.add_argument("--sample", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--write", action="store_true", help="Write the section of docs/benchmarks.md.")
     args = parser.parse_args()
     vocabulary = load_vocabulary(VOCABULARIES[args.vocabulary][0])
-    with scenes_of(args.vocabulary, args.train, seed=1).open() as lines:
-        train = list(iter_scene_lines(lines, vocabulary))
-    with scenes_of(args.vocabulary, 1000, seed=2).open() as lines:
-        test = list(iter_scene_lines(lines, vocabulary))[: args.test]
+    train = load_scenes(args.vocabulary, vocabulary, args.train, seed=1)
+    test = load_scenes(args.vocabulary, vocabulary, 1000, seed=2)[: args.test]
     started = time.perf_counter()
     stats, settings = fit(vocabulary, train), EngineSettings()
     pool = every_instantiation_question(stats)
