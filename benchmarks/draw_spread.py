@@ -1,8 +1,9 @@
 """How far a kind's held-out figures move from one draw to the next, the training set's draw included
-(issue 19, decision 0060).
+(issue 19, decision 0060), and the verdict on each kind by issue 34's first ruling.
 
-    python -m benchmarks.draw_spread [--vocabulary street|parking|marina] [--draws 6] [--train 2591]
+    python -m benchmarks.draw_spread [--vocabulary street|parking|marina] [--draws 8] [--train 2591]
         [--test 1000] [--jobs 2] [--write]
+    python -m benchmarks.draw_spread --vocabulary street --from docs/audit/draws/street.json [--write]
 
 Decision 0058's yardstick (`engine.audit.run.if_calibrated`) is the spread of a kind's calibration gap
 and engine-p guesser when every p is exactly right given the history. The engine's p is not: it is
@@ -18,33 +19,37 @@ draw: the signed gap (mean p - yes rate) and its z against the yardstick. Across
 mean gap with its standard error, the spread of the gap from draw to draw against the spread the
 yardstick expects, and what is left of it for the training set's draw. The same for the engine-p
 guesser, as its accuracy less a right p's expected accuracy.
+
+The verdicts are `engine.audit.verdicts.judge_draws`: a kind is judged on its mean over the draws (at
+least 100 answered questions on every draw), never on one draw. With `--write` the draws' figures are
+kept in docs/audit/draws/<vocabulary>.json, so that the section can be rendered again (`--from`)
+without the half hour of fitting.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
-from benchmarks.engine_quality import (
-    JUDGED,
-    TARGETS,
-    VOCABULARIES,
-    held_out_arguments,
-    load_scenes,
-)
-from benchmarks.report import commit, machine, publish
+from benchmarks.engine_quality import VOCABULARIES, held_out_arguments, load_scenes
+from benchmarks.report import ROOT, commit, machine, publish
 from engine.audit.run import held_out_streams, if_calibrated
+from engine.audit.verdicts import DRAWS, JUDGED, TARGETS, DrawsVerdict, judge_draws
 from engine.core.proposer import EngineSettings
 from engine.core.questions import Answer
 from engine.core.statistics import fit
 from engine.core.vocabulary import load_vocabulary
 
 STREAM_SEED = 7  # the seed of `benchmarks.engine_quality`'s held-out streams
+KEPT = ROOT / "docs" / "audit" / "draws"  # the draws' figures, one JSON file per vocabulary
 
 
 def seeds(draw: int) -> tuple[int, int]:
@@ -61,6 +66,7 @@ class KindOnDraw:
 
     questions: int
     gap: float  # mean p - yes rate
+    engine_p: float  # the engine-p guesser's accuracy
     engine_p_excess: float  # the engine-p guesser's accuracy less a right p's expected accuracy
     sd: float  # the yardstick's standard deviation of both
 
@@ -68,7 +74,10 @@ class KindOnDraw:
     def of(cls, p: np.ndarray, yes: np.ndarray) -> KindOnDraw:
         right = if_calibrated(p)
         accuracy = float(np.mean((p > 0.5) == yes))
-        return cls(len(p), float(p.mean() - yes.mean()), accuracy - right["engine_p"], right["sd"])
+        return cls(len(p), float(p.mean() - yes.mean()), accuracy, accuracy - right["engine_p"], right["sd"])
+
+
+OVERALL = "overall"  # the key of a draw's figures over every kind at once
 
 
 def one_draw(vocabulary_name: str, draw: int, train: int, test: int) -> dict[str, KindOnDraw]:
@@ -84,10 +93,39 @@ def one_draw(vocabulary_name: str, draw: int, train: int, test: int) -> dict[str
         for step in steps:
             if step.answer != Answer.AMBIGUOUS and step.estimate.p is not None:
                 answered[str(step.question.kind)].append((step.estimate.p, step.answer == Answer.YES))
+    every = [row for rows in answered.values() for row in rows]
     return {
         kind: KindOnDraw.of(np.array([r[0] for r in rows]), np.array([r[1] for r in rows]))
-        for kind, rows in sorted(answered.items())
+        for kind, rows in [*sorted(answered.items()), (OVERALL, every)]
     }
+
+
+def kinds_of(draw: dict[str, KindOnDraw]) -> dict[str, KindOnDraw]:
+    return {kind: k for kind, k in draw.items() if kind != OVERALL}
+
+
+def verdict_of(draws: list[dict[str, KindOnDraw]]) -> DrawsVerdict:
+    return judge_draws(
+        [
+            {"overall": asdict(d[OVERALL]), "kinds": {kind: asdict(k) for kind, k in kinds_of(d).items()}}
+            for d in draws
+        ]
+    )
+
+
+def keep(vocabulary: str, draws: list[dict[str, KindOnDraw]], meta: dict) -> Path:
+    """Write the draws' figures, so that the section can be rendered again without refitting."""
+    KEPT.mkdir(parents=True, exist_ok=True)
+    path = KEPT / f"{vocabulary}.json"
+    rows = [{kind: asdict(k) for kind, k in d.items()} for d in draws]
+    path.write_text(json.dumps(meta | {"draws": rows}, indent=1) + "\n")
+    return path
+
+
+def kept(path: Path) -> tuple[dict, list[dict[str, KindOnDraw]]]:
+    data = json.loads(path.read_text())
+    draws = [{kind: KindOnDraw(**k) for kind, k in d.items()} for d in data.pop("draws")]
+    return data, draws
 
 
 @dataclass(frozen=True)
@@ -115,7 +153,7 @@ class Spread:
 
 def across(draws: list[dict[str, KindOnDraw]]) -> dict[str, dict[str, Spread]]:
     """Per kind asked on every draw: the spread of its gap and of its engine-p excess."""
-    kinds = sorted(set.intersection(*(set(d) for d in draws)))
+    kinds = sorted(set.intersection(*(set(kinds_of(d)) for d in draws)))
     out = {}
     for kind in kinds:
         on = [d[kind] for d in draws]
@@ -127,10 +165,23 @@ def across(draws: list[dict[str, KindOnDraw]]) -> dict[str, dict[str, Spread]]:
     return out
 
 
+def verdict_rows(verdict: DrawsVerdict) -> list[str]:
+    rows = [
+        f"| {kind} | {v.gap} | {v.engine_p.mean:.3f} ± {v.engine_p.standard_error:.3f} | "
+        f"{'**' + v.wording() + '**' if v.met is False else v.wording()} |"
+        for kind, v in verdict.kinds.items()
+    ]
+    overall = verdict.engine_p
+    met = "met" if verdict.engine_p_met else f"**not met: above {TARGETS['engine_p']}**"
+    rows.append(f"| every kind at once | | {overall.mean:.3f} ± {overall.standard_error:.3f} | {met} |")
+    return rows
+
+
 def render(
     name: str, draws: list[dict[str, KindOnDraw]], command: str, seconds: float, train: int, test: int
 ) -> str:
     spreads = across(draws)
+    verdict = verdict_of(draws)
     pairs = ", ".join(f"{t} / {h}" for t, h in (seeds(k) for k in range(len(draws))))
     per_draw = [
         f"| {kind} | "
@@ -141,28 +192,37 @@ def render(
             for d in draws
         )
         + " |"
-        for kind in sorted({k for d in draws for k in d})
+        for kind in sorted({k for d in draws for k in kinds_of(d)})
     ]
     summary = []
     for kind, s in spreads.items():
-        questions = np.mean([d[kind].questions for d in draws])
+        questions = min(d[kind].questions for d in draws)
         gap, excess = s["gap"], s["engine_p"]
         summary.append(
-            f"| {kind} | {questions:.0f} | {'yes' if questions >= JUDGED else 'no'} | "
+            f"| {kind} | {questions:,} | {'yes' if verdict.kinds[kind].judged else 'no'} | "
             f"{gap.mean:+.3f} ± {gap.standard_error:.3f} | {gap.spread:.3f} | {gap.yardstick:.3f} | "
             f"{gap.training:.3f} | {excess.mean:+.3f} ± {excess.standard_error:.3f} | {excess.spread:.3f} |"
         )
     header = "| kind | " + " | ".join(f"draw {k}" for k in range(len(draws))) + " |"
     return "\n".join(
         [
-            f"## Draw to draw: {name} (issue 19, decision 0060)",
+            f"## Draw to draw: {name} (decisions 0060 and 0058, issue 34's first ruling)",
             "",
             f"Command: `{command}` (commit {commit()}, {machine()}); {seconds:.0f} s. {len(draws)} independent "
             f"draws, each fitted on {train:,} training scenes and run on {test:,} held-out scenes of its own "
             f"(training / held-out seeds: {pairs}); default settings.",
             "",
+            f"**Verdict: {verdict.summary()}.** A kind is judged on its mean over the draws, with at least",
+            f"{JUDGED} answered questions on every draw: |mean gap| at most {TARGETS['gap_kind']}, the engine-p",
+            f"guesser's mean at most {TARGETS['engine_p_kind']} per kind and {TARGETS['engine_p']} over every",
+            "kind at once. No single draw is judged.",
+            "",
+            "| kind | mean gap ± standard error | engine-p guesser ± standard error | verdict |",
+            "|---|---|---|---|",
+            *verdict_rows(verdict),
+            "",
             "Per draw: answered questions · gap (mean p - yes rate) and, in brackets, its z against a right",
-            "p's standard deviation (negative: p too high).",
+            "p's standard deviation (negative: p too high). Reported, not judged.",
             "",
             header,
             "|" + "---|" * (len(draws) + 1),
@@ -173,43 +233,65 @@ def render(
             "on one draw, and *training draw* what the spread leaves beyond it. The engine-p guesser is",
             "given as its accuracy less a right p's expected accuracy.",
             "",
-            "| kind | questions per draw | judged | mean gap | spread | yardstick | training draw | "
+            "| kind | fewest questions on a draw | judged | mean gap | spread | yardstick | training draw | "
             "engine-p less a right p's | its spread |",
             "|---|---|---|---|---|---|---|---|---|",
             *summary,
-            "",
-            f"The gap target is {TARGETS['gap_kind']} for a judged kind, on one draw.",
         ]
     )
 
 
+def run_draws(vocabulary: str, draws: int, train: int, test: int, jobs: int) -> list[dict[str, KindOnDraw]]:
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(one_draw, [vocabulary] * draws, range(draws), [train] * draws, [test] * draws))
+
+
 def main() -> None:
     parser = held_out_arguments(__doc__, "parking", 1000)
-    parser.add_argument("--draws", type=int, default=6)
+    parser.add_argument("--draws", type=int, default=DRAWS)
     parser.add_argument("--jobs", type=int, default=2, help="draws run at once, one process each")
+    parser.add_argument(
+        "--from", dest="source", type=Path, help="render the draws kept by an earlier --write run"
+    )
     args = parser.parse_args()
     if args.draws < 2:
         parser.error("--draws must be at least 2: a spread needs two draws")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        draws = list(
-            pool.map(
-                one_draw,
-                [args.vocabulary] * args.draws,
-                range(args.draws),
-                [args.train] * args.draws,
-                [args.test] * args.draws,
-            )
-        )
-    seconds = time.perf_counter() - started
+    if args.source is not None:
+        try:
+            meta, draws = kept(args.source)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            parser.error(f"cannot read the kept draws in {args.source}: {exc}")
+        if meta.get("vocabulary") != args.vocabulary:
+            parser.error(f"{args.source} holds the draws of {meta.get('vocabulary')}, not {args.vocabulary}")
+        command, seconds = meta["command"], meta["seconds"]
+        train, test = meta["train"], meta["test"]
+    else:
+        started = time.perf_counter()
+        draws = run_draws(args.vocabulary, args.draws, args.train, args.test, args.jobs)
+        seconds = time.perf_counter() - started
+        train, test = args.train, args.test
+        command = None
     publish(
         "benchmarks.draw_spread",
         f"draw-spread-{args.vocabulary}",
-        lambda command: render(args.vocabulary, draws, command, seconds, args.train, args.test),
+        lambda ran: render(args.vocabulary, draws, command or ran, seconds, train, test),
         args.write,
     )
+    if args.write and args.source is None:
+        ran = " ".join(["python -m benchmarks.draw_spread", *(a for a in sys.argv[1:] if a != "--write")])
+        keep(
+            args.vocabulary,
+            draws,
+            {
+                "vocabulary": args.vocabulary,
+                "command": ran,
+                "seconds": round(seconds),
+                "train": train,
+                "test": test,
+            },
+        )
 
 
 if __name__ == "__main__":
