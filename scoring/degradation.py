@@ -54,7 +54,7 @@ from scoring.references import labels_named
 from scoring.scores import PlannedStep, PlannedStream, score_of
 from scoring.stats import mean_interval, proportion
 
-DEGRADATION_VERSION = 4  # bump with every change that can change a figure of the report
+DEGRADATION_VERSION = 5  # bump with every change that can change a figure of the report
 LEVELS = tuple(i / 10 for i in range(11))  # the share of the information destroyed, 0 to 1
 FINE_LEVELS = tuple(i / 100 for i in range(101))  # for the power figure
 # kind of degradation -> (its parameter, the parameter at level d, the question kinds it reaches)
@@ -68,6 +68,10 @@ DIFFERENCE, POWER, ALPHA = 0.05, 0.8, 0.05
 POWER_DRAWS = 21
 # Redraws of the truths for the chance that a right p falls at every step (standard error under 0.016).
 MONOTONE_DRAWS = 1000
+# Issue 34's second ruling: a step up ranks vision still when a right p shows it at least this often.
+STEP_UP_CHANCE = 0.05
+# Float sums of the same terms in another order differ in the last bits: not a step.
+STEP_TOLERANCE = 1e-12
 
 
 class SimStep(PlannedStep, Protocol):
@@ -233,14 +237,68 @@ def degradation_curves(plan: SimPlan) -> dict[str, Any]:
             "monotone": falls_at_every_step([point["value"] for point in points]),
         }
         # Where a curve steps up, whether that is more than a right p's luck on this many questions.
-        families[family]["monotone_chance"] = (
-            None if families[family]["monotone"] else monotone_chance(plan, family, named)
+        chances = None if families[family]["monotone"] else right_p_curve_chances(plan, family, named)
+        families[family]["monotone_chance"] = None if chances is None else chances.falls
+        families[family]["step_up_chances"] = None if chances is None else chances.step_up
+        families[family]["verdict"] = curve_verdict(
+            [point["value"] for point in points],
+            families[family]["blind_prior"],
+            None if chances is None else chances.step_up,
         )
-    return {"blind_prior": blind["accuracy"], "families": families}
+    return {
+        "blind_prior": blind["accuracy"],
+        "families": families,
+        "ranks_vision": all(f["verdict"]["ranks"] for f in families.values()),
+    }
+
+
+def steps_up(values: Sequence[float | None]) -> list[bool]:
+    """For each step between two levels, whether the curve goes up there."""
+    return [a is not None and b is not None and b > a + STEP_TOLERANCE for a, b in itertools.pairwise(values)]
 
 
 def falls_at_every_step(values: Sequence[float | None]) -> bool:
-    return all(a is None or b is None or b <= a for a, b in itertools.pairwise(values))
+    return not any(steps_up(values))
+
+
+def curve_verdict(
+    values: Sequence[float | None],
+    blind_prior: Mapping[str, Any],
+    step_up_chances: Sequence[float | None] | None,
+) -> dict[str, Any]:
+    """Issue 34's second ruling. A curve ranks vision when it starts at 1.0 (the oracle), ends inside the
+    blind prior's interval on its questions, and every step up is one that an exactly right p shows at
+    least STEP_UP_CHANCE of the time on these questions (`step_up_chances[i]`: how often a right p's
+    curve goes up from level i to i + 1). `wording` is what the card and the reports print."""
+    start, end = values[0], values[-1]
+    if start is None or abs(start - 1.0) > 1e-9:
+        return {"ranks": False, "wording": f"does not rank vision: it starts at {_figure(start)}, not 1.0"}
+    low, high = blind_prior.get("low"), blind_prior.get("high")
+    if end is None or low is None or high is None or not low - 1e-9 <= end <= high + 1e-9:
+        return {
+            "ranks": False,
+            "wording": f"does not rank vision: it ends at {_figure(end)}, outside the blind prior's "
+            f"interval [{_figure(low)}, {_figure(high)}]",
+        }
+    ups = [i for i, up in enumerate(steps_up(values)) if up]
+    if not ups:
+        return {"ranks": True, "wording": "falls at every step"}
+    chances = [None if step_up_chances is None else step_up_chances[i] for i in ups]
+    unexplained = [c for c in chances if c is None or c < STEP_UP_CHANCE]
+    if unexplained:
+        worst = min((c for c in unexplained if c is not None), default=None)
+        return {
+            "ranks": False,
+            "wording": "does not rank vision: a step up that chance explains only "
+            f"p = {_figure(worst, 3)} of the time",
+        }
+    said = ", ".join(_figure(c, 2) for c in chances)
+    count = "one step up" if len(ups) == 1 else f"{len(ups)} steps up"
+    return {"ranks": True, "wording": f"falls, {count} within chance (p = {said})"}
+
+
+def _figure(value: float | None, places: int = 3) -> str:
+    return "nothing" if value is None else f"{value:.{places}f}"
 
 
 @dataclass(frozen=True)
@@ -263,14 +321,31 @@ def _with_truth(step: SimStep, answer: str) -> _Redrawn:
     )
 
 
+@dataclass(frozen=True)
+class RightPChances:
+    """How a kind of degradation's curve behaves on this test's questions if every p were exactly right."""
+
+    falls: float  # the chance that it falls at every step
+    step_up: list[float]  # per step between two levels, the chance that it goes up there
+
+
 def monotone_chance(
     plan: SimPlan, family: str, named: Mapping[int, int], *, draws: int = MONOTONE_DRAWS
 ) -> float:
+    """The chance that a kind of degradation's curve falls at every step if every p were exactly right
+    (`right_p_curve_chances`)."""
+    return right_p_curve_chances(plan, family, named, draws=draws).falls
+
+
+def right_p_curve_chances(
+    plan: SimPlan, family: str, named: Mapping[int, int], *, draws: int = MONOTONE_DRAWS
+) -> RightPChances:
     """The chance that a kind of degradation's curve falls at every step on this test's questions if
-    every p were exactly right: each question it reaches keeps its place, and its truth is drawn yes
-    with probability p (no p: one half), MONOTONE_DRAWS times from a fixed seed. A curve steps up where
-    the blind prior is right more often than p says; a right p is too, by luck, on a few hundred
-    questions. A chance near 1 says the step is p's fault; a middling one, that the test is small.
+    every p were exactly right, and per step the chance that it goes up there: each question it reaches
+    keeps its place, and its truth is drawn yes with probability p (no p: one half), MONOTONE_DRAWS times
+    from a fixed seed. A curve steps up where the blind prior is right more often than p says; a right
+    p is too, by luck, on a few hundred questions. A step up that a right p shows often is the test's
+    size; one it almost never shows is p's fault (issue 34's second ruling reads it at STEP_UP_CHANCE).
     The questions a truth would have changed later in its stream are not redrawn: this asks about
     the answers to these questions, as the engine-p guesser does."""
     kinds = FAMILIES[family][2]
@@ -287,14 +362,16 @@ def monotone_chance(
         for step in steps
     ]
     rng = random.Random(f"monotone:{family}")
-    falls = 0
+    falls, ups = 0, [0] * (len(LEVELS) - 1)
     for _ in range(draws):
         truths = [int(rng.random() < (0.5 if step.p is None else step.p)) for step in steps]
         curve = [
             math.fsum(row[i][t] for row, t in zip(table, truths, strict=True)) for i in range(len(LEVELS))
         ]
-        falls += falls_at_every_step(curve)
-    return falls / draws
+        went_up = steps_up(curve)
+        falls += not any(went_up)
+        ups = [n + up for n, up in zip(ups, went_up, strict=True)]
+    return RightPChances(falls / draws, [n / draws for n in ups])
 
 
 def stream_correct(plan: SimPlan, answers: Mapping[int, bool]) -> list[int]:

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.audit.features import FeatureSpace, Rows
+from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
 from engine.core.drivers import StreamStep, run_automatic, stream_seed
 from engine.core.proposer import EngineSettings
 from engine.core.scene import Scene
@@ -140,7 +141,26 @@ def audit_streams(
             ],
             "if_calibrated": if_calibrated(test_rows.p[mask]),
         }
+    report["verdict"] = audit_verdict(report)
     return report
+
+
+def audit_verdict(report: dict[str, Any]) -> dict[str, Any]:
+    """What one audit judges (issue 34's first ruling): the learned guesser, read on this draw as it was
+    before the ruling; the engine's p (its guesser and its gaps) is one draw here, reported against a
+    right p's spread on these questions and judged only on the mean of independent draws."""
+    return {
+        "learned_guesser": learned_guesser_verdicts(report),
+        "targets": {key: TARGETS[key] for key in ("guesser", "guesser_kind")},
+        "judged_questions": JUDGED,
+        "engine_p": "reported, not judged: one draw",
+        "per_kind": {
+            kind: one_draw_reading(
+                k["mean_p"] - k["yes_rate"], k["if_calibrated"]["sd"], against="a right p's"
+            )
+            for kind, k in report["per_kind"].items()
+        },
+    }
 
 
 def if_calibrated(p: npt.NDArray[np.float64]) -> dict[str, float]:

@@ -86,7 +86,8 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
         "--weighted-strength",
         type=float,
         default=defaults.weighted_strength,
-        help="the prior strength of the last level of every estimate, the one weighted by consistency",
+        help="the prior strength of the last level of an instantiation or attribute estimate, the one "
+        "weighted by consistency (a relationship question's has --relationship-strength)",
     )
     parser.add_argument(
         "--relationship-strength",

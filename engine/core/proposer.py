@@ -93,7 +93,8 @@ class EngineSettings:
     # How many items of a finer population it takes to move the estimate halfway from the coarser
     # population's p to the finer one's (engine.core.estimates, docs/decisions/0034).
     prior_strength: float = 40.0
-    # The same for the last level of every estimate, the one weighted by consistency: what the images
+    # The same for the last level of an instantiation or attribute estimate, the one weighted by
+    # consistency (relationships have the next strength): what the images
     # that give the history's answers say is worth more than a coarser level's rate (decision 0055).
     weighted_strength: float = WEIGHTED_STRENGTH
     # The same for a relationship question's weighted found level, which counts fewer images (0059).

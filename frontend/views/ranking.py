@@ -41,8 +41,9 @@ def ranking_context(*, test_id: int, audit: Any) -> dict[str, Any]:
             "end": family["points"][-1],
             "blind": family["blind_prior"],
             "monotone": family["monotone"],
-            # Reports before DEGRADATION_VERSION 4 have no chance; the beat recomputes them.
+            # Reports before DEGRADATION_VERSION 5 have no verdict; the beat recomputes them.
             "monotone_chance": family.get("monotone_chance"),
+            "verdict": family.get("verdict"),
         }
         for name, family in report["families"].items()
     ]

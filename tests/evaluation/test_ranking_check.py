@@ -87,6 +87,8 @@ def test_the_command_runs_the_check_and_prints_the_curves_or_refuses_an_unknown_
     assert printed.splitlines()[2].startswith("| 0.0 | 1.000 [")  # the oracle
     assert "Blind prior on the whole test: 0.364" in printed  # 4 of 11
     assert "| a right p falls at every step | \u2013 | \u2013 | \u2013 |" in printed  # every curve falls
+    assert "| verdict | falls at every step | falls at every step | falls at every step |" in printed
+    assert "Ranks vision: yes, every curve." in printed
     assert RankingCheck.objects.get(test=test).status == RankingCheck.Status.DONE
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from accounts.roles import Role
 from evaluation.services import degradation
+from scoring.degradation import curve_verdict
 
 pytestmark = pytest.mark.django_db
 
@@ -62,9 +63,11 @@ def test_the_card_shows_the_ranking_check_once_it_has_run(client, scored_world, 
     assert section.count("<tr data-family=") == 3
 
 
-def test_a_curve_that_steps_up_says_how_often_a_right_p_would(client, scored_world, users, monkeypatch):
-    """The card's "Always falls" cell: where a curve steps up, the chance a right p's would not; where
-    it falls, nothing more. The report is the check's own, with one curve's chance set by hand."""
+def test_each_curve_shows_its_verdict_by_the_ruling(client, scored_world, users, monkeypatch):
+    """The card's "Verdict" cell and "Ranks vision" line (issue 34's second ruling): a curve that falls
+    says so; one whose step up a right p shows 1% of the time does not rank vision, in bold, with how
+    often a right p falls there. The report is the check's own, with one curve's verdict set by hand
+    as `scoring.degradation.curve_verdict` words it."""
     test = scored_world["published"]
     monkeypatch.setattr(degradation, "job_enqueue", lambda job: None)
     degradation.ranking_checks_due_queue()
@@ -72,15 +75,26 @@ def test_a_curve_that_steps_up_says_how_often_a_right_p_would(client, scored_wor
     degradation.ranking_check_run(job_id=check.pk)
     check.refresh_from_db()
     assert all(f["monotone"] and f["monotone_chance"] is None for f in check.report["families"].values())
-    check.report["families"]["attributes"] |= {"monotone": False, "monotone_chance": 0.437}
-    check.save(update_fields=["report"])
-
+    assert check.report["ranks_vision"] is True
     client.force_login(users[Role.ADMIN])
     html = client.get(f"/tests/{test.pk}/").content.decode()
+    assert re.search(r'data-figure="ranks-vision">yes ', html)
+
+    check.report["families"]["attributes"] |= {
+        "monotone": False,
+        "monotone_chance": 0.99,
+        "verdict": curve_verdict(
+            [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.2], {"low": 0.1, "high": 0.3}, [0.01] * 10
+        ),
+    }
+    check.report["ranks_vision"] = False
+    check.save(update_fields=["report"])
+    html = client.get(f"/tests/{test.pk}/").content.decode()
     rows = dict(re.findall(r'<tr data-family="(\w)">(.*?)</tr>', html, re.S))
-    assert "no: the blind prior beats its p here" in rows["q"]
-    assert re.search(
-        r'data-figure="monotone-chance" title="Had every p been exactly right[^"]*">\(a right p falls here 44% of the time\)',
-        rows["q"],
+    assert (
+        "<strong>Does not rank vision: a step up that chance explains only p = 0.010 of the time</strong>"
+        in rows["q"]
     )
-    assert "monotone-chance" not in rows["x"] and "monotone-chance" not in rows["r"]
+    assert "(a right p falls at every step here 99% of the time)" in rows["q"]
+    assert ">Falls at every step<" in rows["x"] and "a right p falls" not in rows["x"]
+    assert re.search(r'data-figure="ranks-vision"><strong>no</strong>', html)

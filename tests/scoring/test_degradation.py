@@ -20,6 +20,7 @@ from scoring.degradation import (
     POWER_DRAWS,
     _power_pair,
     blind_answers,
+    curve_verdict,
     degradation_curves,
     draws,
     power_figure,
@@ -163,6 +164,66 @@ def test_where_a_curve_steps_up_the_report_says_how_often_a_right_p_would():
     # 1,000 redraws: a standard error of 0.011 here.
     assert families["attributes"]["monotone_chance"] == pytest.approx(exact, abs=0.045)
     assert families["objects"]["monotone"] and families["objects"]["monotone_chance"] is None
+
+
+def _attribute_plan(p: float, yes_every_ten: int, questions: int = 100) -> Plan:
+    steps = tuple(
+        Step(i, 0, i, "attr", "yes" if i % 10 < yes_every_ten else "no", p, {"label": "person 1"})
+        for i in range(questions)
+    )
+    return Plan(tuple(Stream(i, i, 1) for i in range(questions)), steps)
+
+
+# A curve from the oracle (1.0) down to the blind prior, with one step up at its end (level 0.9 to 1.0).
+ONE_STEP_UP = [1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.58]
+BLIND = {"value": 0.58, "low": 0.48, "high": 0.67}
+
+
+def test_a_curve_whose_only_step_up_a_right_p_shows_often_enough_ranks_vision():
+    """Issue 34's second ruling: a step up that an exactly right p shows 30% of the time is the test's
+    size, and the curve still ranks vision; one it shows 1% of the time is p's fault, and does not."""
+    chances = [0.0] * 9 + [0.3]
+    verdict = curve_verdict(ONE_STEP_UP, BLIND, chances)
+    assert verdict == {"ranks": True, "wording": "falls, one step up within chance (p = 0.30)"}
+    verdict = curve_verdict(ONE_STEP_UP, BLIND, [0.0] * 9 + [0.01])
+    assert verdict == {
+        "ranks": False,
+        "wording": "does not rank vision: a step up that chance explains only p = 0.010 of the time",
+    }
+
+
+def test_a_curve_ranks_vision_only_from_the_oracle_down_to_the_blind_prior():
+    falling = [1.0 - 0.042 * i for i in range(11)]
+    assert curve_verdict(falling, {"low": 0.5, "high": 0.65}, None) == {
+        "ranks": True,
+        "wording": "falls at every step",
+    }
+    assert not curve_verdict([0.97, *falling[1:]], {"low": 0.5, "high": 0.65}, None)["ranks"]
+    ends_low = curve_verdict(falling, {"low": 0.6, "high": 0.7}, None)
+    assert ends_low["wording"].startswith("does not rank vision: it ends at 0.580, outside")
+
+
+def test_the_report_judges_a_step_up_against_a_right_p_on_the_same_questions():
+    """The plan of the test above: the step up at the end is what a right p shows 1 - 0.865 = 0.135 of
+    the time (exactly when more than 60 of the 100 answers are no), so it ranks vision. On 400 questions
+    at p 0.3 with every answer no, the system follows its reading up to q = 0.25 (right 0.75) and is the
+    blind prior ("no", right every time) from q = 0.3 on (where a reading no longer outweighs p); a
+    right p steps up there only when more than 300 of the 400 answers are no: P(Binomial(400, 0.7) >
+    300) = 0.012, so that curve does not rank vision."""
+    attributes = degradation_curves(_attribute_plan(0.45, 3))["families"]["attributes"]
+    up = [c for c in attributes["step_up_chances"] if c > 0]
+    assert len(up) == 1 and up[0] == pytest.approx(0.135, abs=0.045)
+    assert attributes["verdict"]["ranks"]
+    assert attributes["verdict"]["wording"].startswith("falls, one step up within chance (p = 0.1")
+    report = degradation_curves(_attribute_plan(0.3, 0, questions=400))
+    attributes = report["families"]["attributes"]
+    exact = sum(math.comb(400, k) * 0.7**k * 0.3 ** (400 - k) for k in range(301, 401))
+    assert exact == pytest.approx(0.012, abs=0.001)
+    # 1,000 redraws: a standard error of 0.004 here.
+    assert max(attributes["step_up_chances"]) == pytest.approx(exact, abs=0.012)
+    assert not attributes["verdict"]["ranks"]
+    assert attributes["verdict"]["wording"].startswith("does not rank vision: a step up that chance")
+    assert report["ranks_vision"] is False
 
 
 def test_blind_prior_is_the_engine_p_guesser():

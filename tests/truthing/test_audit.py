@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_an_ended_test_is_audited_and_the_card_shows_the_report(
-    settings, make_test, annotated_test_images, api, users
+    settings, make_test, annotated_test_images, api, users, client
 ):
     settings.VTT = {**settings.VTT, "AUDIT_TRAINING_STREAMS": 30}
     draft = make_test(annotated_test_images)
@@ -41,6 +41,16 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     assert card["audit"]["status"] == "done" and card["audit"]["report"]["held_out_questions"] > 0
     page = api.as_user(users[Role.ADMIN]).get(f"/api/v1/truthing/tests/{test.pk}/")
     assert page.json()["card"]["audit"]["report"]["engine_p"] == report["engine_p"]
+    # Issue 34's first ruling on the card: the learned guesser judged, the engine's p one draw.
+    client.force_login(users[Role.ADMIN])
+    html = client.get(f"/tests/{test.pk}/").content.decode()
+    verdict = html.split('data-testid="audit-verdict">', 1)[1].split("</p>", 1)[0]
+    within = (
+        report["verdict"]["learned_guesser"]["guesser"]
+        and report["verdict"]["learned_guesser"]["guesser_kind"]
+    )
+    assert ("stays within its targets" if within else "beats its targets") in verdict
+    assert "<em>one draw</em> here: reported, not judged" in verdict
 
 
 def test_a_second_audit_joins_the_one_waiting_or_running_and_a_user_has_only_so_many(

@@ -31,7 +31,8 @@ class EngineSettingsSerializer(serializers.Serializer):
         required=False,
         min_value=0,
         max_value=1e9,
-        help_text="The prior strength of the last level of every estimate, the one weighted by consistency.",
+        help_text="The prior strength of the last level of an instantiation or attribute estimate, the one "
+        "weighted by consistency (a relationship question has relationship_strength).",
     )
     consistency_weight = serializers.FloatField(required=False, min_value=0, max_value=1)
     min_evidence = serializers.FloatField(

@@ -21,6 +21,12 @@ def _chance(chance: float | None) -> str:
     return "\u2013" if chance is None else f"{chance:.2f}"
 
 
+def _ranks(ranks: bool | None) -> str:
+    if ranks is None:
+        return "not judged (a report from before the rulings of issue 34)"
+    return "yes, every curve" if ranks else "no (see each curve's verdict)"
+
+
 def interval(p: dict) -> str:
     return f"{p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"
 
@@ -68,10 +74,16 @@ class Command(BaseCommand):
             + " | ".join(_chance(families[n].get("monotone_chance")) for n in names)
             + " |"
         )
+        lines.append(
+            "| verdict | "
+            + " | ".join(families[n].get("verdict", {}).get("wording", "\u2013") for n in names)
+            + " |"
+        )
         power = report["power"] or {}
         lines += [
             "",
             f"Blind prior on the whole test: {interval(report['blind_prior'])}.",
+            f"Ranks vision: {_ranks(report.get('ranks_vision'))}.",
             f"Streams to tell apart two systems 0.05 apart (power 0.8, two-sided 0.05): {power.get('streams')} "
             f"(the median over {power.get('draws')} pairs of simulated systems, whose figures ran from "
             f"{' to '.join(str(n) for n in power.get('range') or [])}; the median pair at "

@@ -70,6 +70,10 @@ def test_the_audit_finds_predictable_streams(model):
     # The engine's p is 0.5 everywhere: following it says "no" and is right only on the "no" answers.
     assert report["engine_p"]["accuracy"] < 0.6
     assert report["per_kind"]["attr"]["guesser"]["accuracy"] > 0.9
+    # Issue 34's first ruling: one audit judges the learned guesser, and only reports the engine's p.
+    assert report["verdict"]["learned_guesser"] == {"guesser": False, "guesser_kind": False}
+    assert report["verdict"]["engine_p"] == "reported, not judged: one draw"
+    assert report["verdict"]["per_kind"]["attr"].startswith("one draw, not judged: ")
 
 
 @pytest.mark.parametrize("model", ["gradient-boosting", "logistic-regression"])
@@ -83,6 +87,8 @@ def test_the_audit_finds_nothing_in_coin_flips(model):
         assert guesser["low"] < 0.5 < guesser["high"], kind
         assert guesser["accuracy"] < 0.55, kind
     assert report["held_out_questions"] == 150 * 11
+    # The always-yes uniqueness question is found, so the guesser beats its target on that kind.
+    assert report["verdict"]["learned_guesser"] == {"guesser": True, "guesser_kind": False}
 
 
 def test_reliability_is_exact_on_a_small_case():
