@@ -10,7 +10,7 @@ PORT ?= 8000
 LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The engine core and the scene generator are tested without Django, which proves they need none.
-DJANGO_FREE_TESTS := tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring
+DJANGO_FREE_TESTS := tests/kernel tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring
 # The tests run on this many pytest-xdist workers (decision 0054); a Django test worker has a test database
 # and a Redis database of its own: REDIS_URL's database and the next TEST_WORKERS - 1. 0: in one process.
 TEST_WORKERS ?= 2

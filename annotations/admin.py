@@ -1,7 +1,7 @@
 """The Django admin of the annotation app.
 
 A vocabulary and its parts are editable while no annotation uses them; after every edit the whole
-vocabulary is checked again with `engine.core.vocabulary.parse_vocabulary`, and an edit that leaves it
+vocabulary is checked again with `kernel.vocabulary.parse_vocabulary`, and an edit that leaves it
 invalid is rolled back with the reason. Once annotations use a vocabulary its pages are read-only, and
 "Copy as a new version" is how it changes. Annotations themselves are read-only here: they are written
 only through the API, which validates them.
@@ -32,8 +32,8 @@ from annotations.models import (
 )
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_in_use, vocabulary_list
 from annotations.services.vocabularies import vocabulary_copy, vocabulary_mark_edited
-from engine.core.errors import EngineError
-from engine.core.vocabulary import parse_vocabulary
+from kernel.errors import EngineError
+from kernel.vocabulary import parse_vocabulary
 from vtt_site.admin_jobs import FollowsRunningJobs
 
 IN_USE_MESSAGE = (

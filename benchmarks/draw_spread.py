@@ -44,9 +44,9 @@ from benchmarks.report import ROOT, commit, machine, publish
 from engine.audit.run import held_out_streams, if_calibrated
 from engine.audit.verdicts import DRAWS, JUDGED, TARGETS, DrawsVerdict, judge_draws
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer
 from engine.core.statistics import fit
-from engine.core.vocabulary import load_vocabulary
+from kernel.questions import Answer
+from kernel.vocabulary import load_vocabulary
 
 STREAM_SEED = 7  # the seed of `benchmarks.engine_quality`'s held-out streams
 KEPT = ROOT / "docs" / "audit" / "draws"  # the draws' figures, one JSON file per vocabulary

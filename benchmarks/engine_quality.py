@@ -30,9 +30,9 @@ from benchmarks.scenes import cached_scenes, scene_file
 from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
 from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
 from engine.core.proposer import EngineSettings
-from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import fit
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from kernel.scene import Scene, iter_scene_lines
+from kernel.vocabulary import Vocabulary, load_vocabulary
 
 VOCABULARIES = {
     "street": (

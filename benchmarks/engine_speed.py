@@ -22,11 +22,12 @@ import numpy as np
 from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
 from engine.core.drivers import stream_seed
-from engine.core.oracle import Binding, PreparedScene, answer
+from engine.core.oracle import answer
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import Answer, InstantiationQuestion
-from engine.core.scene import iter_scene_lines
 from engine.core.statistics import ARRAY_FIELDS, load
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, InstantiationQuestion
+from kernel.scene import iter_scene_lines
 
 VOCABULARY = ROOT / "annotations" / "vocabularies" / "urban-street.json"
 TARGETS = {2591: 20.0, 100000: 500.0}  # median milliseconds per proposal

@@ -21,7 +21,7 @@ from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from benchmarks.report import cross_fitted_section, publish
 from engine.audit.run import training_streams
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer
+from kernel.questions import Answer
 
 # Upper edges of the weight bands of the weighted level (the last band is open).
 EDGES = (1.0, 2.0, 3.0, 5.0, 10.0, 20.0)

@@ -192,8 +192,8 @@ def measure(fmt: str, path: Path) -> dict:
     django.setup()
     from annotations.formats import ReadContext, Record, scene_format
     from annotations.formats.mapping import load_mapping
-    from engine.core.scene import parse_scene
-    from engine.core.vocabulary import parse_vocabulary
+    from kernel.scene import parse_scene
+    from kernel.vocabulary import parse_vocabulary
 
     vocabulary = parse_vocabulary(
         json.loads((ROOT / "annotations" / "vocabularies" / "urban-street.json").read_text())

@@ -23,11 +23,11 @@ from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from benchmarks.report import cross_fitted_section, publish
 from engine.audit import run as audit_run
 from engine.core.drivers import StreamStep
-from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
-from engine.core.scene import Scene
-from engine.core.vocabulary import Vocabulary
+from kernel.prepared import PreparedScene
+from kernel.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
+from kernel.scene import Scene
+from kernel.vocabulary import Vocabulary
 from tests.engine.core import brute_force
 
 Row = tuple[str, float, float, bool]  # kind, p as reported, p with the weighted level over all of B, yes

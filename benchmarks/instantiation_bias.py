@@ -28,13 +28,15 @@ import numpy as np
 from benchmarks.engine_quality import VOCABULARIES, held_out_arguments, load_scenes
 from benchmarks.report import commit, machine, write_section
 from engine.core.drivers import stream_seed
-from engine.core.estimates import Estimate
-from engine.core.oracle import Binding, PreparedScene, answer
+from engine.core.oracle import answer
 from engine.core.proposer import EngineSettings, Stream, attribute_sets
-from engine.core.questions import Answer, InstantiationQuestion, Kind
-from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics, fit
-from engine.core.vocabulary import load_vocabulary
+from kernel.estimates import Estimate
+from kernel.kinds import instantiation_kinds
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, InstantiationQuestion
+from kernel.scene import Scene
+from kernel.vocabulary import load_vocabulary
 
 Row = dict[str, Any]
 EXACT_MIN = 5  # training images giving the whole instantiation history, for the d = 0 rate
@@ -48,7 +50,7 @@ def every_instantiation_question(stats: FittedStatistics) -> list[InstantiationQ
         for size in (0, 1)
         for attributes in attribute_sets(object_type, size, True)
         for region in vocabulary.regions
-        for kind in (Kind.EXIST, Kind.UNIQUE)
+        for kind in (k.name for k in instantiation_kinds())
     ]
 
 

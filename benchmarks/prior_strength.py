@@ -25,9 +25,9 @@ import numpy as np
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from engine.audit.run import if_calibrated, training_streams
 from engine.core.proposer import EngineSettings
-from engine.core.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
-from engine.core.scene import Scene
-from engine.core.vocabulary import Vocabulary
+from kernel.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
+from kernel.scene import Scene
+from kernel.vocabulary import Vocabulary
 
 NAMES = {
     "attribute": ("pooled", "facts", "region", "found", "found weighted"),
@@ -71,7 +71,7 @@ STRENGTHS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 40.0, 100.0, 400.0, float("in
 
 
 def chained(levels: tuple[tuple[float, float], ...], strengths: list[float]) -> float:
-    """`engine.core.estimates.chain` with a strength per finer level (inf: the level is ignored)."""
+    """`kernel.estimates.chain` with a strength per finer level (inf: the level is ignored)."""
     p = levels[0][0] / levels[0][1]
     for (y, n), s in zip(levels[1:], strengths, strict=True):
         if s != float("inf"):

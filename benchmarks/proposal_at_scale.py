@@ -21,10 +21,10 @@ import time
 from benchmarks.engine_speed import VOCABULARY, time_proposals
 from benchmarks.report import commit, machine, write_section
 from benchmarks.scenes import scene_file
-from engine.core.scene import iter_scene_lines
 from engine.core.shards import merge
 from engine.core.statistics import fit
-from engine.core.vocabulary import load_vocabulary
+from kernel.scene import iter_scene_lines
+from kernel.vocabulary import load_vocabulary
 
 
 def main() -> None:

@@ -23,10 +23,10 @@ from demo import services as demo  # noqa: E402  (the demo's sizes and seeds)
 from demo.synthetic import generate_scenes  # noqa: E402
 from engine.core.drivers import run_automatic, stream_seed  # noqa: E402
 from engine.core.proposer import EngineSettings  # noqa: E402
-from engine.core.questions import InstantiationQuestion, render_text  # noqa: E402
-from engine.core.scene import parse_scene  # noqa: E402
 from engine.core.statistics import fit  # noqa: E402
-from engine.core.vocabulary import load_vocabulary  # noqa: E402
+from kernel.questions import InstantiationQuestion, render_text  # noqa: E402
+from kernel.scene import parse_scene  # noqa: E402
+from kernel.vocabulary import load_vocabulary  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "engine.md"

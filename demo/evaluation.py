@@ -19,9 +19,9 @@ from django.test.utils import override_settings
 from annotations.models import Collection, Image, Split
 from demo.services import COLLECTION_NAME
 from engine.bridge import scenes_of
-from engine.core.vocabulary import default_regions
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
+from kernel.vocabulary import default_regions
 from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run

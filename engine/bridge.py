@@ -2,7 +2,7 @@
 
 Three queries, whatever the size of the training set (images, objects, relationships, each ordered by
 image and streamed with a server-side cursor on PostgreSQL), merged image by image into
-`engine.core.scene.Scene` objects. The rows were validated against the vocabulary when they were
+`kernel.scene.Scene` objects. The rows were validated against the vocabulary when they were
 saved, so they are not validated again here.
 """
 
@@ -14,8 +14,8 @@ from operator import itemgetter
 from typing import Any
 
 from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation
-from engine.core.scene import Scene, SceneObject
-from engine.core.vocabulary import Vocabulary
+from kernel.scene import Scene, SceneObject
+from kernel.vocabulary import Vocabulary
 
 CHUNK = 2000
 

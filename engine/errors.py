@@ -1,4 +1,4 @@
-"""Error codes of the engine app. Errors of the engine core keep their own codes (engine.core.errors)."""
+"""Error codes of the engine app. Errors of the engine core keep their own codes (kernel.errors)."""
 
 from enum import StrEnum
 

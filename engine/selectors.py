@@ -7,11 +7,11 @@ from typing import Any
 from django.db.models import QuerySet
 
 from engine.core.drivers import estimate_after
-from engine.core.questions import render_text
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.core.statistics import load
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
+from kernel.kinds import render_text
 from vtt_site.cache import BoundedCache
 from vtt_site.errors import ConflictError, NotFoundError
 

@@ -14,11 +14,11 @@ from django.db import transaction
 from annotations.models import Collection, Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge
-from engine.core.errors import EngineError
 from engine.core.shards import merge
 from engine.core.statistics import fit, load, save
 from engine.errors import EngineErrorCode
 from engine.models import FitShard, FitStatus, FittedStatistics
+from kernel.errors import EngineError
 from vtt_site.errors import ApplicationError
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 

@@ -49,7 +49,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from scoring.kinds import ATTRIBUTE_KINDS, INSTANTIATION_KINDS, Kind
+from kernel.kinds import REGISTRY, Family
 from scoring.references import labels_named
 from scoring.scores import PlannedStep, PlannedStream, score_of
 from scoring.stats import mean_interval, proportion
@@ -57,12 +57,27 @@ from scoring.stats import mean_interval, proportion
 DEGRADATION_VERSION = 5  # bump with every change that can change a figure of the report
 LEVELS = tuple(i / 10 for i in range(11))  # the share of the information destroyed, 0 to 1
 FINE_LEVELS = tuple(i / 100 for i in range(101))  # for the power figure
-# kind of degradation -> (its parameter, the parameter at level d, the question kinds it reaches)
-FAMILIES: dict[str, tuple[str, float, frozenset[str] | None]] = {
-    "objects": ("x", 1.0, None),  # None: every kind
-    "attributes": ("q", 0.5, frozenset(ATTRIBUTE_KINDS)),
-    "relationships": ("r", 0.5, frozenset({Kind.REL})),
+# kind of degradation -> (its parameter, the parameter at level d, the degradation a kind's module names
+# for the kinds it reaches: None for every kind)
+FAMILIES: dict[str, tuple[str, float, str | None]] = {
+    "objects": ("x", 1.0, None),
+    "attributes": ("q", 0.5, "attributes"),
+    "relationships": ("r", 0.5, "relationships"),
 }
+
+
+def reaches(family: str, kind: str) -> bool:
+    """Whether a kind of degradation reaches the questions of a kind (`QuestionKind.degradation`)."""
+    named = FAMILIES[family][2]
+    return named is None or (kind in REGISTRY and REGISTRY[kind].degradation == named)
+
+
+def shows_its_object(kind: str) -> bool:
+    """Whether a question of this kind looks for an object (instantiation): missed, it shows nothing.
+    Every other kind is about objects found before, by such a question."""
+    return kind in REGISTRY and REGISTRY[kind].family == Family.INSTANTIATION
+
+
 DIFFERENCE, POWER, ALPHA = 0.05, 0.8, 0.05
 # Pairs of simulated systems the power figure is the median over (odd: the median is one of them).
 POWER_DRAWS = 21
@@ -126,16 +141,15 @@ def degraded_answer(step: SimStep, family: str, level: float, u: float) -> bool:
     """The simulated system's answer (True: yes) to one question at one level of one degradation."""
     truth = step.answer == "yes"
     parameter = level * FAMILIES[family][1]
-    reaches = FAMILIES[family][2]
     if family == "objects":
         seen = u >= parameter
-        if step.kind in INSTANTIATION_KINDS:
+        if shows_its_object(step.kind):
             if truth and seen:
                 return True
             # Nothing seen: x times as likely when something is there as when nothing is.
             return bayes_answer(step.p, parameter, 1.0)
         return truth if seen else blind_answer(step.p)
-    if reaches is not None and step.kind not in reaches:
+    if not reaches(family, step.kind):
         return truth
     if parameter == 0:
         return truth  # a perfect reading decides whatever the prior (even a p of exactly 0 or 1)
@@ -150,7 +164,7 @@ def expected_correct(step: SimStep, family: str, level: float, objects_named: in
     its answer with a draw that spoils nothing (u = 1) and with one that spoils what it reads (u = 0),
     weighted by how likely each is."""
     parameter = level * FAMILIES[family][1]
-    if family == "objects" and step.kind not in INSTANTIATION_KINDS:
+    if family == "objects" and not shows_its_object(step.kind):
         spoiled = 1.0 - (1.0 - parameter) ** objects_named  # seen only if none of its objects is missed
     else:
         spoiled = parameter  # its own object missed, or its fact read flipped
@@ -176,8 +190,7 @@ def objects_named(plan: SimPlan) -> dict[int, int]:
 def expected_accuracy(plan: SimPlan, family: str, level: float, named: Mapping[int, int]) -> dict[str, Any]:
     """The expected accuracy on the questions a kind of degradation reaches, with the Wilson interval
     of one session that accurate on that many questions."""
-    kinds = FAMILIES[family][2]
-    reached_steps = [step for step in plan.steps if kinds is None or step.kind in kinds]
+    reached_steps = [step for step in plan.steps if reaches(family, step.kind)]
     right = math.fsum(expected_correct(step, family, level, named[step.ordinal]) for step in reached_steps)
     return proportion(right, len(reached_steps))
 
@@ -206,10 +219,10 @@ def seeing_minus_blind(plan: SimPlan, answers: Mapping[int, bool]) -> dict[str, 
 
 def reached(score: Mapping[str, Any], family: str) -> dict[str, Any]:
     """A score's accuracy on the questions a kind of degradation reaches, from its counts by kind."""
-    kinds = FAMILIES[family][2]
-    if kinds is None:
+    if FAMILIES[family][2] is None:
         return dict(score["accuracy"])
     by_kind = score["by_kind"]
+    kinds = [kind for kind in by_kind if reaches(family, kind)]
     return proportion(
         sum(by_kind[k]["successes"] for k in kinds if k in by_kind),
         sum(by_kind[k]["trials"] for k in kinds if k in by_kind),
@@ -348,8 +361,7 @@ def right_p_curve_chances(
     size; one it almost never shows is p's fault (issue 34's second ruling reads it at STEP_UP_CHANCE).
     The questions a truth would have changed later in its stream are not redrawn: this asks about
     the answers to these questions, as the engine-p guesser does."""
-    kinds = FAMILIES[family][2]
-    steps = [step for step in plan.steps if kinds is None or step.kind in kinds]
+    steps = [step for step in plan.steps if reaches(family, step.kind)]
     # Per question and level, its expected correctness if its truth is no and if it is yes.
     table = [
         [

@@ -22,11 +22,13 @@ Plain Python on question documents (docs/method.md section 9): no Django, no eng
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from kernel.kinds import REGISTRY
+from kernel.kinds.base import canonical, label_type
 
 Question = Mapping[str, Any]
 
@@ -41,14 +43,6 @@ class Seen:
     label: str = ""
 
 
-def _canon(question: Question) -> str:
-    return json.dumps(question, sort_keys=True, separators=(",", ":"))
-
-
-def _label_type(label: str) -> str:
-    return label.rsplit(" ", 1)[0]
-
-
 def definitions(history: Sequence[Seen]) -> dict[str, Hashable]:
     """Each label of the history with its definition: the uniqueness question that made it and the
     definitions of the labels of its type made before it (the objects it excluded)."""
@@ -61,16 +55,16 @@ def definitions(history: Sequence[Seen]) -> dict[str, Hashable]:
 def _define(defined: dict[str, Hashable], seen: Seen) -> None:
     """Add the label `seen` made, if any, to the definitions of the history before it."""
     if seen.label:
-        kind = _label_type(seen.label)
-        before = tuple(sorted(str(d) for label, d in defined.items() if _label_type(label) == kind))
-        defined[seen.label] = (_canon(seen.question), before)
+        kind = label_type(seen.label)
+        before = tuple(sorted(str(d) for label, d in defined.items() if label_type(label) == kind))
+        defined[seen.label] = (canonical(seen.question), before)
 
 
 def fact_keys(image: int, history: Sequence[Seen], question: Question) -> list[Hashable]:
     """The keys under which the truth of `question` after `history` on `image` is remembered, the most
     specific first."""
     keys: list[Hashable] = [
-        ("exact", image, tuple((_canon(s.question), s.truth) for s in history), _canon(question))
+        ("exact", image, tuple((canonical(s.question), s.truth) for s in history), canonical(question))
     ]
     reusable = reusable_key(image, definitions(history), question)
     if reusable is not None:
@@ -84,19 +78,8 @@ def reusable_key(image: int, defined: Mapping[str, Hashable], question: Question
 
     This key alone says whether the attacker knows the question: the exact key of a question after a
     history is learnt only together with this one (the same history gives the same definitions)."""
-    kind = question.get("kind", "")
-    if kind in ("exist", "unique"):
-        excluded = tuple(
-            sorted(str(d) for label, d in defined.items() if _label_type(label) == question.get("type"))
-        )
-        return ("instantiation", image, _canon(question), excluded)
-    if kind.startswith("attr") and question.get("label") in defined:
-        attributes = tuple(sorted(question.get("attributes", [])))
-        return ("attribute", image, defined[question["label"]], kind, attributes)
-    if kind == "rel" and question.get("subject") in defined and question.get("object") in defined:
-        subject, obj = defined[question["subject"]], defined[question["object"]]
-        return ("relationship", image, subject, question.get("relationship"), obj)
-    return None
+    kind = REGISTRY.get(str(question.get("kind", "")))
+    return None if kind is None else kind.reuse_key(image, defined, question)
 
 
 def revealed_keys(image: int, stream: Sequence[Seen]) -> set[Hashable]:
@@ -142,21 +125,13 @@ class Exposure:
 
 
 def _from_definition(history: Sequence[Seen], question: Question) -> bool | None:
-    """An attribute question answered by the label's defining question: the object was singled out as
-    having those attributes."""
-    kind = question.get("kind", "")
-    if not kind.startswith("attr"):
-        return None
+    """A question answered by its label's defining question: the object was singled out as having
+    those attributes (what that says, each kind knows: `QuestionKind.from_definition`)."""
+    kind = REGISTRY.get(str(question.get("kind", "")))
     made = next((s for s in history if s.label and s.label == question.get("label")), None)
-    if made is None:
+    if kind is None or made is None:
         return None
-    known = set(made.question.get("attributes", []))
-    asked = set(question.get("attributes", []))
-    if kind in ("attr", "attr_and") and asked and asked <= known:
-        return True
-    if kind == "attr_or" and asked & known:
-        return True
-    return None
+    return kind.from_definition(set(made.question.get("attributes", [])), question)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 from scoring.references import REFERENCE_BINS, reference_bin, reference_distances
 from scoring.stats import mcnemar_exact, mean_interval, proportion, sign_test_exact
 

@@ -13,11 +13,12 @@ from typing import Any
 
 from engine.core.drivers import stream_seed
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import Answer, Question, question_from_json, question_to_json, render_text
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.core.story import Story
 from engine.selectors import loaded_statistics
 from engine.settings import engine_settings
+from kernel.kinds import question_from_json, question_to_json, render_text
+from kernel.questions import Answer, Question
 from truthing.exposure import exposure_of
 from truthing.models import Step, Test, TestImage
 from truthing.models import Stream as TruthedStream

@@ -20,9 +20,10 @@ from typing import Any
 
 from django.conf import settings
 
-from engine.core.questions import Answer, Question, question_from_json, question_to_json
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.core.story import story_of
+from kernel.kinds import question_from_json, question_to_json
+from kernel.questions import Answer, Question
 from scoring.reuse import Exposure, Seen
 from truthing.models import Step, StepAnswer, Stream, TestImage
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 from scoring.stats import proportion
 from truthing.deals import dealable_pool, pool_exposure
 from truthing.models import (

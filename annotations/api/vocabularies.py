@@ -15,7 +15,7 @@ from vtt_site.api.schema import ErrorSerializer
 
 
 class DocumentSerializer(serializers.Serializer):
-    """The vocabulary document of docs/method.md section 9; engine.core.vocabulary validates its content."""
+    """The vocabulary document of docs/method.md section 9; kernel.vocabulary validates its content."""
 
     name = serializers.CharField(max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)

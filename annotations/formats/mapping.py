@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from engine.core.vocabulary import Vocabulary
+from kernel.vocabulary import Vocabulary
 from vtt_site import safejson
 
 TOP_KEYS = ("types", "attributes", "relationships", "drop")

@@ -30,9 +30,9 @@ from annotations.formats.mapping import Mapping, identity_mapping, normalize
 from annotations.formats.records import ImportReport, Record, RecordError
 from annotations.formats.registry import ReadContext, Reader, Reading, SceneFormat
 from annotations.formats.streaming import describe
-from engine.core.errors import SceneError
-from engine.core.scene import clip_box
-from engine.core.vocabulary import Vocabulary
+from kernel.errors import SceneError
+from kernel.scene import clip_box
+from kernel.vocabulary import Vocabulary
 
 IMAGE_EXTENSION = re.compile(r"\.(jpe?g|png|webp)$", re.IGNORECASE)
 

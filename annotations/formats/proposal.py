@@ -22,7 +22,7 @@ from itertools import combinations
 
 from annotations.formats.mapping import normalize
 from annotations.formats.open_vocabulary import OpenScene
-from engine.core.vocabulary import Vocabulary
+from kernel.vocabulary import Vocabulary
 
 TOP = 40  # names listed per section
 GROUP_CANDIDATES = 12  # the most frequent attribute names of a type considered for exclusive groups

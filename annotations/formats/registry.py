@@ -8,7 +8,7 @@ value; an unknown value is refused here, with the known ones named (`UnknownForm
 
 A reader turns an uploaded file into numbered records in the scene-graph form of docs/method.md section
 9 (`Record`) and located errors (`RecordError`); the scene rules themselves are checked afterwards by
-`engine.core.scene`, whatever the format. A writer turns scene-graph records into the bytes of a file.
+`kernel.scene`, whatever the format. A writer turns scene-graph records into the bytes of a file.
 Plain data in, plain data out: no Django here.
 """
 
@@ -21,7 +21,7 @@ from typing import IO, Any
 from annotations.errors import AnnotationErrorCode
 from annotations.formats.mapping import Mapping as VocabularyMapping
 from annotations.formats.records import ImportReport, Record, RecordError
-from engine.core.vocabulary import Vocabulary
+from kernel.vocabulary import Vocabulary
 from vtt_site import safejson
 from vtt_site.errors import ApplicationError
 

@@ -1,7 +1,7 @@
 """An image's annotation: boxed objects with attributes, and relationships between them.
 
 Rows are only ever written by the annotation services, which validate the whole scene graph with
-`engine.core.scene` first; `position` keeps the order of the objects, which is what their ids
+`kernel.scene` first; `position` keeps the order of the objects, which is what their ids
 ("o1".."oN") are made from.
 """
 

@@ -2,7 +2,7 @@
 
 The rows hold exactly what the JSON document of docs/method.md section 9 holds, in the same order (`position`),
 because the order is meaningful to the engine: it numbers attribute bits and relationship bits by it.
-Validation is not repeated here: every document is checked by `engine.core.vocabulary.parse_vocabulary`
+Validation is not repeated here: every document is checked by `kernel.vocabulary.parse_vocabulary`
 before it becomes rows, and the admin re-checks the rows the same way after an edit.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from engine.core.vocabulary import DEFAULT_ATTRIBUTE_PHRASE
+from kernel.vocabulary import DEFAULT_ATTRIBUTE_PHRASE
 
 
 def default_regions() -> str:

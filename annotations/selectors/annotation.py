@@ -1,7 +1,7 @@
 """Reads of annotations as scene-graph records (docs/method.md section 9), for the API and for exports.
 
 Objects get the ids "o1".."oN" in stored order; attributes are in the vocabulary's order and
-relationships sorted by (subject, predicate, object), as `engine.core.scene.Scene.to_document` does, so
+relationships sorted by (subject, predicate, object), as `kernel.scene.Scene.to_document` does, so
 that the same annotation always reads back as the same record.
 """
 

@@ -9,11 +9,11 @@ from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import AttributeGroup, Image, ObjectType, RelationshipType, Vocabulary
-from engine.core.vocabulary import AttributeGroup as CoreAttributeGroup
-from engine.core.vocabulary import ObjectType as CoreObjectType
-from engine.core.vocabulary import RelationshipType as CoreRelationshipType
-from engine.core.vocabulary import Vocabulary as CoreVocabulary
-from engine.core.vocabulary import build_vocabulary
+from kernel.vocabulary import AttributeGroup as CoreAttributeGroup
+from kernel.vocabulary import ObjectType as CoreObjectType
+from kernel.vocabulary import RelationshipType as CoreRelationshipType
+from kernel.vocabulary import Vocabulary as CoreVocabulary
+from kernel.vocabulary import build_vocabulary
 from vtt_site.cache import BoundedCache
 from vtt_site.errors import NotFoundError
 

@@ -1,6 +1,6 @@
 """Saving and submitting an image's annotation.
 
-The whole scene graph is validated by `engine.core.scene.parse_scene` against the collection's
+The whole scene graph is validated by `kernel.scene.parse_scene` against the collection's
 vocabulary (boxes clipped to the image and not degenerate, attribute values of the type, one value per
 exclusive group, relationships allowed for the pair, no self-relationship, symmetric ones kept once),
 then the image's annotation is replaced in one transaction: all or nothing.
@@ -21,8 +21,8 @@ from annotations.models.annotation import OBJECT_COLUMNS, RELATIONSHIP_COLUMNS
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
-from engine.core.scene import Scene, parse_scene, unfilled_exclusive_groups
-from engine.core.vocabulary import Vocabulary as CoreVocabulary
+from kernel.scene import Scene, parse_scene, unfilled_exclusive_groups
+from kernel.vocabulary import Vocabulary as CoreVocabulary
 from vtt_site.errors import ApplicationError, ConflictError, PermissionDeniedError
 from vtt_site.leases import holds_lease, lease_renew, lease_require
 

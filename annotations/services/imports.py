@@ -2,7 +2,7 @@
 
 Two phases, in constant memory whatever the size of the file. Validation reads every record (the
 format's reader turns the file into records, through the mapping file for a format with an open
-vocabulary) and checks it with `engine.core.scene` against the collection's vocabulary and the images
+vocabulary) and checks it with `kernel.scene` against the collection's vocabulary and the images
 already in the collection, collecting every bad record with its place and committing progress
 (`lines_done`) as it goes; the good scenes wait in a scratch file. Only when no record is bad does the
 writing phase run, as one transaction of bulk inserts a chunk of scenes at a time: an import is all or
@@ -46,8 +46,8 @@ from annotations.formats.records import ImportReport
 from annotations.models import Collection, Image, ImportJob, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
-from engine.core.errors import SceneError
-from engine.core.scene import Scene, parse_scene
+from kernel.errors import SceneError
+from kernel.scene import Scene, parse_scene
 from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 

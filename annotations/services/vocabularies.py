@@ -16,8 +16,8 @@ from django.db.models import ProtectedError
 from annotations.errors import AnnotationErrorCode
 from annotations.models import AttributeGroup, AttributeValue, Image, ObjectType, RelationshipType, Vocabulary
 from annotations.selectors.vocabularies import core_vocabulary, vocabulary_document, vocabulary_in_use
-from engine.core.vocabulary import Vocabulary as CoreVocabulary
-from engine.core.vocabulary import parse_vocabulary
+from kernel.vocabulary import Vocabulary as CoreVocabulary
+from kernel.vocabulary import parse_vocabulary
 from vtt_site.errors import ApplicationError, ConflictError
 
 DEFAULT_VOCABULARY = Path(__file__).resolve().parent.parent / "vocabularies" / "urban-street.json"

@@ -17,6 +17,8 @@ It need not be good; it must be real: everything it knows of a test image comes 
 from __future__ import annotations
 
 import io
+import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from demo.baselines.features import crop_features, image_features
+from kernel.kinds import AttributeKind, Family, instantiation_kinds, kind_of
 
 
 def _pixels(image_bytes_or_pil: Any) -> np.ndarray:
@@ -70,7 +73,8 @@ class SeeingBaseline:
         return [
             *(float(type_ == t) for t in self.types),
             *(float(a in attrs) for a in self.all_attributes),
-            float(kind == "unique"),
+            # One-hot over the instantiation kinds but the first (with two kinds: "is it unique").
+            *(float(kind == other.name) for other in instantiation_kinds()[1:]),
             float(len(attrs)),
             float(labelled),
         ]
@@ -101,16 +105,16 @@ class SeeingBaseline:
                         matching = [o for o in of_type if set(attributes) <= set(o.get("attributes", []))]
                         labelled = int(self.rng.integers(0, min(len(matching), 2) + 1)) if matching else 0
                         left = len(matching) - labelled
-                        for kind in ("exist", "unique"):
+                        for kind in instantiation_kinds():
                             inst_x.append(
                                 np.concatenate(
                                     [
                                         region_features,
-                                        self._question_vector(kind, type_, attributes, labelled),
+                                        self._question_vector(kind.name, type_, attributes, labelled),
                                     ]
                                 )
                             )
-                            inst_y.append(left > 0 if kind == "exist" else left == 1)
+                            inst_y.append(bool(kind.holds(left)))
             for o in objects:
                 if not o.get("attributes_known", True):
                     continue
@@ -174,9 +178,9 @@ class SeeingBaseline:
     ) -> bool:
         """`question` and `labels` as the API gives them; `image` the pixels (bytes or a Pillow image)."""
         pixels = image if isinstance(image, np.ndarray) else _pixels(image)
-        kind = question["kind"]
+        kind = kind_of(question["kind"])
         defining = {entry["label"]: entry["question"] for entry in labels}
-        if kind in ("exist", "unique"):
+        if kind.family == Family.INSTANTIATION:
             box = question["region"]["box"]
             pixel_features = crop_features(pixels, box)
             whole = image_features(pixels)
@@ -189,11 +193,11 @@ class SeeingBaseline:
             vector = np.concatenate(
                 [
                     region_features,
-                    self._question_vector(kind, question["type"], question["attributes"], labelled),
+                    self._question_vector(kind.name, question["type"], question["attributes"], labelled),
                 ]
             )
             return bool(self.instantiation.predict_proba(vector[None, :])[0, 1] > 0.5)
-        if kind in ("attr", "attr_and", "attr_or"):
+        if isinstance(kind, AttributeKind):
             q = defining.get(question["label"])
             if q is None:
                 return False
@@ -201,14 +205,8 @@ class SeeingBaseline:
                 [crop_features(pixels, q["region"]["box"]), [float(q["type"] == t) for t in self.types]]
             )
             probabilities = [self._attribute_probability(a, features) for a in question["attributes"]]
-            if kind == "attr":
-                p = probabilities[0]
-            elif kind == "attr_and":
-                p = probabilities[0] * probabilities[1]
-            else:
-                p = 1 - (1 - probabilities[0]) * (1 - probabilities[1])
-            return p > 0.5
-        if kind == "rel":
+            return holding_probability(kind, probabilities) > 0.5
+        if kind.family == Family.RELATIONSHIP:
             a, b = defining.get(question["subject"]), defining.get(question["object"])
             if a is None or b is None:
                 return False
@@ -229,3 +227,13 @@ class SeeingBaseline:
         if model is None:
             return 0.0
         return float(model.predict_proba(features[None, :])[0, 1])
+
+
+def holding_probability(kind: AttributeKind, probabilities: Sequence[float]) -> float:
+    """The chance that an object answers yes to an attribute question of this kind, its attributes
+    independent with these chances: the kind's `holds` summed over every truth of them."""
+    total = 0.0
+    for has in itertools.product((False, True), repeat=len(probabilities)):
+        if kind.holds(list(has)):
+            total += math.prod(p if h else 1.0 - p for p, h in zip(probabilities, has, strict=True))
+    return total

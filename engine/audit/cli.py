@@ -20,11 +20,11 @@ from typing import TextIO
 
 from engine.audit.run import audit_streams, held_out_streams, training_streams, write_report
 from engine.core.cli import EXIT_BAD_INPUT, _add_settings, _open, _Parser, settings_from
-from engine.core.errors import EngineError
-from engine.core.scene import iter_scene_lines
 from engine.core.shards import merge
 from engine.core.statistics import fit
-from engine.core.vocabulary import load_vocabulary
+from kernel.errors import EngineError
+from kernel.scene import iter_scene_lines
+from kernel.vocabulary import load_vocabulary
 
 
 def build_parser() -> argparse.ArgumentParser:

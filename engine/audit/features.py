@@ -25,17 +25,10 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.core.drivers import StreamStep
-from engine.core.questions import (
-    Answer,
-    AttributeQuestion,
-    InstantiationQuestion,
-    Kind,
-    Label,
-    RelationshipQuestion,
-)
-from engine.core.vocabulary import Vocabulary
+from kernel.kinds import KINDS, kind_of
+from kernel.questions import Answer, AttributeQuestion, InstantiationQuestion, Label, RelationshipQuestion
+from kernel.vocabulary import Vocabulary
 
-KINDS = tuple(Kind)
 PAIR_GEOMETRY = (
     "centre_dx",
     "centre_dy",
@@ -118,12 +111,9 @@ class FeatureSpace:
             if step.label is not None and isinstance(question, InstantiationQuestion):
                 instantiated[step.label] = question
                 counts[step.label.type] += 1
-            if (
-                isinstance(question, AttributeQuestion)
-                and question.kind == Kind.ATTR
-                and step.answer != Answer.AMBIGUOUS
-            ):
-                said.setdefault(question.label, {})[question.attributes[0]] = step.answer == Answer.YES
+            if isinstance(question, AttributeQuestion) and step.answer != Answer.AMBIGUOUS:
+                told = kind_of(question).told_attributes(question, step.answer == Answer.YES)
+                said.setdefault(question.label, {}).update(told)
         return out
 
     def _row(

@@ -22,10 +22,10 @@ from engine.audit.features import FeatureSpace, Rows
 from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
 from engine.core.drivers import StreamStep, run_automatic, stream_seed
 from engine.core.proposer import EngineSettings
-from engine.core.scene import Scene
 from engine.core.shards import merge
 from engine.core.statistics import FittedStatistics, fit
-from engine.core.vocabulary import Vocabulary
+from kernel.scene import Scene
+from kernel.vocabulary import Vocabulary
 from scoring.stats import wilson_interval
 
 IntArray = npt.NDArray[np.int64]

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from engine.core.drivers import estimate_after, run_automatic, stream_seed
-from engine.core.errors import EngineError
 from engine.core.proposer import EngineSettings
-from engine.core.scene import Scene, iter_scene_lines
 from engine.core.shards import fit_parallel
 from engine.core.statistics import fit, load, save
-from engine.core.vocabulary import load_vocabulary
+from kernel.errors import EngineError
+from kernel.scene import Scene, iter_scene_lines
+from kernel.vocabulary import load_vocabulary
 
 EXIT_BAD_INPUT = 2
 

@@ -12,14 +12,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.errors import HistoryError
-from engine.core.estimates import Estimate
-from engine.core.oracle import Binding, PreparedScene, answer
+from engine.core.oracle import answer
 from engine.core.proposer import EngineSettings, Exposure, Stream
-from engine.core.questions import Answer, Label, Question, question_from_json, question_to_json, render_text
-from engine.core.scene import Scene
 from engine.core.statistics import FittedStatistics
 from engine.core.story import parse_history
+from kernel.errors import HistoryError
+from kernel.estimates import Estimate
+from kernel.kinds import question_from_json, question_to_json, render_text
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, Label, Question
+from kernel.scene import Scene
 
 # Rejected questions do not count towards max_questions; this bounds the proposals of a stream anyway.
 PROPOSALS_PER_ANSWER_LIMIT = 4

@@ -13,7 +13,7 @@ Attribute question about object k of type t, from the coarsest level to the fine
 5. *found where k was found, weighted*: the same objects in the images that also give every
    instantiation answer about k's type in a region intersecting k's defining region (the pooled
    history H'_q of the question that defined k), counted by their image's disagreement with the rest
-   of the instantiation history (the weighted level of `engine.core.estimates`). The answers that
+   of the instantiation history (the weighted level of `kernel.estimates`). The answers that
    narrowed the search down to k ("a walking person in the left half", then "a unique person in its
    lower quarter") say most about k, so an image that disagrees with one of them does not count,
    where one that disagrees with an answer about another type or place counts lambda^d (decision
@@ -38,13 +38,16 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from engine.core.questions import AttributeQuestion, Kind, RelationshipQuestion
 from engine.core.statistics import FittedStatistics, Histogram
 from engine.core.story import Story
 from engine.core.training import TrainingState
-from engine.core.vocabulary import ObjectType
+from kernel.kinds import AttributeKind, InstantiationKind, kind_of
+from kernel.questions import AttributeQuestion, RelationshipQuestion
+from kernel.vocabulary import ObjectType
 
-Fact = tuple[Kind, tuple[str, ...], bool]
+# (the kind of the question that said it, its attributes, its answer): a defining uniqueness question
+# says the object has its attributes, an attribute question what its kind says about them.
+Fact = tuple[InstantiationKind | AttributeKind, tuple[str, ...], bool]
 Level = tuple[int, int]
 Found = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]  # (yes, population) per disagreement count
 # Distinct (mask, disagreement count) pairs of bound items and how many items carry each (`tally`).
@@ -53,11 +56,14 @@ Tally = tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], npt.NDArray[np.int6
 Selection = npt.NDArray[np.bool_]
 
 
-def _satisfies(masks: npt.NDArray[np.uint64], kind: Kind, wanted: int) -> Selection:
-    wanted_mask = np.uint64(wanted)
-    selected: Selection = (
-        (masks & wanted_mask) != 0 if kind == Kind.ATTR_OR else (masks & wanted_mask) == wanted_mask
-    )
+def _satisfies(
+    masks: npt.NDArray[np.uint64],
+    kind: InstantiationKind | AttributeKind,
+    object_type: ObjectType,
+    attributes: tuple[str, ...],
+) -> Selection:
+    """Per mask: whether an object with it answers yes to a question of this kind about `attributes`."""
+    selected: Selection = kind.satisfied_by(masks, [object_type.bit_of[a] for a in attributes])
     return selected
 
 
@@ -66,20 +72,26 @@ def attribute_facts(story: Story, question: AttributeQuestion) -> list[Fact]:
     facts: list[Fact] = []
     for record in story.labels:
         if record.label == question.label and record.question.attributes:
-            facts.append((Kind.ATTR_AND, record.question.attributes, True))
+            facts.append((_attribute_like(record.question), record.question.attributes, True))
     for asked, said in story.attribute_facts.get(question.label, []):
-        facts.append((asked.kind, asked.attributes, said))
+        facts.append((_attribute_like(asked), asked.attributes, said))
     return facts
+
+
+def _attribute_like(question: object) -> InstantiationKind | AttributeKind:
+    kind = kind_of(question)  # type: ignore[arg-type]
+    assert isinstance(kind, InstantiationKind | AttributeKind)
+    return kind
 
 
 def relevant_facts(
     object_type: ObjectType,
     question_attributes: tuple[str, ...],
-    facts: list[tuple[Kind, tuple[str, ...], bool]],
-) -> list[tuple[Kind, tuple[str, ...], bool]]:
+    facts: list[Fact],
+) -> list[Fact]:
     """The facts about groups linked to the question's groups (closure under facts spanning groups)."""
     groups = {object_type.group_of[a] for a in question_attributes}
-    chosen: list[tuple[Kind, tuple[str, ...], bool]] = []
+    chosen: list[Fact] = []
     remaining = list(facts)
     changed = True
     while changed:
@@ -98,7 +110,7 @@ def _agreeing(masks: npt.NDArray[np.uint64], object_type: ObjectType, facts: lis
     """Per mask: whether it agrees with every fact."""
     selection = np.ones(len(masks), dtype=bool)
     for kind, attributes, said in facts:
-        selection &= _satisfies(masks, kind, object_type.mask_of(attributes)) == said
+        selection &= _satisfies(masks, kind, object_type, attributes) == said
     return selection
 
 
@@ -126,10 +138,10 @@ def attribute_levels(
         return (masks, disagreements >> 1, counts), (disagreements & 1) == 1
 
     label = question.label
-    wanted = object_type.mask_of(question.attributes)
+    asked_kind = _attribute_like(question)
     (masks, disagreements, counts), where_found = story.remembered(("found", label), bound)
     agrees_found = story.remembered(("found facts", label), lambda: _agreeing(masks, object_type, facts))
-    target = _satisfies(masks, question.kind, wanted)
+    target = _satisfies(masks, asked_kind, object_type, question.attributes)
     weighted = _found(agrees_found & where_found, target, disagreements, counts, training)
     agrees_all = story.remembered(("facts", label), lambda: _agreeing(pooled.masks, object_type, facts))
     groups = frozenset(object_type.group_of[a] for a in question.attributes)
@@ -137,7 +149,7 @@ def attribute_levels(
         ("relevant facts", label, groups),
         lambda: _agreeing(pooled.masks, object_type, relevant_facts(object_type, question.attributes, facts)),
     )
-    holds = _satisfies(pooled.masks, question.kind, wanted)
+    holds = _satisfies(pooled.masks, asked_kind, object_type, question.attributes)
     return [
         _count(pooled, agrees_relevant, holds),
         _count(pooled, agrees_all, holds),

@@ -35,30 +35,27 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from engine.core.errors import SettingError
-from engine.core.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
 from engine.core.pooled import attribute_levels, relationship_levels
-from engine.core.questions import (
-    Answer,
-    AttributeQuestion,
-    InstantiationQuestion,
-    Kind,
-    Label,
-    Question,
-    RelationshipQuestion,
-    make_attribute,
-    make_relationship,
-)
 from engine.core.statistics import FittedStatistics
 from engine.core.story import Story
 from engine.core.training import Counts, TrainingState
-from engine.core.vocabulary import ObjectType
+from kernel.errors import SettingError
+from kernel.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
+from kernel.kinds import InstantiationKind, attribute_kinds, instantiation_kinds, relationship_kinds
+from kernel.questions import (
+    Answer,
+    AttributeQuestion,
+    InstantiationQuestion,
+    Label,
+    Question,
+    RelationshipQuestion,
+)
+from kernel.vocabulary import ObjectType
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Level = tuple[npt.NDArray[np.int64] | FloatArray, npt.NDArray[np.int64] | FloatArray]
 
-KINDS = (Kind.EXIST, Kind.UNIQUE)  # the instantiation kinds, in candidate order
 ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story line, in order
 
 
@@ -91,7 +88,7 @@ class EngineSettings:
     # unknown, and an operator who cannot tell three is unlikely to tell the rest (docs/decisions).
     rejection_limit: int = 3
     # How many items of a finer population it takes to move the estimate halfway from the coarser
-    # population's p to the finer one's (engine.core.estimates, docs/decisions/0034).
+    # population's p to the finer one's (kernel.estimates, docs/decisions/0034).
     prior_strength: float = 40.0
     # The same for the last level of an instantiation or attribute estimate, the one weighted by
     # consistency (relationships have the next strength): what the images
@@ -100,7 +97,7 @@ class EngineSettings:
     # The same for a relationship question's weighted found level, which counts fewer images (0059).
     relationship_strength: float = RELATIONSHIP_STRENGTH
     # lambda: a training image that disagrees with d of the history's instantiation answers counts
-    # lambda^d in the finest level of every estimate (engine.core.estimates, docs/decisions/0034).
+    # lambda^d in the finest level of every estimate (kernel.estimates, docs/decisions/0034).
     consistency_weight: float = 0.7
     # A uniqueness candidate is unpredictable only when its consistency-weighted level (the images that
     # give the history's answers, each counting lambda^d) weighs at least this much (decision 0056).
@@ -258,8 +255,8 @@ class Stream:
 
     def _score_instantiation(
         self, t: int, regions: Sequence[int], sets: Sequence[tuple[str, ...]]
-    ) -> dict[Kind, tuple[list[Level], FloatArray, IntArray]]:
-        """Per kind, the levels, p and population of every (attribute set, region) of one type, all
+    ) -> dict[str, tuple[list[Level], FloatArray, IntArray]]:
+        """Per instantiation kind (by name), the levels, p and population of every (attribute set, region) of one type, all
         sets of one size, in the order set-major, then region (index set * len(regions) + region)."""
         if not sets[0]:
             counts = self.training.counts_without_attributes(t, regions)
@@ -427,6 +424,7 @@ class Stream:
         batch per type: a level holds up to a few thousand candidates, and only the winners become
         question objects."""
         settings, vocabulary = self.settings, self.vocabulary
+        kinds = instantiation_kinds()
         winners: list[Proposal] = []
         for t, object_type in enumerate(vocabulary.types):
             sets = self._conjunctive_sets(object_type, size)
@@ -434,16 +432,16 @@ class Stream:
                 continue
             scored = self._score_instantiation(t, regions, sets)
             unpredictable = np.stack(
-                [_unpredictable(kind, *scored[kind], settings) for kind in KINDS], 1
-            ).reshape(len(sets), len(regions), len(KINDS))
+                [_unpredictable(kind, *scored[kind.name], settings) for kind in kinds], 1
+            ).reshape(len(sets), len(regions), len(kinds))
             for i, j, k in np.argwhere(unpredictable):
-                kind = KINDS[k]
+                kind = kinds[k]
                 question = InstantiationQuestion(
-                    kind, object_type.name, sets[i], vocabulary.regions[regions[j]].id
+                    kind.name, object_type.name, sets[i], vocabulary.regions[regions[j]].id
                 )
                 if question in self.story.rejected:
                     continue
-                levels, p, n = scored[kind]
+                levels, p, n = scored[kind.name]
                 winners.append(Proposal(question, _estimate_at((p, n), levels, int(i * len(regions) + j))))
         return winners
 
@@ -475,14 +473,17 @@ class Stream:
         object_type = self.vocabulary.object_type(label.type)
         asked = {q for q, _ in self.story.entries}
         levels: list[list[Question]] = []
-        for size in range(1, min(2, self.settings.max_attributes) + 1):
+        # Single attributes, then pairs: each size a group, each kind of that arity in registry order.
+        for size in sorted({kind.arity for kind in attribute_kinds()}):
+            if size > self.settings.max_attributes:
+                break
+            kinds = [kind for kind in attribute_kinds() if kind.arity == size]
             level: list[Question] = []
             for attributes in attribute_sets(object_type, size, conjunctive=False):
-                kinds = [Kind.ATTR] if size == 1 else [Kind.ATTR_AND, Kind.ATTR_OR]
                 for kind in kinds:
-                    if kind == Kind.ATTR_AND and _same_exclusive_group(object_type, attributes):
-                        continue  # never true
-                    question = make_attribute(kind, label, attributes, self.vocabulary)
+                    if kind.never_true(object_type, attributes):
+                        continue
+                    question = kind.make(label, attributes, self.vocabulary)
                     if question not in asked:
                         level.append(question)
             levels.append(level)
@@ -497,9 +498,10 @@ class Stream:
                 for subject, obj in ((label, other), (other, label)):
                     if not relationship.allows(subject.type, obj.type):
                         continue
-                    question = make_relationship(subject, relationship.name, obj, self.vocabulary)
-                    if question not in asked and question not in candidates:
-                        candidates.append(question)
+                    for kind in relationship_kinds():
+                        question = kind.make(subject, relationship.name, obj, self.vocabulary)
+                        if question not in asked and question not in candidates:
+                            candidates.append(question)
         return candidates
 
 
@@ -511,14 +513,15 @@ def _least(proposals: Sequence[Proposal], exposure: Callable[[Question], int]) -
 
 
 def _unpredictable(
-    kind: Kind, levels: Sequence[Level], p: FloatArray, n: IntArray, settings: EngineSettings
+    kind: InstantiationKind, levels: Sequence[Level], p: FloatArray, n: IntArray, settings: EngineSettings
 ) -> npt.NDArray[np.bool_]:
     """Which of a batch's instantiation candidates are unpredictable: population at least
-    `min_population`, abs(p - 0.5) at most epsilon and, for uniqueness, a weighted level (the last)
+    `min_population`, abs(p - 0.5) at most epsilon and, for a kind that needs evidence (uniqueness), a
+    weighted level (the last)
     weighing at least `min_evidence`. Where it weighs less, the candidates that look unpredictable are
     mostly those whose few consistent images happen to say one half (decision 0056)."""
     unpredictable = (n >= settings.min_population) & (np.abs(p - 0.5) <= settings.epsilon + 1e-12)
-    if kind == Kind.UNIQUE:
+    if kind.needs_evidence:
         unpredictable &= levels[-1][1] >= settings.min_evidence
     return unpredictable
 

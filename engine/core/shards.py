@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.errors import StatisticsError
-from engine.core.scene import Scene, iter_scene_lines
 from engine.core.statistics import FittedStatistics, Histogram, fit, load, save
-from engine.core.vocabulary import Vocabulary, load_vocabulary
+from kernel.errors import StatisticsError
+from kernel.scene import Scene, iter_scene_lines
+from kernel.vocabulary import Vocabulary, load_vocabulary
 
 DEFAULT_CHUNK = 100_000
 

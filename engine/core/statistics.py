@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.core.errors import StatisticsError
-from engine.core.scene import Scene
-from engine.core.visibility import visibility_masks
-from engine.core.vocabulary import Vocabulary, parse_vocabulary
+from kernel.errors import StatisticsError
+from kernel.scene import Scene
+from kernel.visibility import visibility_masks
+from kernel.vocabulary import Vocabulary, parse_vocabulary
 
 FORMAT = "vtt-engine-statistics"
 FORMAT_VERSION = 3

@@ -14,18 +14,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from engine.core.errors import CoreErrorCode, HistoryError, at
-from engine.core.questions import (
+from kernel.errors import CoreErrorCode, HistoryError, at
+from kernel.kinds import InstantiationKind, kind_of, question_from_json
+from kernel.questions import (
     Answer,
     AttributeQuestion,
     InstantiationQuestion,
-    Kind,
     Label,
     Question,
     RelationshipQuestion,
-    question_from_json,
 )
-from engine.core.vocabulary import Vocabulary
+from kernel.vocabulary import Vocabulary
 
 T = TypeVar("T")
 
@@ -77,12 +76,7 @@ class Story:
     def check(self, question: Question, where: str = "question") -> None:
         """Refuse a question that names a label not instantiated yet."""
         known = self.known_labels()
-        named: tuple[Label, ...] = ()
-        if isinstance(question, AttributeQuestion):
-            named = (question.label,)
-        elif isinstance(question, RelationshipQuestion):
-            named = (question.subject, question.object)
-        for label in named:
+        for label in kind_of(question).labels_named(question):
             if label not in known:
                 raise HistoryError(
                     f"{label} has not been instantiated at this point of the history",
@@ -104,13 +98,16 @@ class Story:
         elif isinstance(question, RelationshipQuestion):
             pair = frozenset((question.subject, question.object))
             self.relationship_facts.setdefault(pair, []).append((question, said))
-        elif said and question.kind == Kind.EXIST:
-            self.focus = question.region
-        elif said and question.kind == Kind.UNIQUE:
-            label = self.next_label(question.type)
-            self.labels.append(LabelRecord(label, question, len(self.entries) - 1))
-            self.focus = None
-            return label
+        elif said:
+            kind = kind_of(question)
+            assert isinstance(kind, InstantiationKind) and isinstance(question, InstantiationQuestion)
+            if kind.labels:
+                label = self.next_label(question.type)
+                self.labels.append(LabelRecord(label, question, len(self.entries) - 1))
+                self.focus = None
+                return label
+            if kind.focuses:
+                self.focus = question.region
         return None
 
 

@@ -6,7 +6,7 @@ each label is, and the existence and uniqueness answers about q's type whose reg
 Each image of P
 also has a disagreement count d: how many of the history's instantiation answers (whatever their
 region) it disagrees with. Counts are kept per d, so the estimator can take P as it is (the pooled
-level) and weighted by lambda^d (the consistency-weighted level; `engine.core.estimates`).
+level) and weighted by lambda^d (the consistency-weighted level; `kernel.estimates`).
 
 `TrainingState` keeps B, the images consistent with every positive uniqueness answer, and for each
 image of B its d and, for each type t and region w, whether it is consistent with H'_q for questions
@@ -34,12 +34,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.core.questions import Answer, InstantiationQuestion, Kind
 from engine.core.statistics import FittedStatistics
+from kernel.kinds import InstantiationKind, instantiation_kinds, kind_of
+from kernel.questions import Answer, InstantiationQuestion
 
 YES, NO, AMBIGUOUS = np.int8(1), np.int8(0), np.int8(2)
 CODE = {Answer.YES: YES, Answer.NO: NO, Answer.AMBIGUOUS: AMBIGUOUS}
@@ -53,7 +55,7 @@ class Counts:
     """For a batch of k candidates over the pooled population P: how many images answer yes, and how
     many are decidable, split by d, the number of the history's instantiation answers the image
     disagrees with (arrays shaped (k, d + 1)). Summing over d gives the pooled level; weighting by
-    lambda^d, the consistency-weighted one (`engine.core.estimates`). Images on which a candidate is
+    lambda^d, the consistency-weighted one (`kernel.estimates`). Images on which a candidate is
     ambiguous are in neither count."""
 
     yes: IntArray
@@ -112,7 +114,7 @@ class TrainingState:
         """Condition on an answered (not rejected) instantiation question."""
         codes, singled_out = self.answers(question)
         t = self.stats.vocabulary.type_index[question.type]
-        if question.kind == Kind.UNIQUE and answer == Answer.YES:
+        if _instantiation_kind(question).labels and answer == Answer.YES:
             agree = codes == YES
             free = self._free_objects(t)
             chosen = singled_out[agree[free.positions[singled_out]]]  # one per image answering yes
@@ -211,10 +213,9 @@ class TrainingState:
         else:
             unknown = np.zeros(len(self.images), dtype=np.int64)
         matches = np.bincount(free.positions[matching], minlength=len(self.images))
-        codes = answer_codes(question.kind, matches, unknown)
-        singled_out = (
-            np.flatnonzero(matching) if question.kind == Kind.UNIQUE else np.empty(0, dtype=np.int64)
-        )
+        kind = _instantiation_kind(question)
+        codes = answer_codes(kind, matches, unknown)
+        singled_out = np.flatnonzero(matching) if kind.labels else np.empty(0, dtype=np.int64)
         return codes, singled_out
 
     # --- Batched estimates ----------------------------------------------------------------------------
@@ -248,22 +249,26 @@ class TrainingState:
             self._rows_by_disagreement = _split_by_value(self.disagreements, self.answered + 1)
         return self._rows_by_disagreement
 
-    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[Kind, Counts]:
-        """exist(t, {}, w) and unique(t, {}, w) for every w in `regions`, from the free counts alone
-        (without attributes no image is ambiguous)."""
+    def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[str, Counts]:
+        """Every instantiation kind's question about the type with no attributes, for every w in
+        `regions`, from the free counts alone (without attributes no image is ambiguous)."""
         columns = np.asarray(regions, dtype=np.int64)
         remaining = self.free_visible[type_index][columns]
         pooled = self.population_of(type_index, columns)
         size = self.by_disagreement(pooled)
-        return {
-            Kind.EXIST: Counts(self.by_disagreement((remaining >= 1) & pooled), size),
-            Kind.UNIQUE: Counts(self.by_disagreement((remaining == 1) & pooled), size.copy()),
-        }
+        unknown = np.zeros(remaining.shape[-1], dtype=np.int64)
+        counts = {}
+        for kind in instantiation_kinds():
+            yes, decided = truths(kind, remaining, unknown)
+            population = size.copy() if decided.all() else self.by_disagreement(decided & pooled)
+            counts[kind.name] = Counts(self.by_disagreement(yes & pooled), population)
+        return counts
 
     def counts_with_attributes(
         self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int]
-    ) -> dict[Kind, list[Counts]]:
-        """exist and unique for every (attribute set, region): one `Counts` per region, over the sets."""
+    ) -> dict[str, list[Counts]]:
+        """Every instantiation kind's question for every (attribute set, region): one `Counts` per
+        region, over the sets."""
         masks = np.asarray(attribute_masks, dtype=np.uint64)
         # Only the free objects of the type with known attributes can match. Whether an object has a
         # set's attributes is read from a (sets x distinct masks) table: a type has a few hundred
@@ -275,50 +280,50 @@ class TrainingState:
         image_population = self.population_bits[type_index]
         columns = np.asarray(regions, dtype=np.int64)
         unknown = self.free_unknown[type_index][columns]
-        results: dict[Kind, list[Counts]] = {Kind.EXIST: [], Kind.UNIQUE: []}
+        results: dict[str, list[Counts]] = {kind.name: [] for kind in instantiation_kinds()}
         for c, w in enumerate(columns):
             bit = self._region_bits[w]
             kept = ((free.vis & bit) != 0) & ((object_population & bit) != 0)
             in_population = (image_population & bit) != 0
-            exist, unique = self._region_counts(
+            by_kind = self._region_counts(
                 free.positions[kept], has_set[:, free.classes[kept]], in_population, unknown[c]
             )
-            results[Kind.EXIST].append(exist)
-            results[Kind.UNIQUE].append(unique)
+            for name, counts in by_kind.items():
+                results[name].append(counts)
         return results
 
     def _region_counts(
         self, positions: IntArray, has: BoolArray, population: BoolArray, unknown: npt.NDArray[np.uint16]
-    ) -> tuple[Counts, Counts]:
-        """(exist, unique) counts over the population of one region for many attribute sets.
+    ) -> dict[str, Counts]:
+        """Every instantiation kind's counts over the population of one region for many attribute sets.
 
         `positions` are the images (in B) of the free known objects of the type visible in the region,
         in population images, in image order, and `has` (sets, objects) whether each has each set's
-        attributes; `population` and `unknown` are per image of B. An image where none of the objects
-        matches answers "no" when nothing there has unknown attributes and is ambiguous otherwise; only
+        attributes; `population` and `unknown` are per image of B. An image holding no such object has
+        no match for any set, so it answers every set alike: it is counted once, for all of them; only
         images holding at least one such object need a per-set count.
         """
         n_sets = has.shape[0]
+        if len(positions):
+            starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
+            per_image = np.add.reduceat(has, starts, axis=1, dtype=np.int32)  # (sets, images with objects)
+            holding = positions[starts]
+        else:
+            per_image, holding = np.zeros((n_sets, 0), dtype=np.int32), np.zeros(0, dtype=np.int64)
         depth = self.answered + 1
-        certain = population & (unknown == 0)
-        # Before looking at objects: every certain image answers "no" to every set.
-        certain_no = np.broadcast_to(
-            np.bincount(self.disagreements[certain], minlength=depth), (n_sets, depth)
-        )
-        zeros = np.zeros((n_sets, depth), dtype=np.int64)
-        if len(positions) == 0:
-            return Counts(zeros, certain_no.copy()), Counts(zeros.copy(), certain_no.copy())
-        starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
-        per_image = np.add.reduceat(has, starts, axis=1, dtype=np.int32)  # (sets, images with objects)
-        holding = positions[starts]
-        no_unknown = (unknown[holding] == 0)[None, :]
-        some = per_image >= 1
-        # Certain images that do hold a match are not "no" after all.
-        certain_no = certain_no - self.by_disagreement(some & no_unknown, holding)
-        exist_yes = self.by_disagreement(some, holding)
-        unique_yes = self.by_disagreement((per_image == 1) & no_unknown, holding)
-        unique_no = self.by_disagreement(per_image >= 2, holding) + certain_no
-        return Counts(exist_yes, exist_yes + certain_no), Counts(unique_yes, unique_yes + unique_no)
+        without = population.copy()
+        without[holding] = False
+        empty = np.flatnonzero(without)
+        empty_d, empty_unknown = self.disagreements[empty], unknown[empty]
+        counts = {}
+        for kind in instantiation_kinds():
+            yes, decided = truths(kind, per_image, unknown[holding])
+            yes_empty, decided_empty = truths(kind, np.zeros(len(empty), dtype=np.int32), empty_unknown)
+            counts[kind.name] = Counts(
+                self.by_disagreement(yes, holding) + np.bincount(empty_d[yes_empty], minlength=depth),
+                self.by_disagreement(decided, holding) + np.bincount(empty_d[decided_empty], minlength=depth),
+            )
+        return counts
 
 
 @dataclass(frozen=True)
@@ -375,10 +380,36 @@ def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray |
     return [(int(d), values == d) for d in present]
 
 
-def answer_codes(kind: Kind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
-    """`oracle.instantiation_answer`, for every image at once."""
-    if kind == Kind.EXIST:
-        return np.where(matches >= 1, YES, np.where(unknown > 0, AMBIGUOUS, NO)).astype(np.int8)
-    return np.where(
-        matches >= 2, NO, np.where(unknown > 0, AMBIGUOUS, np.where(matches == 1, YES, NO))
-    ).astype(np.int8)
+def _instantiation_kind(question: InstantiationQuestion) -> InstantiationKind:
+    kind = kind_of(question)
+    assert isinstance(kind, InstantiationKind)
+    return kind
+
+
+def truths(
+    kind: InstantiationKind, matches: npt.NDArray[np.integer[Any]], unknown: npt.NDArray[np.integer[Any]]
+) -> tuple[BoolArray, BoolArray]:
+    """`InstantiationKind.answer_from_counts` for many images at once: per cell of `matches` (its last
+    axis: images; `unknown` per image), whether it answers yes, and whether it answers at all (yes or
+    no, not ambiguous): yes when the kind holds for every count between the certain matches and those
+    plus the objects whose attributes are unknown, no when for none. Only the images with such objects
+    are looked at more than once."""
+    holds = np.asarray(kind.holds(matches), dtype=bool)
+    every, some = holds.copy(), holds.copy()
+    uncertain = np.flatnonzero(unknown > 0)
+    if len(uncertain):
+        certain_matches, possible = matches[..., uncertain], unknown[uncertain]
+        all_hold, any_holds = holds[..., uncertain].copy(), holds[..., uncertain].copy()
+        for k in range(1, int(possible.max()) + 1):
+            counted = possible >= k
+            holds_k = np.asarray(kind.holds(certain_matches + k), dtype=bool)
+            all_hold &= holds_k | ~counted
+            any_holds |= holds_k & counted
+        every[..., uncertain], some[..., uncertain] = all_hold, any_holds
+    return every, every | ~some
+
+
+def answer_codes(kind: InstantiationKind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
+    """`InstantiationKind.answer_from_counts`, for every image at once."""
+    yes, decided = truths(kind, matches, unknown)
+    return np.where(yes, YES, np.where(decided, NO, AMBIGUOUS)).astype(np.int8)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from evaluation.selectors.plans import session_ready
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 
 
 class RegionSerializer(serializers.Serializer):

@@ -14,8 +14,8 @@ from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
 from evaluation.selectors.plans import SessionDealing, plan_of
 from evaluation.selectors.scores import answers_by_session
+from kernel.kinds import KINDS
 from scoring.degradation import blind_answers, seeing_minus_blind
-from scoring.kinds import KINDS
 from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
 from scoring.stats import proportion
 from truthing.published import TAKEABLE, TestPlan, frozen_test_get, frozen_tests, test_plan

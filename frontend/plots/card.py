@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from frontend.plots.svg import LEFT, RIGHT, ROW, TOP, WIDTH, joined, svg, svg_html
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 from scoring.stats import proportion
 
 

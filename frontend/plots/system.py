@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from frontend.plots.leaderboard import accuracy_by_kind, accuracy_by_position
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 
 
 def system_plots(entry: dict[str, Any]) -> dict[str, SafeString]:

@@ -16,7 +16,7 @@ from evaluation.services import systems as system_services
 from frontend.plots import leaderboard as plots
 from frontend.plots.degradation import accuracy_by_reference
 from frontend.plots.system import system_plots
-from scoring.kinds import KINDS
+from kernel.kinds import KINDS
 from truthing.published import frozen_tests, test_image_file, test_plan
 from vtt_site.errors import ApplicationError
 

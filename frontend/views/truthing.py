@@ -23,6 +23,7 @@ from frontend.plots import card as plots
 from frontend.plots.reliability import reliability_plot
 from frontend.views.common import require
 from frontend.views.ranking import ranking_context
+from kernel.kinds import KINDS, labels_an_object
 from scoring.stats import proportion
 from truthing import reports, selectors
 from truthing.api.serializers import WorkSerializer
@@ -80,6 +81,8 @@ def _work_page(request: HttpRequest, work: Stream | Check) -> HttpResponse:
             "leave": reverse(f"{base}-leave", args=[work.pk]),
             "home": reverse("frontend:truthing"),
         },
+        # The kinds whose yes singles out an object the operator may point at (uniqueness).
+        "labelling_kinds": [name for name in KINDS if labels_an_object(name)],
     }
     return render(request, "frontend/truthing_work.html", {"work": view, "data": data})
 

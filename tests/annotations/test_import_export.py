@@ -16,7 +16,7 @@ from annotations.selectors.exports import scene_export
 from annotations.selectors.vocabularies import core_vocabulary
 from annotations.services.imports import import_create, import_run
 from demo.synthetic import generate_scenes
-from engine.core.scene import parse_scene
+from kernel.scene import parse_scene
 from tests.annotations.images import image_bytes, upload
 from tests.factories import CollectionFactory
 

@@ -19,7 +19,7 @@ from annotations.formats.streaming import DepthGuard
 from annotations.models import ImportJob
 from annotations.selectors.vocabularies import core_vocabulary
 from annotations.services.imports import import_create
-from engine.core.vocabulary import parse_vocabulary
+from kernel.vocabulary import parse_vocabulary
 from tests.annotations.formats import FIXTURES, MAPPING, zipped
 from tests.annotations.images import upload
 from vtt_site import safejson

@@ -16,8 +16,8 @@ from annotations.selectors.vocabularies import core_vocabulary, vocabulary_docum
 from annotations.services.annotation import annotation_save
 from annotations.services.queues import annotation_next
 from annotations.services.vocabularies import vocabulary_import, vocabulary_install_default, vocabulary_update
-from engine.core.errors import VocabularyError
-from engine.core.vocabulary import parse_vocabulary
+from kernel.errors import VocabularyError
+from kernel.vocabulary import parse_vocabulary
 from tests.annotations.conftest import SCENE
 from tests.factories import CollectionFactory, ImageFactory, UserFactory, VocabularyFactory
 from tests.factories import vocabulary_document as default_document

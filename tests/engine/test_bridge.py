@@ -5,7 +5,7 @@ from __future__ import annotations
 from annotations.models import Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge
-from engine.core.scene import parse_scene
+from kernel.scene import parse_scene
 
 
 def test_scenes_come_back_as_they_were_imported(

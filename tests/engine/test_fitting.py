@@ -8,9 +8,9 @@ import pytest
 from annotations.models import Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge, services
-from engine.core.errors import SceneError
 from engine.core.statistics import fit, load
 from engine.models import FitStatus, FittedStatistics
+from kernel.errors import SceneError
 from tests.factories import CollectionFactory
 from vtt_site.errors import ApplicationError
 

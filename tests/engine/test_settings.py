@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.errors import EngineError
 from engine.core.proposer import EngineSettings
 from engine.settings import engine_settings
+from kernel.errors import EngineError
 from vtt_site.env import env_number_overrides
 
 

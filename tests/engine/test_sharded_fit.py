@@ -64,7 +64,7 @@ def test_a_shard_that_cannot_be_fitted_fails_the_fit_with_its_message(
     settings, trained_collection, monkeypatch
 ):
     settings.VTT = {**settings.VTT, "ENGINE_FIT_SHARD_IMAGES": 25}
-    from engine.core.errors import StatisticsError
+    from kernel.errors import StatisticsError
 
     calls = {"n": 0}
     real_fit = services.fit

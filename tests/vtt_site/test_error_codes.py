@@ -23,7 +23,7 @@ def listed_codes() -> set[str]:
 def error_enums() -> list[type[StrEnum]]:
     """The StrEnums named *ErrorCode in every errors module of the project (found, not listed, so a new
     app's codes are checked without anyone remembering to add them here)."""
-    modules = ["vtt_site.errors", "vtt_site.leases", "engine.core.errors"]
+    modules = ["vtt_site.errors", "vtt_site.leases", "kernel.errors"]
     for app in settings.INSTALLED_APPS:
         if (ROOT / app / "errors.py").exists():
             modules.append(f"{app}.errors")

@@ -21,8 +21,8 @@ from annotations.services import imports
 from annotations.services.imports import import_create, import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import services
-from engine.core.scene import parse_scene
 from engine.models import FitStatus, FittedStatistics
+from kernel.scene import parse_scene
 from tests.factories import CollectionFactory
 from tests.parallel import ONE_AT_A_TIME
 from vtt_site import jobs

@@ -15,8 +15,9 @@ from django.db import transaction
 from engine.audit.run import audit_streams, reliability_svg, training_streams
 from engine.bridge import scenes_of
 from engine.core.drivers import StreamStep
-from engine.core.estimates import Estimate
-from engine.core.questions import Answer, Label, question_from_json
+from kernel.estimates import Estimate
+from kernel.kinds import question_from_json
+from kernel.questions import Answer, Label
 from truthing import bridge
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState

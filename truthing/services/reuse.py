@@ -20,7 +20,7 @@ from django.conf import settings as django_settings
 
 from engine.bridge import scenes_of
 from engine.core.drivers import run_automatic
-from engine.core.questions import Answer
+from kernel.questions import Answer
 from scoring.reuse import PlayedStream, Seen, reuse_accuracy
 from truthing import bridge
 from truthing.exposure import image_exposure

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.db import models
 
+from kernel.kinds import labels_an_object
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, Step, StepAnswer, Stream, StreamState, Test, TestState, TruthingMode
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
@@ -98,7 +99,7 @@ def check_point(point: Sequence[float] | None, *, step: Step, answer: str, width
     carry one, and it lies on the image (image pixels, [x, y])."""
     if point is None:
         return
-    if step.question.get("kind") != "unique" or answer != StepAnswer.YES:
+    if not labels_an_object(step.question.get("kind")) or answer != StepAnswer.YES:
         raise ApplicationError(
             CommonErrorCode.INVALID,
             "Only a yes to “Is there a unique …?” singles out an object to point at.",

@@ -1,6 +1,6 @@
 """The one DRF exception handler: every API failure becomes `{"code", "message", "fields"}`.
 
-Domain errors (`vtt_site.errors.ApplicationError`), engine-core errors (`engine.core.errors.EngineError`),
+Domain errors (`vtt_site.errors.ApplicationError`), engine-core errors (`kernel.errors.EngineError`),
 Django's own validation and permission errors and DRF's exceptions all pass through here, so a client
 only ever has to understand one shape. `code` is a member of one of the apps' error enums (all listed in
 docs/errors.md); `fields` maps the path of each offending value in the request (`objects[3].bbox`,
@@ -24,7 +24,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from engine.core.errors import EngineError
+from kernel.errors import EngineError
 from vtt_site.broker import BROKER_DOWN
 from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 from vtt_site.errors import ApplicationError, CommonErrorCode, ServiceUnavailableError

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from demo.marina.scenes import VOCABULARY, generate_scenes
-from engine.core.scene import parse_scene
-from engine.core.vocabulary import load_vocabulary
+from kernel.scene import parse_scene
+from kernel.vocabulary import load_vocabulary
 
 MARINA = load_vocabulary(VOCABULARY)
 

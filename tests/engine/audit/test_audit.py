@@ -21,8 +21,9 @@ from engine.audit.run import (
     write_report,
 )
 from engine.core.drivers import StreamStep
-from engine.core.estimates import Estimate
-from engine.core.questions import Answer, Kind, Label, make_attribute, make_instantiation
+from kernel.estimates import Estimate
+from kernel.kinds import Kind
+from kernel.questions import Answer, Label, make_attribute, make_instantiation
 from tests.engine.core.random_scenes import default_vocabulary
 
 STREET = default_vocabulary()
@@ -125,7 +126,7 @@ def test_features_see_the_object_asked_about_but_not_the_answer():
 def test_a_relationship_row_carries_the_geometry_of_the_two_defining_regions():
     """Subject minus object: a person found in the bottom-left cell and a vehicle found in the top-right
     one give a positive vertical offset and a negative horizontal one (issue 19)."""
-    from engine.core.questions import make_relationship
+    from kernel.questions import make_relationship
 
     person = make_instantiation(Kind.UNIQUE, "person", [], "2x2-r1c0", STREET)
     vehicle = make_instantiation(Kind.UNIQUE, "vehicle", [], "2x2-r0c1", STREET)

@@ -8,17 +8,18 @@ the engine.
 
 from __future__ import annotations
 
-from engine.core.oracle import Binding, PreparedScene, answer, replay
-from engine.core.questions import (
+from engine.core.oracle import answer, replay
+from kernel.kinds import Kind
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import (
     Answer,
     AttributeQuestion,
     InstantiationQuestion,
-    Kind,
     Label,
     Question,
     RelationshipQuestion,
 )
-from engine.core.vocabulary import Vocabulary
+from kernel.vocabulary import Vocabulary
 
 History = list[tuple[Question, Answer]]
 

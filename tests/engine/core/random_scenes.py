@@ -11,18 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.core.oracle import Binding, PreparedScene, answer
-from engine.core.questions import (
-    Answer,
-    Kind,
-    Question,
-    make_attribute,
-    make_instantiation,
-    make_relationship,
-)
-from engine.core.scene import Scene, parse_scene
+from engine.core.oracle import answer
 from engine.core.story import Story
-from engine.core.vocabulary import Vocabulary, load_vocabulary, parse_vocabulary
+from kernel.kinds import Kind
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, Question, make_attribute, make_instantiation, make_relationship
+from kernel.scene import Scene, parse_scene
+from kernel.vocabulary import Vocabulary, load_vocabulary, parse_vocabulary
 
 ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_VOCABULARY = ROOT / "annotations" / "vocabularies" / "urban-street.json"

@@ -7,20 +7,12 @@ import json
 
 import pytest
 
-from engine.core.errors import HistoryError, QuestionError, SceneError, VocabularyError
-from engine.core.questions import (
-    Kind,
-    Label,
-    make_attribute,
-    make_instantiation,
-    make_relationship,
-    question_from_json,
-    question_to_json,
-    render_text,
-)
-from engine.core.scene import parse_scene
 from engine.core.story import parse_history
-from engine.core.vocabulary import parse_vocabulary
+from kernel.errors import HistoryError, QuestionError, SceneError, VocabularyError
+from kernel.kinds import Kind, question_from_json, question_to_json, render_text
+from kernel.questions import Label, make_attribute, make_instantiation, make_relationship
+from kernel.scene import parse_scene
+from kernel.vocabulary import parse_vocabulary
 from tests.engine.core.random_scenes import DEFAULT_VOCABULARY, default_vocabulary
 
 V = default_vocabulary()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.core.estimates import chain, chain_arrays, powers, weighted_sum, weighted_sums
+from kernel.estimates import chain, chain_arrays, powers, weighted_sum, weighted_sums
 
 
 def test_each_level_is_shrunk_towards_the_one_above():

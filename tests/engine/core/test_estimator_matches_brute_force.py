@@ -9,15 +9,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.oracle import PreparedScene
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import (
-    Answer,
-    Kind,
-    make_instantiation,
-    make_relationship,
-)
 from engine.core.statistics import fit
+from kernel.kinds import Kind
+from kernel.prepared import PreparedScene
+from kernel.questions import Answer, make_instantiation, make_relationship
 from tests.engine.core.brute_force import (
     brute_force,
 )

@@ -12,9 +12,9 @@ import pytest
 from demo.synthetic.scenes import generate_scenes
 from engine.core.drivers import StreamStep, run_automatic, stream_seed
 from engine.core.proposer import EngineSettings, Proposal, Stream
-from engine.core.questions import Answer, Question
-from engine.core.scene import parse_scene
 from engine.core.statistics import fit
+from kernel.questions import Answer, Question
+from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import default_vocabulary
 
 VOCABULARY = default_vocabulary()

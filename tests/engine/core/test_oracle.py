@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.oracle import Binding, PreparedScene, answer, replay
-from engine.core.questions import Answer, Kind, Label, make_attribute, make_instantiation, make_relationship
-from engine.core.scene import parse_scene
+from engine.core.oracle import answer, replay
+from kernel.kinds import Kind
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, Label, make_attribute, make_instantiation, make_relationship
+from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import default_vocabulary
 
 V = default_vocabulary()

@@ -10,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from demo.synthetic.scenes import generate_scenes
-from engine.core.oracle import Binding, PreparedScene, answer
+from engine.core.oracle import answer
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import Answer
-from engine.core.scene import parse_scene
 from engine.core.statistics import fit
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer
+from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import default_vocabulary, random_scene, random_vocabulary
 
 STREET = default_vocabulary()
@@ -79,7 +80,7 @@ def test_a_resumed_stream_on_a_random_vocabulary_proposes_what_the_uninterrupted
 
 
 def test_a_seed_must_be_non_negative_integers(street):
-    from engine.core.errors import EngineError
+    from kernel.errors import EngineError
 
     stats, _, engine_settings = street
     for bad in [(), (-1,), (1.5,), (True,)]:

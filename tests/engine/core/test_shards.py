@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from demo.synthetic.scenes import generate_scenes
 from engine.core.cli import main
-from engine.core.errors import StatisticsError
-from engine.core.scene import parse_scene
 from engine.core.shards import fit_parallel, fit_range, line_ranges, merge
 from engine.core.statistics import ARRAY_FIELDS, fit, load
+from kernel.errors import StatisticsError
+from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import (
     DEFAULT_VOCABULARY,
     default_vocabulary,

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.core.errors import StatisticsError
 from engine.core.statistics import ARRAY_FIELDS, FORMAT_VERSION, fit, load, save
+from kernel.errors import StatisticsError
 from tests.engine.core.random_scenes import random_scene, small_vocabulary
 
 V = small_vocabulary()

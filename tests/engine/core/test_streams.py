@@ -7,17 +7,13 @@ import pytest
 
 from demo.synthetic.scenes import generate_scenes
 from engine.core.drivers import run_automatic, stream_seed
-from engine.core.oracle import Binding, PreparedScene, answer, replay
+from engine.core.oracle import answer, replay
 from engine.core.proposer import EngineSettings, Stream
-from engine.core.questions import (
-    Answer,
-    AttributeQuestion,
-    InstantiationQuestion,
-    Kind,
-    RelationshipQuestion,
-)
-from engine.core.scene import parse_scene
 from engine.core.statistics import fit
+from kernel.kinds import Kind
+from kernel.prepared import Binding, PreparedScene
+from kernel.questions import Answer, AttributeQuestion, InstantiationQuestion, RelationshipQuestion
+from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import default_vocabulary
 
 VOCABULARY = default_vocabulary()

@@ -88,7 +88,8 @@ function namedLabels(question) {
   return [question.label, question.subject, question.object].filter(Boolean);
 }
 
-const isUnique = () => isStream && work.state === "pending" && work.pending?.question?.kind === "unique";
+const isUnique = () =>
+  isStream && work.state === "pending" && data.labelling_kinds.includes(work.pending?.question?.kind);
 
 // The label a yes to the pending uniqueness question makes: the next of its type.
 function nextLabel() {

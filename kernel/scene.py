@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.errors import CoreErrorCode, SceneError, at
-from engine.core.vocabulary import Vocabulary
+from kernel.errors import CoreErrorCode, SceneError, at
+from kernel.vocabulary import Vocabulary
 
 MIN_BOX_SIDE = 1.0
 MAX_IMAGE_SIDE = 100_000

@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from engine.core.errors import VocabularyError, at
+from kernel.errors import VocabularyError, at
 
 MAX_ATTRIBUTES_PER_TYPE = 64  # one uint64 mask per object
 MAX_RELATIONSHIPS = 32  # forward and reverse bits of a pair share one uint64 mask

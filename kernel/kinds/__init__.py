@@ -1,0 +1,156 @@
+"""The question kinds, one module each, registered here in the order every report lists them.
+
+A kind's module (`exist.py`, ..., `rel.py`) holds everything that differs by kind: its structured form
+and parsing, its English, the oracle's answer, what an object or an image satisfies (on booleans and
+on bit masks), which of its candidates are never asked, its estimate's family of levels, its reuse key,
+what it tells the audit's guesser and the ranking check's degradation that reaches it. Everything else
+iterates the registry or asks `kind_of`; no other module names a kind (tests/test_kinds_registry.py
+fails on one that does). docs/recipes.md, "Add a question kind", is the recipe.
+
+Plain Python: the scoring core reads the registry too.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from kernel.errors import CoreErrorCode, QuestionError, at
+from kernel.kinds.base import (
+    AttributeKind,
+    Family,
+    InstantiationKind,
+    QuestionKind,
+    RelationshipKind,
+)
+from kernel.questions import Question
+from kernel.vocabulary import Vocabulary
+
+# The kinds' modules, in the order reports list the kinds and the engine orders its candidates within
+# one group (exist before unique; attr_and before attr_or).
+KIND_MODULES = ("exist", "unique", "attr", "attr_and", "attr_or", "rel")
+
+REGISTRY: dict[str, QuestionKind] = {}
+
+
+def register(kind: QuestionKind) -> QuestionKind:
+    if kind.name in REGISTRY:
+        raise ValueError(f"the question kind {kind.name!r} is registered twice")
+    REGISTRY[kind.name] = kind
+    return kind
+
+
+def unregister(name: str) -> None:
+    """For tests that register a kind of their own."""
+    del REGISTRY[name]
+
+
+for _module in KIND_MODULES:
+    register(importlib.import_module(f"kernel.kinds.{_module}").KIND)
+
+
+class _Names(Sequence[str]):
+    """The registered kinds' names in order, read off the registry whenever asked (a kind registered
+    later, as the registry's test does, is seen by every reader)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return tuple(REGISTRY)[index]
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+    def __repr__(self) -> str:
+        return repr(tuple(REGISTRY))
+
+
+KINDS: Sequence[str] = _Names()
+# The kinds' names as an enum, made from the registry (a new kind's module is its only definition).
+Kind = StrEnum("Kind", [(name.upper(), name) for name in REGISTRY])  # type: ignore[misc]
+
+
+def kind_of(name: str | Question) -> QuestionKind:
+    """The kind of a name or a question; KeyError for a name no module registers."""
+    return REGISTRY[name if isinstance(name, str) else name.kind]
+
+
+def of_family(family: Family) -> list[QuestionKind]:
+    return [kind for kind in REGISTRY.values() if kind.family == family]
+
+
+def instantiation_kinds() -> list[InstantiationKind]:
+    return [kind for kind in REGISTRY.values() if isinstance(kind, InstantiationKind)]
+
+
+def attribute_kinds() -> list[AttributeKind]:
+    return [kind for kind in REGISTRY.values() if isinstance(kind, AttributeKind)]
+
+
+def relationship_kinds() -> list[RelationshipKind]:
+    return [kind for kind in REGISTRY.values() if isinstance(kind, RelationshipKind)]
+
+
+def names_of(family: Family) -> frozenset[str]:
+    return frozenset(kind.name for kind in of_family(family))
+
+
+def labels_an_object(name: Any) -> bool:
+    """Whether a yes to a question of this kind (a name) labels the object it singles out."""
+    kind = REGISTRY.get(str(name))
+    return isinstance(kind, InstantiationKind) and kind.labels
+
+
+# --- The structured form and the English, through each question's kind ---------------------------------
+
+
+def question_to_json(
+    question: Question, vocabulary: Vocabulary, width: float, height: float
+) -> dict[str, Any]:
+    """The structured form of docs/method.md section 9; regions as pixel boxes of this image, unrounded."""
+    return kind_of(question).to_json(question, vocabulary, width, height)
+
+
+def question_from_json(
+    document: Any, vocabulary: Vocabulary, width: float, height: float, where: str = "question"
+) -> Question:
+    """Parse and validate a structured question. Whether its labels exist depends on a history."""
+    if not isinstance(document, Mapping):
+        raise QuestionError("a question is a JSON object", where=where)
+    kind = REGISTRY.get(str(document.get("kind")))
+    if kind is None:
+        raise QuestionError(
+            f"kind must be one of {', '.join(KINDS)}",
+            where=at(where, "kind"),
+            code=CoreErrorCode.UNKNOWN_KIND,
+        )
+    return kind.parse(document, vocabulary, width, height, where)
+
+
+def render_text(question: Question, vocabulary: Vocabulary) -> str:
+    return kind_of(question).text(question, vocabulary)
+
+
+__all__ = [
+    "KINDS",
+    "KIND_MODULES",
+    "REGISTRY",
+    "AttributeKind",
+    "Family",
+    "InstantiationKind",
+    "Kind",
+    "QuestionKind",
+    "RelationshipKind",
+    "attribute_kinds",
+    "instantiation_kinds",
+    "kind_of",
+    "labels_an_object",
+    "names_of",
+    "of_family",
+    "question_from_json",
+    "question_to_json",
+    "register",
+    "relationship_kinds",
+    "render_text",
+    "unregister",
+]
