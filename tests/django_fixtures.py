@@ -88,6 +88,16 @@ def api():
     return Client()
 
 
+def run_task(task, *args):
+    """Run a Celery task as the beat or a service queues it (eagerly in the unit tests) and return its
+    result. The result is read without `.get()`: Celery refuses to join a result while it believes a task
+    is running in the process ("never call result.get() within a task"), which another test's eager task
+    run in a thread makes true under pytest-xdist, and the test then failed only in a parallel run."""
+    result = task.apply(args=args)
+    assert result.successful(), result.traceback
+    return result.result
+
+
 def import_scenes(collection, scenes, *, split=Split.TRAIN, mark_reviewed=True):
     payload = "".join(json.dumps(s) + "\n" for s in scenes).encode()
     job = import_create(

@@ -12,6 +12,7 @@ from accounts.roles import Role
 from evaluation.models import Answer, Session, TestSchedule
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
+from tests.django_fixtures import run_task
 from tests.evaluation.conftest import DEFAULT_STREAMS, build_test
 
 pytestmark = pytest.mark.django_db
@@ -235,7 +236,7 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
     answer_submit(session_id=session.pk, stream=0, step=0, answer=True)  # right
     answer_submit(session_id=session.pk, stream=0, step=1, answer=False)  # wrong
     schedule = TestSchedule.objects.create(test=published_test, deadline=timezone.now() + timedelta(hours=1))
-    assert sweep.delay().get() == 0
+    assert run_task(sweep) == 0
     schedule.deadline = timezone.now() - timedelta(seconds=1)
     schedule.save()
     board_url = f"/api/v1/evaluation/tests/{published_test.pk}/leaderboard/"
@@ -244,7 +245,7 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
     assert Session.objects.get(pk=session.pk).state == "active"  # the deadline alone closes nothing
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert sweep.delay().get() == 1
+        assert run_task(sweep) == 1
     session.refresh_from_db()
     assert session.state == "expired" and session.ended_at is not None
     # The 9 questions it never saw count as wrong: 1 right of 11.
@@ -261,7 +262,7 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
         for r in page["sessions"][0]["streams"]
     ] == [(0, 4, 2, 1, 2), (1, 5, 0, 0, 1), (2, 2, 0, 0, 1)]
     # A second run finds nothing more to close.
-    assert sweep.delay().get() == 0
+    assert run_task(sweep) == 0
 
 
 def test_a_session_whose_streams_are_being_prepared_is_told_to_wait_and_stores_nothing(
