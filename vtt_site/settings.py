@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import sys
+from typing import Any
 from datetime import timedelta
 from pathlib import Path
 
@@ -362,7 +363,7 @@ JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
 # --- Domain settings ----------------------------------------------------------------------------------
 
-VTT = {
+VTT: dict[str, Any] = {
     "IMAGE_MAX_BYTES": env_int("IMAGE_MAX_BYTES", 25 * 1024 * 1024),
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
     # What all the zip archives of one upload may unpack to, together; checked before each entry is
