@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from annotations.queues import IMPORT_RUN
 from annotations.services.imports import import_run as run
 
 
-@shared_task(acks_late=True)
+@shared_task(name=IMPORT_RUN.name, acks_late=True)
 def import_run(job_id: int) -> None:
     """No automatic retry: a failed import says why on its row, and a worker that dies is replaced by the
     job sweeper's takeover (vtt_site.jobs); a second delivery finds the job held or finished."""

@@ -51,7 +51,7 @@ from evaluation.models import Session  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
 from truthing.models import Test  # noqa: E402
-from truthing.published import test_plan  # noqa: E402
+from truthing.published import plan_of_test  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TEST = "Demo street test"
@@ -126,7 +126,7 @@ def positions(sessions: list[tuple[int | None, str]]) -> list[tuple[int, str, in
     out = []
     for session_id, token in sessions:
         assert session_id is not None
-        plan = test_plan(test_id=Session.objects.get(pk=session_id).test_id)
+        plan = plan_of_test(test_id=Session.objects.get(pk=session_id).test_id)
         step = plan.steps[answered[session_id]] if plan and answered[session_id] < len(plan.steps) else None
         out.append((session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0))
     return out

@@ -103,14 +103,14 @@ def setup() -> str:
         image.split = Split.TEST
         image.save(update_fields=["split"])
         images.append(image)
-    test = lifecycle.test_create(
+    test = lifecycle.create_test(
         name="Operator benchmark",
         statistics=fit,
         image_ids=[i.pk for i in images],
         settings={"min_population": 5, "max_questions": 40},
         seed=7,
     )
-    lifecycle.test_start(test=test)
+    lifecycle.start_test(test=test)
     connections.close_all()
     return password
 

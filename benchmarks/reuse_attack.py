@@ -46,7 +46,7 @@ from evaluation.services.systems import system_create  # noqa: E402
 from scoring.reuse import PlayedStream, Seen, reuse_accuracy  # noqa: E402
 from truthing.models import AutomaticTruthing, Test, TestImage, TestState, TruthingMode  # noqa: E402
 from truthing.services.automatic import automatic_truthing_run  # noqa: E402
-from truthing.services.lifecycle import test_create, test_publish, test_start  # noqa: E402
+from truthing.services.lifecycle import create_test, publish_test, start_test  # noqa: E402
 
 SYSTEMS_PER_OWNER = 3
 
@@ -115,7 +115,7 @@ def pooled_test(demo: Test, pools: int) -> Test:
     test = Test.objects.filter(name=name).first()
     if test is None:
         images = list(demo.test_images.order_by("position").values_list("image_id", flat=True))
-        test = test_create(
+        test = create_test(
             name=name,
             statistics=demo.statistics,
             image_ids=images,
@@ -125,11 +125,11 @@ def pooled_test(demo: Test, pools: int) -> Test:
         )
     if test.state == TestState.DRAFT:
         with override_settings(VTT={**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}):
-            test = test_start(test=test)
+            test = start_test(test=test)
             for job in AutomaticTruthing.objects.filter(test=test):
                 automatic_truthing_run(job_id=job.pk)
         TestImage.objects.filter(test=test).update(mode=TruthingMode.OPERATOR)
-        test = test_publish(test=test)
+        test = publish_test(test=test)
     return test
 
 

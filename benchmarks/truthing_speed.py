@@ -230,8 +230,8 @@ def prepare(args, folder: Path, blind: int):
 
 def a_test(name: str, statistics_row, image_ids: list[int]):
     with transaction.atomic():
-        test = lifecycle.test_create(name=name, statistics=statistics_row, image_ids=image_ids, seed=1)
-        lifecycle.test_start(test=test)
+        test = lifecycle.create_test(name=name, statistics=statistics_row, image_ids=image_ids, seed=1)
+        lifecycle.start_test(test=test)
     return test
 
 
@@ -252,11 +252,11 @@ def run(args, folder: Path, database_name: str, queue: str) -> dict:
 
         auto_ids = list(test_images.filter(original_name__startswith="test").values_list("pk", flat=True))
         with transaction.atomic():
-            auto_test = lifecycle.test_create(
+            auto_test = lifecycle.create_test(
                 name="oracle", statistics=statistics_row, image_ids=auto_ids, seed=1
             )
             started = time.perf_counter()
-            lifecycle.test_start(test=auto_test)
+            lifecycle.start_test(test=auto_test)
         jobs = AutomaticTruthing.objects.filter(test=auto_test)
         while jobs.exclude(status__in=["done", "failed"]).exists():
             time.sleep(0.2)

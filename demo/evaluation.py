@@ -53,7 +53,7 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
         )
         if images:
             test_images = test_images[:images]
-        existing = lifecycle.test_create(
+        existing = lifecycle.create_test(
             name=DEMO_TEST_NAME,
             statistics=statistics,
             image_ids=test_images,
@@ -65,12 +65,12 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
     with override_settings(VTT=no_checks):
         if existing.state == TestState.DRAFT:
             with transaction.atomic():
-                existing = lifecycle.test_start(test=existing)
+                existing = lifecycle.start_test(test=existing)
         # Eager: the jobs ran when the start committed and this finds them done; with a worker this
         # process truths the parts the worker does not hold already.
         for job in AutomaticTruthing.objects.filter(test=existing):
             automatic_truthing_run(job_id=job.pk)
-    return lifecycle.test_publish(test=Test.objects.get(pk=existing.pk))
+    return lifecycle.publish_test(test=Test.objects.get(pk=existing.pk))
 
 
 def seeing_training_data(test: Test) -> tuple[dict[str, Any], list[tuple[float, float, float, float]], list]:

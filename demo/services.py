@@ -34,7 +34,7 @@ from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
 from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services.automatic import automatic_truthing_run
-from truthing.services.lifecycle import publish_blockers, test_create, test_publish, test_start
+from truthing.services.lifecycle import create_test, publish_blockers, publish_test, start_test
 from vtt_site.errors import ApplicationError
 
 COLLECTION_NAME = "Demo street scenes"
@@ -184,7 +184,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
             .order_by("original_name")
             .values_list("pk", flat=True)[:AUTOMATIC_IMAGES]
         )
-        published = test_create(
+        published = create_test(
             name=AUTOMATIC_TEST,
             description="Every image has a reviewed scene graph, so the oracle answered every question.",
             statistics=statistics,
@@ -198,7 +198,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         vtt = {**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}
         with override_settings(VTT=vtt):
             if published.state == TestState.DRAFT:
-                published = test_start(test=published)
+                published = start_test(test=published)
             # Eager (make run): the job ran when the start committed; this finds it done. With a worker
             # this process truths it unless the worker holds it already.
             for job in AutomaticTruthing.objects.filter(test=published):
@@ -208,11 +208,11 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         if blockers:
             note = f"{AUTOMATIC_TEST} is not published yet: {'; '.join(blockers)}."
         else:
-            published = test_publish(test=published)
+            published = publish_test(test=published)
 
     truthing = Test.objects.filter(name=OPERATOR_TEST).first()
     if truthing is None:
-        truthing = test_create(
+        truthing = create_test(
             name=OPERATOR_TEST,
             description="Test images without a scene graph: the demo operator truths them (Truthing, "
             "Take next).",
@@ -222,7 +222,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
             created_by=admin,
         )
     if truthing.state == TestState.DRAFT:
-        truthing = test_start(test=truthing)
+        truthing = start_test(test=truthing)
     return DemoTests(published=published, truthing=truthing, note=note)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings as django_settings
 from django.db import models
 
+from engine.queues import FIT_SHARD, FIT_STATISTICS
 from vtt_site.jobs import Job
 
 
@@ -29,7 +30,7 @@ class FittedStatistics(Job):
 
     running_statuses = (FitStatus.FITTING,)
     done_status = FitStatus.READY
-    task_name = "engine.fit_statistics"
+    task = FIT_STATISTICS
 
     vocabulary = models.ForeignKey("annotations.Vocabulary", on_delete=models.PROTECT, related_name="+")
     collections = models.ManyToManyField("annotations.Collection", related_name="fitted_statistics")
@@ -70,7 +71,7 @@ class FitShard(Job):
 
     running_statuses = (Status.FITTING,)
     done_status = Status.DONE
-    task_name = "engine.fit_shard"
+    task = FIT_SHARD
 
     statistics = models.ForeignKey(FittedStatistics, on_delete=models.CASCADE, related_name="shards")
     index = models.PositiveSmallIntegerField()

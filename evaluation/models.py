@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from evaluation.queues import RANKING_CHECK
 from vtt_site.jobs import Job
 
 
@@ -137,7 +138,7 @@ class RankingCheck(Job):
 
     running_statuses = (Status.RUNNING,)
     done_status = Status.DONE
-    task_name = "evaluation.ranking_check"
+    task = RANKING_CHECK
 
     test = models.OneToOneField("truthing.Test", on_delete=models.CASCADE, related_name="+")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)

@@ -365,13 +365,13 @@ def truthing_world(trained_collection, users, make_user, settings):
     annotated = trained_collection.images.filter(original_name__startswith="test").order_by("pk")
     blind = trained_collection.images.filter(original_name__startswith="blind").order_by("pk")
     options = {"settings": {"min_population": 5, "max_questions": 4}, "created_by": users[Role.ADMIN]}
-    lifecycle.test_create(
+    lifecycle.create_test(
         name="draft", statistics=fit, image_ids=[i.pk for i in annotated[:2]], seed=1, **options
     )
-    started = lifecycle.test_create(
+    started = lifecycle.create_test(
         name="blind", statistics=fit, image_ids=[i.pk for i in blind], seed=2, **options
     )
-    lifecycle.test_start(test=started)
+    lifecycle.start_test(test=started)
     operator, checker = users[Role.OPERATOR], make_user(Role.OPERATOR, username="checker")
     for user in (users[Role.ADMIN], operator, checker):
         MembershipFactory(collection=trained_collection, user=user, role=MemberRole.OPERATOR)

@@ -177,7 +177,7 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
     statistics.refresh_from_db()
     assert statistics.status == "ready", statistics.message
     test_images = list(collection.images.filter(split=Split.TEST).order_by("original_name"))
-    test = lifecycle.test_create(
+    test = lifecycle.create_test(
         name="Our first test",
         statistics=statistics,
         image_ids=[i.pk for i in test_images],
@@ -185,11 +185,11 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
         seed=3,
         created_by=admin,
     )
-    test = lifecycle.test_start(test=test)
+    test = lifecycle.start_test(test=test)
     for job in AutomaticTruthing.objects.filter(test=test):
         automatic_truthing_run(job_id=job.pk)
     assert lifecycle.publish_blockers(test) == []
-    test = lifecycle.test_publish(test=test)
+    test = lifecycle.publish_test(test=test)
     assert test.state == TestState.PUBLISHED
 
     # 7. A baseline takes it through the HTTP API.

@@ -26,7 +26,7 @@ from truthing.models import (
     TestImage,
     TestState,
 )
-from truthing.selectors import test_export
+from truthing.selectors import export_of_test
 from truthing.services import lifecycle
 from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError
@@ -118,19 +118,19 @@ class TestAdmin(admin.ModelAdmin):
 
     @admin.action(description="Start truthing the selected draft tests")
     def start(self, request, queryset):
-        self._each(request, queryset, lifecycle.test_start, "truthing started")
+        self._each(request, queryset, lifecycle.start_test, "truthing started")
 
     @admin.action(description="Publish the selected tests (freezes them)")
     def publish(self, request, queryset):
-        self._each(request, queryset, lifecycle.test_publish, "published")
+        self._each(request, queryset, lifecycle.publish_test, "published")
 
     @admin.action(description="Archive the selected published tests")
     def archive(self, request, queryset):
-        self._each(request, queryset, lifecycle.test_archive, "archived")
+        self._each(request, queryset, lifecycle.archive_test, "archived")
 
     @admin.action(description="Export the selected tests with their answers (JSON)")
     def export(self, request, queryset):
-        documents = [test_export(test=test) for test in queryset]
+        documents = [export_of_test(test=test) for test in queryset]
         response = HttpResponse(json.dumps(documents, indent=1), content_type="application/json")
         response["Content-Disposition"] = 'attachment; filename="tests.json"'
         return response

@@ -96,7 +96,7 @@ class TestFormBase(forms.ModelForm):
     def create(self, *, user: Any) -> Test:
         """The draft test, through the lifecycle service (which may refuse with ApplicationError)."""
         cleaned = self.cleaned_data
-        return lifecycle.test_create(
+        return lifecycle.create_test(
             name=cleaned["name"],
             description=cleaned.get("description") or "",
             statistics=cleaned["statistics"],

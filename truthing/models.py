@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from truthing.queues import AUDIT_RUN, AUTOMATIC_TRUTHING_RUN, DEAL_RUN
 from vtt_site.jobs import Job
 from vtt_site.leases import Leased
 
@@ -263,7 +264,7 @@ class AutomaticTruthing(Job):
 
     running_statuses = (Status.TRUTHING,)
     done_status = Status.DONE
-    task_name = "truthing.automatic_truthing_run"
+    task = AUTOMATIC_TRUTHING_RUN
 
     test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="automatic_truthings")
     # The oracle's work on a test is split in `parts` jobs that workers run side by side: part k truths
@@ -294,7 +295,7 @@ class TestAudit(Job):
 
     running_statuses = (Status.AUDITING,)
     done_status = Status.DONE
-    task_name = "truthing.test_audit"
+    task = AUDIT_RUN
 
     test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="audit")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
@@ -326,7 +327,7 @@ class Deal(Job):
 
     running_statuses = (Status.DEALING,)
     done_status = Status.DONE
-    task_name = "truthing.deal_run"
+    task = DEAL_RUN
 
     test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="deals")
     # The same-owner rule: a pool stream is not dealt twice to one owner while the pool has another.

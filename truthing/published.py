@@ -9,7 +9,7 @@ unanswered step, an annotation, an operator or an image's name: the answers it c
 evaluation app reveals to a system one step at a time, after the system's own answer is stored.
 
 A published test is frozen (truthing.services.tests), so its plan is computed once per process and kept
-(`test_plan`): every later request of every session of that test reads it from memory.
+(`plan_of_test`): every later request of every session of that test reads it from memory.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def frozen_test_get(*, test_id: int) -> Test | None:
 _PLANS: BoundedCache[TestPlan] = BoundedCache(64)
 
 
-def test_plan(*, test_id: int) -> TestPlan | None:
+def plan_of_test(*, test_id: int) -> TestPlan | None:
     """The frozen plan of a published (or archived) test, or None for any other test. Only frozen tests
     are kept: a plan never goes stale."""
     plan = _PLANS.get(test_id)
@@ -176,7 +176,7 @@ def plans_forget() -> None:
     _DEAL_PLANS.clear()
 
 
-def test_image_file(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:
+def image_file_of_test(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:
     """The pixels of a test image of a frozen test (an open file and its media type), or None."""
     test_image = (
         TestImage.objects.filter(pk=test_image_id, test_id=test_id, test__state__in=FROZEN)

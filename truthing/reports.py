@@ -30,7 +30,7 @@ from truthing.models import (
 )
 
 
-def test_card(*, test: Test) -> dict[str, Any]:
+def card_of_test(*, test: Test) -> dict[str, Any]:
     # The test's own streams: the ones generated for one session's deal are that session's.
     steps = list(
         Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)

@@ -17,7 +17,7 @@ from truthing.models import Check, CheckKind, Step, Stream, StreamState, Test, T
 from vtt_site.errors import NotFoundError
 
 
-def test_list() -> QuerySet[Test]:
+def list_tests() -> QuerySet[Test]:
     return (
         Test.objects.select_related("statistics", "created_by")
         .annotate(images=Count("test_images", distinct=True))
@@ -25,8 +25,8 @@ def test_list() -> QuerySet[Test]:
     )
 
 
-def test_get(*, test_id: int) -> Test:
-    test = test_list().filter(pk=test_id).first()
+def get_test(*, test_id: int) -> Test:
+    test = list_tests().filter(pk=test_id).first()
     if test is None:
         raise NotFoundError(TruthingErrorCode.TEST_NOT_FOUND, f"There is no test {test_id}.")
     return test
@@ -34,7 +34,7 @@ def test_get(*, test_id: int) -> Test:
 
 def published_tests() -> QuerySet[Test]:
     """The tests vision systems may take."""
-    return test_list().filter(state=TestState.PUBLISHED)
+    return list_tests().filter(state=TestState.PUBLISHED)
 
 
 def stream_get(*, stream_id: int) -> Stream:
@@ -134,7 +134,7 @@ def streams_left(test: Test) -> int:
     )
 
 
-def test_steps(test: Test) -> QuerySet[Step]:
+def steps_of_test(test: Test) -> QuerySet[Step]:
     return Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True).select_related(
         "stream__test_image__image", "answered_by"
     )
@@ -163,7 +163,7 @@ def open_work_counts(test: Test) -> dict[str, int]:
     )
 
 
-def test_export(*, test: Test) -> dict[str, Any]:
+def export_of_test(*, test: Test) -> dict[str, Any]:
     """The test with every stream and answer, as one JSON document (three queries)."""
     steps_by_stream: dict[int, list[dict[str, Any]]] = {}
     for step in (
@@ -214,7 +214,7 @@ def test_export(*, test: Test) -> dict[str, Any]:
     }
 
 
-def test_stream_rows(test: Test, *, limit: int) -> list[Stream]:
+def stream_rows_of_test(test: Test, *, limit: int) -> list[Stream]:
     """The test's first `limit` streams in test order for its card, each with its image, how it is
     truthed, who holds it and `answered` (its questions answered yes or no)."""
     answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))

@@ -1,18 +1,19 @@
 """Celery tasks of the truthing app: take ids, call one service, own the retry policy.
 
-Services queue these by name (vtt_site.jobs.task_queue), so this module imports the services and no
-service imports it.
+Each is named once, in truthing/queues.py, where services queue it from (vtt_site.queueing): this
+module imports the services and no service imports it.
 """
 
 from __future__ import annotations
 
 from celery import shared_task
 
+from truthing import queues
 from truthing.services import audit, automatic, dealing, proposals
 from vtt_site.interactive import proposal_done
 
 
-@shared_task(name=proposals.PROPOSE_TASK, acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
+@shared_task(name=queues.STREAM_PROPOSE.name, acks_late=True, autoretry_for=(ConnectionError,), max_retries=5)
 def stream_propose(stream_id: int) -> None:
     """Propose the next question of a stream. Idempotent: a second delivery finds the step there."""
     try:
@@ -21,25 +22,25 @@ def stream_propose(stream_id: int) -> None:
         proposal_done(stream_id)  # committed (or failed): long jobs need not give way to it any more
 
 
-@shared_task(name="truthing.automatic_truthing_run", acks_late=True)
+@shared_task(name=queues.AUTOMATIC_TRUTHING_RUN.name, acks_late=True)
 def automatic_truthing_run(job_id: int) -> None:
     """No automatic retry: the job mechanism takes over a job whose worker died."""
     automatic.automatic_truthing_run(job_id=job_id)
 
 
-@shared_task(name="truthing.streams_sweep", acks_late=False)
+@shared_task(name=queues.STREAMS_SWEEP.name, acks_late=False)
 def streams_sweep() -> int:
     """Queue again the proposals of streams that waited for the engine too long (beat, like the jobs')."""
     return proposals.streams_sweep()
 
 
-@shared_task(name="truthing.test_audit", acks_late=True)
-def test_audit(job_id: int) -> None:
+@shared_task(name=queues.AUDIT_RUN.name, acks_late=True)
+def audit_run(job_id: int) -> None:
     """No automatic retry: the job mechanism takes over a job whose worker died."""
-    audit.test_audit_run(job_id=job_id)
+    audit.audit_run(job_id=job_id)
 
 
-@shared_task(name="truthing.deal_run", acks_late=True)
+@shared_task(name=queues.DEAL_RUN.name, acks_late=True)
 def deal_run(job_id: int) -> None:
     """Generate a session's fresh streams. No automatic retry: the job mechanism takes over a job whose
     worker died."""

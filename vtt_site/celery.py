@@ -4,6 +4,8 @@ import os
 
 from celery import Celery
 
+from vtt_site.queueing import beat_schedule, queue_names, task_routes
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 
 app = Celery("vtt_site")
@@ -20,19 +22,28 @@ def _name_beat_options(sender, source, **kwargs) -> None:
     source.update({name: source.first(name) for name in REDBEAT_OPTIONS})
 
 
+@app.on_after_configure.connect
+def _routes_and_schedule(sender, source, **kwargs) -> None:
+    """The routes and the beat's schedule, from the apps' declarations (vtt_site.queueing)."""
+    from django.conf import settings
+
+    source.update(
+        task_routes=task_routes(
+            queue_names(
+                settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_PROPOSAL_QUEUE, settings.CELERY_DEAL_QUEUE
+            )
+        ),
+        beat_schedule=beat_schedule(),
+    )
+
+
 def queues_use(queue: str, proposal_queue: str, deal_queue: str | None = None) -> None:
     """Send this process's tasks to these queues instead of the settings' (the tests and benchmarks run
     workers on queues of their own; the deals go to `deal_queue`, by default QUEUE-deals). The app
     caches its queues, routes and router at the first send, so all three are dropped and recomputed
     from the new names."""
-    from django.conf import settings
-
     app.conf.task_default_queue = queue
-    deals = deal_queue or f"{queue}-deals"
-    app.conf.task_routes = {
-        **{name: {"queue": proposal_queue} for name in settings.PROPOSAL_QUEUE_TASKS},
-        **{name: {"queue": deals} for name in settings.DEAL_QUEUE_TASKS},
-    }
+    app.conf.task_routes = task_routes(queue_names(queue, proposal_queue, deal_queue or f"{queue}-deals"))
     for cached in ("queues", "default_queue", "router"):
         app.amqp.__dict__.pop(cached, None)
     app.amqp.flush_routes()

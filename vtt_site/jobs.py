@@ -41,12 +41,12 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, connection, models, transaction
-from django.db import connections as db_connections
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
 from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_drop
 from vtt_site.errors import ConflictError, SiteErrorCode
+from vtt_site.queueing import TaskName
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class Job(models.Model):
     running_statuses: ClassVar[tuple[str, ...]]
     done_status: ClassVar[str]
     # The Celery task that runs the job, called with the row's id.
-    task_name: ClassVar[str]
+    task: ClassVar[TaskName]  # the task that runs it (vtt_site.queueing)
 
     status = models.CharField(max_length=12, default="queued")  # with choices in each concrete job
     progress = models.FloatField(default=0.0, help_text="From 0 to 1.")
@@ -143,55 +143,11 @@ def job_enqueue(job: Job) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
-def task_queue(name: str, *args: Any, what: str, countdown: float | None = None) -> bool:
-    """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
-    it here). The one way any service queues a task: by name, so that a services module never imports
-    a tasks module (which imports the services: a circle). Never raises: with the broker down, what the
-    caller just stored stays stored, and the caller's sweeper or beat queues the task again later."""
-    from vtt_site.celery import app
-
-    def send() -> None:
-        if name not in app.tasks:
-            app.loader.import_default_modules()  # the apps' tasks modules, in a process that is no worker
-        task = app.tasks[name]
-        if app.conf.task_always_eager and settings.TASKS_IN_THREADS:
-            _run_in_thread(task, args, what, countdown)
-        elif countdown is None:
-            task.delay(*args)
-        else:
-            task.apply_async(args, countdown=countdown)
-
-    try:
-        send()
-    except Exception as exc:  # the broker is down (kombu's OperationalError), or any other reason
-        logger.warning("Could not queue %s (%s); it will be queued again later.", what, exc)
-        return False
-    return True
-
-
-def _run_in_thread(task: Any, args: tuple[Any, ...], what: str, countdown: float | None = None) -> None:
-    """Run an eager task in a daemon thread with its own database connection: the request that queued
-    it (on commit) answers at once, and the page shows the job's progress as the task writes it. A
-    countdown (a job sent again after losing the database) is waited out in the thread."""
-
-    def run() -> None:
-        try:
-            if countdown:
-                time.sleep(countdown)
-            task.apply(args=args)
-        except Exception:
-            logger.exception("The task running %s failed", what)
-        finally:
-            db_connections.close_all()  # this thread's connections
-
-    threading.Thread(target=run, name=f"task-{task.name}", daemon=True).start()
-
-
 def _send(model: type[Job], pk: int) -> bool:
     """Hand the job's task to the broker; when it cannot, mark the job for the sweeper."""
     model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
     model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
-    if task_queue(model.task_name, pk, what=f"{model.__name__} {pk}"):
+    if model.task.send(pk, what=f"{model.__name__} {pk}"):
         return True
     model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
     return False
@@ -315,7 +271,7 @@ def _claim_later(model: type[Job], pk: int, exc: Exception) -> None:
     logger.warning("%s %s could not be claimed, the database is unavailable (%s)", model.__name__, pk, exc)
     connections_drop()
     if not app.conf.task_always_eager:
-        task_queue(model.task_name, pk, what=f"{model.__name__} {pk}", countdown=RETRY_AFTER_SECONDS)
+        model.task.send(pk, what=f"{model.__name__} {pk}", countdown=RETRY_AFTER_SECONDS)
 
 
 def _requeue_after_database_error(job: Job, exc: Exception, waits: tuple[float, ...] = (0, 1, 2, 4)) -> None:

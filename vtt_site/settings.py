@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import sys
+from typing import Any
 from datetime import timedelta
 from pathlib import Path
 
@@ -179,7 +180,7 @@ CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = False
 # Without a broker, run each task in a thread of its own started on commit instead of inside the request
 # that queued it (`make run` sets it for its web server: an audit or a fit no longer holds the browser;
-# vtt_site.jobs.task_queue). Off, the tasks run synchronously, which commands and tests rely on.
+# vtt_site.queueing.task_queue). Off, the tasks run synchronously, which commands and tests rely on.
 TASKS_IN_THREADS = env_bool("TASKS_IN_THREADS", False) and not REDIS_URL
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
@@ -199,20 +200,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # operator's next question nor a system's first streams wait behind a long job (decisions 0041, 0053).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "vtt")
 CELERY_PROPOSAL_QUEUE = env_str("CELERY_PROPOSAL_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-proposals")
-PROPOSAL_QUEUE_TASKS = (
-    "truthing.stream_propose",
-    "vtt_site.jobs_sweep",
-    "truthing.streams_sweep",
-    "evaluation.sessions_expire_due",
-    "evaluation.scores_due_queue",
-    "evaluation.ranking_checks_due_queue",
-)
 CELERY_DEAL_QUEUE = env_str("CELERY_DEAL_QUEUE", f"{CELERY_TASK_DEFAULT_QUEUE}-deals")
-DEAL_QUEUE_TASKS = ("truthing.deal_run",)
-CELERY_TASK_ROUTES = {
-    **{name: {"queue": CELERY_PROPOSAL_QUEUE} for name in PROPOSAL_QUEUE_TASKS},
-    **{name: {"queue": CELERY_DEAL_QUEUE} for name in DEAL_QUEUE_TASKS},
-}
+# Which task runs on which queue, and the beat's schedule, are each app's own (`<app>/queues.py`,
+# vtt_site.queueing); vtt_site.celery makes Celery's routes and schedule from them.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_IMPORTS = ["vtt_site.tasks"]
 # The beat is a process of its own (`celery beat`), and exactly one sends: it takes a lock in Redis at
@@ -255,41 +245,6 @@ EVALUATION_DEADLINE_SWEEP_SECONDS = env_float("EVALUATION_DEADLINE_SWEEP_SECONDS
 # A session that ended this long ago without a score lost its scoring task (the broker was down when it
 # ended, or a worker died with it): the beat queues the scoring again, as often as the deadline sweep.
 EVALUATION_SCORE_GRACE_SECONDS = env_float("EVALUATION_SCORE_GRACE_SECONDS", 300.0)
-CELERY_BEAT_SCHEDULE = {
-    "jobs-sweep": {
-        "task": "vtt_site.jobs_sweep",
-        "schedule": JOB_SWEEP_SECONDS,
-        # A busy worker must not pile sweeps up: one that waited a whole period is dropped.
-        "options": {"expires": JOB_SWEEP_SECONDS},
-    },
-    # Streams waiting for a proposal whose task was lost (truthing.services.proposals.streams_sweep).
-    "streams-sweep": {
-        "task": "truthing.streams_sweep",
-        "schedule": JOB_SWEEP_SECONDS,
-        "options": {"expires": JOB_SWEEP_SECONDS},
-    },
-    # Sessions whose test's deadline passed close on their own, even when their system never comes back
-    # (evaluation.services.sessions.sessions_expire_due): they are scored and join the leaderboard.
-    "sessions-expire": {
-        "task": "evaluation.sessions_expire_due",
-        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
-        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
-    },
-    # Ended sessions whose scoring task was lost, or scored by an older scoring version
-    # (evaluation.services.scores.scores_due_queue).
-    "sessions-score-missing": {
-        "task": "evaluation.scores_due_queue",
-        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
-        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
-    },
-    # Frozen tests without a current ranking check (evaluation.services.degradation).
-    "ranking-checks": {
-        "task": "evaluation.ranking_checks_due_queue",
-        "schedule": EVALUATION_DEADLINE_SWEEP_SECONDS,
-        "options": {"expires": EVALUATION_DEADLINE_SWEEP_SECONDS},
-    },
-}
-
 # --- Auth ---------------------------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -408,7 +363,7 @@ JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 
 # --- Domain settings ----------------------------------------------------------------------------------
 
-VTT = {
+VTT: dict[str, Any] = {
     "IMAGE_MAX_BYTES": env_int("IMAGE_MAX_BYTES", 25 * 1024 * 1024),
     "IMAGE_MAX_PIXELS": env_int("IMAGE_MAX_PIXELS", 40_000_000),
     # What all the zip archives of one upload may unpack to, together; checked before each entry is

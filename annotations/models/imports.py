@@ -6,6 +6,7 @@ from django.db import models
 
 from annotations.formats import format_choices, scene_formats
 from annotations.models.collections import Collection, Split
+from annotations.queues import IMPORT_RUN
 from vtt_site.jobs import Job
 
 # The registered formats as choices (`SceneFormat.JSONL`), for code that names one; the registry
@@ -32,7 +33,7 @@ class ImportJob(Job):
 
     running_statuses = (Status.VALIDATING, Status.WRITING)
     done_status = Status.DONE
-    task_name = "annotations.tasks.import_run"
+    task = IMPORT_RUN
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="imports")
     # Choices from the registry, called when needed: a new format changes no migration.

@@ -20,7 +20,7 @@ from evaluation.selectors import leaderboard as boards
 from evaluation.selectors.plans import plan_of
 from evaluation.selectors.scores import session_score
 from evaluation.services import sessions, systems
-from truthing.published import TestPlan, published_tests, test_image_file
+from truthing.published import TestPlan, image_file_of_test, published_tests
 from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
@@ -256,7 +256,9 @@ class SessionImageApi(FileApiView):
         plan = plan_of(session)
         reached = {st.test_image_id for st in plan.streams[: _streams_reached(session, plan)]}
         opened = (
-            test_image_file(test_id=session.test_id, test_image_id=image_id) if image_id in reached else None
+            image_file_of_test(test_id=session.test_id, test_image_id=image_id)
+            if image_id in reached
+            else None
         )
         if opened is None:
             raise NotFoundError(

@@ -18,7 +18,7 @@ from kernel.kinds import KINDS
 from scoring.degradation import blind_answers, seeing_minus_blind
 from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
 from scoring.stats import proportion
-from truthing.published import TAKEABLE, TestPlan, frozen_test_get, frozen_tests, test_plan
+from truthing.published import TAKEABLE, TestPlan, frozen_test_get, frozen_tests, plan_of_test
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
@@ -52,7 +52,7 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     # Each session was dealt its own streams: its own plan scores it, and pairs it with the row below.
     plans = {score.session_id: plan_of(score.session) for score in scores}
     tallies = [tally_of(plans[score.session_id], answers[score.session_id]) for score in scores]
-    plan = test_plan(test_id=test.pk)
+    plan = plan_of_test(test_id=test.pk)
     rows = []
     for rank, score in enumerate(scores, start=1):
         below = tallies[rank] if rank < len(scores) else None

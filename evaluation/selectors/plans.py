@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, TestSchedule
-from truthing.published import TestPlan, deal_plan, deal_progress, test_plan
+from truthing.published import TestPlan, deal_plan, deal_progress, plan_of_test
 from vtt_site.errors import ConflictError
 
 # Seconds a client is told to wait before asking again while its session's streams are generated.
@@ -36,7 +36,7 @@ def plan_of(session: Session) -> TestPlan:
         if plan is None:
             raise SessionDealing(deal_progress(deal_id=session.deal_id))
         return plan
-    plan = test_plan(test_id=session.test_id)
+    plan = plan_of_test(test_id=session.test_id)
     if plan is None:  # a published test is never unpublished; this is a broken database
         raise ConflictError(EvaluationErrorCode.TEST_NOT_PUBLISHED, "The session's test is not published.")
     return plan

@@ -15,7 +15,7 @@ from django.db.models import Q
 from evaluation.models import RankingCheck
 from evaluation.selectors.ranking import RANKING_VERSION
 from scoring.degradation import ranking_report
-from truthing.published import frozen_tests, test_plan
+from truthing.published import frozen_tests, plan_of_test
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
 
 
@@ -52,7 +52,7 @@ def ranking_check_run(*, job_id: int) -> RankingCheck:
 
 
 def _run(job: RankingCheck) -> None:
-    plan = test_plan(test_id=job.test_id)
+    plan = plan_of_test(test_id=job.test_id)
     if plan is None:
         raise JobFailed("The test is not published: only a published or archived test is checked.")
     if not plan.steps:

@@ -16,11 +16,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluation.models import Score, Session, SessionState
+from evaluation.queues import SCORE_SESSION
 from evaluation.selectors.scores import session_score
 from scoring.scores import SCORING_VERSION
-from vtt_site.jobs import task_queue
 
-SCORE_TASK = "evaluation.score_session"
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
 
 
@@ -47,7 +46,7 @@ def score_store(*, session_id: int) -> Score | None:
 def scoring_queue(session_id: int) -> bool:
     """Hand the scoring of an ended session to the broker. Never raises: with the broker down the
     answer that ended the session is stored all the same, and `scores_due_queue` queues it later."""
-    return task_queue(SCORE_TASK, session_id, what=f"the scoring of session {session_id}")
+    return SCORE_SESSION.send(session_id, what=f"the scoring of session {session_id}")
 
 
 def scores_due_queue(*, limit: int = 100) -> int:

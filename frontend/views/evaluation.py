@@ -17,7 +17,7 @@ from frontend.plots import leaderboard as plots
 from frontend.plots.degradation import accuracy_by_reference
 from frontend.plots.system import system_plots
 from kernel.kinds import KINDS
-from truthing.published import frozen_tests, test_image_file, test_plan
+from truthing.published import frozen_tests, image_file_of_test, plan_of_test
 from vtt_site.errors import ApplicationError
 
 
@@ -98,10 +98,10 @@ def system_session_image(request: HttpRequest, system_id: int, session_id: int, 
     session = selectors.system_session_over(system=system, session_id=session_id)
     if session is None or not selectors.sees_all_sessions(system, user=request.user):
         raise Http404
-    plan = test_plan(test_id=session.test_id)
+    plan = plan_of_test(test_id=session.test_id)
     if plan is None or test_image_id not in {stream.test_image_id for stream in plan.streams}:
         raise Http404
-    opened = test_image_file(test_id=session.test_id, test_image_id=test_image_id)
+    opened = image_file_of_test(test_id=session.test_id, test_image_id=test_image_id)
     if opened is None:
         raise Http404
     handle, content_type = opened

@@ -45,7 +45,7 @@ def work_home(request: HttpRequest) -> HttpResponse:
     require(request.user, "truthing.queue.next")
     held = Stream.objects.filter(lease_holder=request.user).exclude(state=StreamState.ENDED).first()
     held_check = None if held else Check.objects.filter(lease_holder=request.user, finished_at=None).first()
-    tests = selectors.test_list().filter(state=TestState.TRUTHING)
+    tests = selectors.list_tests().filter(state=TestState.TRUTHING)
     rows = [{"test": test, "left": selectors.streams_left(test)} for test in tests]
     return render(
         request, "frontend/truthing_home.html", {"held": held, "held_check": held_check, "tests": rows}
@@ -186,10 +186,10 @@ def disagreement_decide(request: HttpRequest, disagreement_id: int) -> HttpRespo
 
 @login_required
 @require_GET
-def test_list(request: HttpRequest) -> HttpResponse:
+def list_tests(request: HttpRequest) -> HttpResponse:
     require(request.user, "truthing.test.list")
     rows = []
-    for test in selectors.test_list():
+    for test in selectors.list_tests():
         counts = selectors.open_work_counts(test)
         rows.append({"test": test, "streams": counts["total"], "ended": counts["ended"]})
     context = {"rows": rows, "may_create": may(request.user, "truthing.test.create")}
@@ -198,10 +198,10 @@ def test_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
+def show_test(request: HttpRequest, test_id: int) -> HttpResponse:
     require(request.user, "truthing.test.read")
-    test = _or_404(selectors.test_get, test_id=test_id)
-    card = reports.test_card(test=test)
+    test = _or_404(selectors.get_test, test_id=test_id)
+    card = reports.card_of_test(test=test)
     asked = card["answered"] + card["rejected"]
     automatic = reports.automatic_progress(test)
     test_audit = getattr(test, "audit", None)
@@ -217,7 +217,7 @@ def test_detail(request: HttpRequest, test_id: int) -> HttpResponse:
         ),
         "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
-        "streams": selectors.test_stream_rows(test, limit=CARD_STREAMS),
+        "streams": selectors.stream_rows_of_test(test, limit=CARD_STREAMS),
         "streams_shown": CARD_STREAMS,
         # The page reloads itself while a job of the test runs, so its progress and result appear.
         "job_running": (automatic is not None and automatic["status"] in ("queued", "truthing"))
@@ -232,7 +232,7 @@ CARD_STREAMS = 200  # the card lists the first ones; Export as JSON has them all
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def test_new(request: HttpRequest) -> HttpResponse:
+def new_test(request: HttpRequest) -> HttpResponse:
     """An admin builds a test: name, statistics, test images from collections, streams per image and
     the engine settings (defaults shown); "Start truthing" creates it and starts it, through the same
     lifecycle services as the API and the Django admin."""
@@ -247,7 +247,7 @@ def test_new(request: HttpRequest) -> HttpResponse:
             if "start" not in request.POST:
                 messages.success(request, "Draft saved: start truthing it when you are ready.")
                 return redirect("frontend:test", test_id=test.pk)
-            return test_transition(request, test.pk, "start")
+            return change_test(request, test.pk, "start")
     settings_fields = [form[name] for name in SETTING_FIELDS]
     return render(request, "frontend/test_new.html", {"form": form, "settings_fields": settings_fields})
 
@@ -262,25 +262,25 @@ def _refusal_on_form(form, exc: ApplicationError) -> None:
 
 
 TRANSITIONS = {
-    "start": (lifecycle.test_start, "truthing.test.start", "Truthing started"),
+    "start": (lifecycle.start_test, "truthing.test.start", "Truthing started"),
     "audit": (
-        audit.test_audit_start,
+        audit.audit_start,
         "truthing.test.audit",
         "Audit queued: this page shows its report when it is done",
     ),
-    "publish": (lifecycle.test_publish, "truthing.test.publish", "Published: vision systems may take it"),
-    "archive": (lifecycle.test_archive, "truthing.test.archive", "Archived"),
+    "publish": (lifecycle.publish_test, "truthing.test.publish", "Published: vision systems may take it"),
+    "archive": (lifecycle.archive_test, "truthing.test.archive", "Archived"),
 }
 
 
 @login_required
 @require_POST
-def test_transition(request: HttpRequest, test_id: int, action: str) -> HttpResponse:
+def change_test(request: HttpRequest, test_id: int, action: str) -> HttpResponse:
     if action not in TRANSITIONS:
         raise Http404(f"A test cannot be {action}ed.")
     service, operation, done = TRANSITIONS[action]
     require(request.user, operation)
-    test = _or_404(selectors.test_get, test_id=test_id)
+    test = _or_404(selectors.get_test, test_id=test_id)
     try:
         service(test=test)
     except ApplicationError as exc:

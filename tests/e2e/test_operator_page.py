@@ -70,7 +70,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     members(trained_collection, operator, checker)
     members(trained_collection, reviewer, role=MemberRole.REVIEWER)
     image, scene = street_with_people(trained_collection)
-    test = lifecycle.test_start(test=make_test([image]))
+    test = lifecycle.start_test(test=make_test([image]))
     stream = Stream.objects.get(test_image__test=test)
     stream_propose(stream_id=stream.pk)
 

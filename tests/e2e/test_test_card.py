@@ -47,7 +47,7 @@ def test_the_card_of_a_test_in_truthing(
     annotated_test_images, unannotated_test_images, make_test, users, new_page
 ):
     test = make_test([*annotated_test_images[:3], unannotated_test_images[0]], name="Card test")
-    lifecycle.test_start(test=test)  # the oracle truths three streams at once (eager tasks)
+    lifecycle.start_test(test=test)  # the oracle truths three streams at once (eager tasks)
     done_audit(test)
     page = new_page()
     login(page, users[Role.ADMIN])
@@ -126,7 +126,7 @@ def test_a_running_audit_shows_its_progress_and_the_card_follows_it(
     annotated_test_images, make_test, users, new_page
 ):
     test = make_test(annotated_test_images[:2], name="Audited test")
-    lifecycle.test_start(test=test)
+    lifecycle.start_test(test=test)
     audit = TestAudit.objects.create(test=test, status=TestAudit.Status.AUDITING, progress=0.4)
     page = new_page()
     login(page, users[Role.ADMIN])

@@ -71,7 +71,7 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
     operator = operators[0]
     members(trained_collection, operator)
     (image,) = pictured_test_images(trained_collection, 1)
-    test = lifecycle.test_start(test=make_test([image]))
+    test = lifecycle.start_test(test=make_test([image]))
     propose(stream_id=Stream.objects.get(test_image__test=test).pk)  # the first question, at start
 
     page = new_page()
@@ -145,7 +145,7 @@ def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     members(trained_collection, first, checker)
     members(trained_collection, reviewer, role=MemberRole.REVIEWER)
     (image,) = pictured_test_images(trained_collection, 1)
-    lifecycle.test_start(test=make_test([image]))
+    lifecycle.start_test(test=make_test([image]))
     stream = operator_next(user=first)
     while True:
         stream.refresh_from_db()

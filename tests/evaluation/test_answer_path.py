@@ -97,9 +97,9 @@ def test_a_kept_question_is_what_the_serializer_makes_of_the_plan_in_any_order(p
     """Built forward from whatever step is asked first (a session resumed midway), each kept body equals
     CurrentQuestionSerializer over the plan's step and its labels."""
     from evaluation.api.questions import question_shown
-    from truthing.published import test_plan
+    from truthing.published import plan_of_test
 
-    plan = test_plan(test_id=published_test.pk)
+    plan = plan_of_test(test_id=published_test.pk)
     for ordinal in [6, 2, 9, 0, 10, 1, 3, 4, 5, 7, 8]:
         step = plan.steps[ordinal]
         stream = plan.streams[step.stream_pos]

@@ -27,7 +27,7 @@ def beat_task(settings):
     """The periodic task as the beat names it, found the way a worker finds it."""
     from vtt_site.celery import app
 
-    entry = settings.CELERY_BEAT_SCHEDULE["sessions-score-missing"]
+    entry = app.conf.beat_schedule["sessions-score-missing"]
     assert entry["schedule"] == settings.EVALUATION_DEADLINE_SWEEP_SECONDS
     app.loader.import_default_modules()
     return app.tasks[entry["task"]]

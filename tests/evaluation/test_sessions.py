@@ -228,7 +228,7 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
     """Nobody reads or answers the session after its deadline: the periodic task alone closes it."""
     from vtt_site.celery import app
 
-    entry = settings.CELERY_BEAT_SCHEDULE["sessions-expire"]
+    entry = app.conf.beat_schedule["sessions-expire"]
     assert entry["schedule"] == settings.EVALUATION_DEADLINE_SWEEP_SECONDS
     app.loader.import_default_modules()  # what a worker does when it starts: it finds the apps' tasks
     sweep = app.tasks[entry["task"]]

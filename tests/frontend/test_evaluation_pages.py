@@ -121,10 +121,10 @@ def test_nobody_but_the_owner_creates_a_token_on_a_public_systems_page(client, s
 def test_a_streams_picture_is_shown_to_the_systems_owner_once_the_session_is_over_and_to_nobody_else(
     client, scored_world, users
 ):
-    from truthing.published import test_plan
+    from truthing.published import plan_of_test
 
     alpha, session = scored_world["alpha"], scored_world["sessions"]["published"]
-    picture = test_plan(test_id=session.test_id).streams[0].test_image_id
+    picture = plan_of_test(test_id=session.test_id).streams[0].test_image_id
     url = f"/systems/{alpha.pk}/sessions/{session.pk}/images/{picture}/"
     client.force_login(scored_world["owner"])
     response = client.get(url)

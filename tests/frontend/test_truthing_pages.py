@@ -38,7 +38,7 @@ def truth(user, stream, answer_of=lambda step: "no"):
 def test_take_next_opens_the_held_stream_with_its_question_and_nobody_else_gets_it(
     client, make_test, unannotated_test_images, operators, users
 ):
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     operator, other = operators[:2]
     client.force_login(operator)
     home = client.get("/truthing/")
@@ -69,7 +69,7 @@ def test_take_next_opens_the_held_stream_with_its_question_and_nobody_else_gets_
 
 def _disagreement(settings, make_test, images, operators):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    test = lifecycle.test_start(test=make_test(images[:1]))
+    test = lifecycle.start_test(test=make_test(images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
     truth(first, stream, lambda step: "yes" if step.index == 0 else "no")
@@ -86,7 +86,7 @@ def test_a_check_opens_on_the_same_page_without_undo(
     client, settings, make_test, unannotated_test_images, operators
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     stream = operator_next(user=operators[0])
     truth(operators[0], stream)
     client.force_login(operators[1])

@@ -52,4 +52,4 @@ def test_an_import_and_a_fit_run_in_the_worker(celery_worker):
     assert statistics.status == FitStatus.READY, statistics.message
     assert statistics.n_images == 80 and statistics.path.exists()
     log = celery_worker.read_text()
-    assert "engine.fit_statistics" in log and "succeeded" in log
+    assert "engine.tasks.fit_statistics" in log and "succeeded" in log

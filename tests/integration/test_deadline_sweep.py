@@ -37,7 +37,7 @@ def test_the_workers_beat_closes_a_session_whose_deadline_passed(start_worker):
     assert session.state == "expired"
     assert (score.data["accuracy"]["successes"], score.data["accuracy"]["trials"]) == (1, 11)
     assert [row["system"]["name"] for row in leaderboard(test_id=test.pk)["rows"]] == ["walked away"]
-    assert "evaluation.sessions_expire_due" in log.read_text()
+    assert "evaluation.tasks.sessions_expire_due" in log.read_text()
 
 
 def test_the_workers_beat_scores_a_session_whose_scoring_task_was_lost(start_worker, monkeypatch):
@@ -57,4 +57,4 @@ def test_the_workers_beat_scores_a_session_whose_scoring_task_was_lost(start_wor
     score = wait_for(lambda: Score.objects.filter(session=session).first(), 60, "the lost scoring", log)
     assert score.data["accuracy"]["trials"] == len(shown_positions())
     assert [row["system"]["name"] for row in leaderboard(test_id=test.pk)["rows"]] == ["finished unseen"]
-    assert "evaluation.scores_due_queue" in log.read_text()
+    assert "evaluation.tasks.scores_due_queue" in log.read_text()

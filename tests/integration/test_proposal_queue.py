@@ -38,7 +38,7 @@ def test_the_next_question_is_proposed_while_long_jobs_fill_their_worker(serve):
     ready(served)
     test = an_operator_test(served.log)  # its statistics are fitted by the worker for long jobs
     with transaction.atomic():
-        lifecycle.test_start(test=test)
+        lifecycle.start_test(test=test)
     operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
     stream = wait_until_proposed(operator_next(user=operator), 60, served.log)
 
@@ -66,17 +66,17 @@ def an_oracle_test():
     engine_services.statistics_fit_run(statistics_id=statistics.pk)
     statistics.refresh_from_db()
     images = collection.images.filter(split=Split.TEST).order_by("pk")
-    test = lifecycle.test_create(
+    test = lifecycle.create_test(
         name="dealt test",
         statistics=statistics,
         image_ids=[i.pk for i in images],
         settings={"min_population": 10, "max_questions": 15},
         seed=4,
     )
-    test = lifecycle.test_start(test=test)
+    test = lifecycle.start_test(test=test)
     for job in AutomaticTruthing.objects.filter(test=test):
         automatic_truthing_run(job_id=job.pk)
-    return lifecycle.test_publish(test=test)
+    return lifecycle.publish_test(test=test)
 
 
 def test_a_systems_deal_is_made_while_long_jobs_fill_their_worker(serve, settings):

@@ -56,7 +56,7 @@ def an_operator_test(log):
         statistics.refresh_from_db()
     assert statistics.status == "ready", (statistics.message, log.read_text()[-2000:])
     images = collection.images.filter(split=Split.TEST).order_by("pk")
-    test = lifecycle.test_create(
+    test = lifecycle.create_test(
         name="worker test",
         statistics=statistics,
         image_ids=[i.pk for i in images],
@@ -70,7 +70,7 @@ def test_killing_the_worker_around_a_proposal_loses_nothing_and_doubles_nothing(
     process, log = start_worker(**FAST)
     test = an_operator_test(log)
     with transaction.atomic():
-        lifecycle.test_start(test=test)
+        lifecycle.start_test(test=test)
     operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
     stream = wait_until_proposed(operator_next(user=operator), 60, log)
     kills = 0

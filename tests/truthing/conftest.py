@@ -51,7 +51,7 @@ def make_test(statistics, users):
 
     def make(images, **kwargs):
         options = {"settings": SETTINGS, "seed": 7} | kwargs
-        return lifecycle.test_create(
+        return lifecycle.create_test(
             name=kwargs.pop("name", f"test {len(images)}-{options['seed']}"),
             statistics=statistics,
             image_ids=[i.pk for i in images],

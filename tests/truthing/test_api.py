@@ -29,7 +29,7 @@ def snapshot(stream):
 def test_answers_out_of_turn_out_of_lease_unknown_or_in_a_published_test_are_refused(
     api, make_test, unannotated_test_images, operators
 ):
-    lifecycle.test_start(test=make_test(unannotated_test_images[:2]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:2]))
     first, second = (client_of(user) for user in operators[:2])
     mine = first.post("/api/v1/truthing/queue/next/").json()
     theirs = second.post("/api/v1/truthing/queue/next/").json()
@@ -58,7 +58,7 @@ def test_answers_out_of_turn_out_of_lease_unknown_or_in_a_published_test_are_ref
 def test_publishing_an_unfinished_test_and_answering_a_published_one_are_409s(
     api, users, make_test, unannotated_test_images, operators
 ):
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     admin = client_of(users[Role.ADMIN])
     response = admin.post(f"/api/v1/truthing/tests/{test.pk}/publish/")
     assert response.status_code == 409 and response.json()["code"] == "test_unfinished"

@@ -9,7 +9,7 @@ from accounts.roles import Role
 from truthing import reports
 from truthing.models import TestAudit
 from truthing.services import lifecycle
-from truthing.services.audit import test_audit_start as start_audit
+from truthing.services.audit import audit_start as start_audit
 from vtt_site.errors import ConflictError
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,7 +22,7 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     draft = make_test(annotated_test_images)
     with pytest.raises(ConflictError):
         start_audit(test=draft)
-    test = lifecycle.test_start(test=draft)  # the oracle truths it (eager job)
+    test = lifecycle.start_test(test=draft)  # the oracle truths it (eager job)
     audit = start_audit(test=test)  # eager: the job ran when the start committed
     audit.refresh_from_db()
     assert audit.status == TestAudit.Status.DONE, audit.message
@@ -37,7 +37,7 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     reuse = report["reuse"]
     assert [row["n"] for row in reuse["rows"]] == [1, 3, 10] and reuse["sessions"] == 13
     assert all(row["questions"] > 0 and 0.0 <= row["attacker"] <= 1.0 for row in reuse["rows"])
-    card = reports.test_card(test=test)
+    card = reports.card_of_test(test=test)
     assert card["audit"]["status"] == "done" and card["audit"]["report"]["held_out_questions"] > 0
     page = api.as_user(users[Role.ADMIN]).get(f"/api/v1/truthing/tests/{test.pk}/")
     assert page.json()["card"]["audit"]["report"]["engine_p"] == report["engine_p"]
@@ -63,7 +63,7 @@ def test_a_second_audit_joins_the_one_waiting_or_running_and_a_user_has_only_so_
     queued = []
     monkeypatch.setattr(audit_services, "job_enqueue", queued.append)
     admin = users[Role.ADMIN]
-    test = lifecycle.test_start(test=make_test(annotated_test_images[:2]))
+    test = lifecycle.start_test(test=make_test(annotated_test_images[:2]))
     first = start_audit(test=test, user=admin)
     assert start_audit(test=test, user=admin).pk == first.pk and queued == [first]  # joined while queued
     TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.Status.AUDITING)
@@ -73,7 +73,7 @@ def test_a_second_audit_joins_the_one_waiting_or_running_and_a_user_has_only_so_
     assert again.pk == first.pk and again.status == TestAudit.Status.QUEUED and len(queued) == 2
 
     settings.JOBS_MAX_PER_USER = 1
-    other = lifecycle.test_start(test=make_test(annotated_test_images[2:4], seed=8))
+    other = lifecycle.start_test(test=make_test(annotated_test_images[2:4], seed=8))
     with pytest.raises(ConflictError) as refused:
         start_audit(test=other, user=admin)
     assert refused.value.code == "too_many_jobs"

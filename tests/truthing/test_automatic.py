@@ -21,7 +21,7 @@ from truthing.services.automatic import automatic_truthing_run
 def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
     make_test, annotated_test_images, statistics, tmp_path
 ):
-    test = lifecycle.test_start(test=make_test(annotated_test_images, seed=11))
+    test = lifecycle.start_test(test=make_test(annotated_test_images, seed=11))
     streams = Stream.objects.filter(test_image__test=test).order_by("test_image__position")
     assert {s.test_image.mode for s in streams} == {TruthingMode.AUTOMATIC}
     assert all(s.state == StreamState.ENDED for s in streams)
@@ -69,7 +69,7 @@ def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
 
 @pytest.mark.django_db(transaction=True)
 def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_test_images):
-    test = lifecycle.test_start(test=make_test(annotated_test_images[:2]))
+    test = lifecycle.start_test(test=make_test(annotated_test_images[:2]))
     before = list(Step.objects.filter(stream__test_image__test=test).values_list("pk", "question", "answer"))
     jobs = AutomaticTruthing.objects.filter(test=test).order_by("part")
     # Two parts (the default) side by side: image positions 0 and 1, one stream each.
@@ -84,7 +84,7 @@ def test_running_automatic_truthing_again_changes_nothing(make_test, annotated_t
 
 @pytest.mark.django_db(transaction=True)
 def test_a_test_mixes_oracle_and_operator_images(make_test, annotated_test_images, unannotated_test_images):
-    test = lifecycle.test_start(test=make_test([*annotated_test_images[:2], *unannotated_test_images[:2]]))
+    test = lifecycle.start_test(test=make_test([*annotated_test_images[:2], *unannotated_test_images[:2]]))
     modes = dict(
         Stream.objects.filter(test_image__test=test).values_list(
             "test_image__image__original_name", "test_image__mode"

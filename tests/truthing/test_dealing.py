@@ -21,8 +21,8 @@ from truthing.services import lifecycle
 
 @pytest.fixture
 def oracle_test(make_test, annotated_test_images):
-    test = lifecycle.test_start(test=make_test(annotated_test_images, seed=5))
-    return lifecycle.test_publish(test=test)
+    test = lifecycle.start_test(test=make_test(annotated_test_images, seed=5))
+    return lifecycle.publish_test(test=test)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -69,10 +69,10 @@ def test_an_admin_grows_a_published_pool_without_changing_what_sessions_were_dea
     from truthing.services.streams import step_answer
     from vtt_site.errors import ApplicationError, ConflictError
 
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first = operator_next(user=operators[0])
     truth_with(operators[0], first)
-    test = lifecycle.test_publish(test=test)
+    test = lifecycle.publish_test(test=test)
     owner = make_user(Role.VISION_SYSTEM_OWNER, username="ann")
     early = session_enrol(system=system_create(owner=owner, name="early"), test_id=test.pk)
     dealt_before = list(DealtStream.objects.filter(deal_id=early.deal_id).values_list("stream_id", flat=True))
@@ -104,7 +104,7 @@ def test_an_admin_grows_a_published_pool_without_changing_what_sessions_were_dea
     with pytest.raises(ApplicationError) as error:
         lifecycle.pool_grow(test=test, position=5, streams=1)
     assert error.value.code == "not_a_pool"
-    card = reports.test_card(test=test)
+    card = reports.card_of_test(test=test)
     assert [s["exposure"] for s in card["dealing"]["pools"][0]["streams"]] == [2, 1]
 
 

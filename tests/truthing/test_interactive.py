@@ -80,7 +80,7 @@ def test_nothing_is_waited_for_when_tasks_run_in_process(workers_layout):
 def test_queueing_a_proposal_marks_it_and_its_task_clears_the_mark(
     workers_layout, make_test, unannotated_test_images
 ):
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))  # first questions: queued
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))  # first questions: queued
     waiting = list(Stream.objects.filter(test_image__test=test, state=StreamState.PROPOSING))
     assert waiting and proposals_pending() == len(waiting)  # marked when queued (no worker reads it)
     for stream in waiting:
@@ -94,7 +94,7 @@ def test_automatic_truthing_gives_way_before_every_engine_step_and_write(
     workers_layout, settings, make_test, annotated_test_images
 ):
     settings.LONG_JOB_GIVE_WAY_SECONDS = 0.05
-    test = lifecycle.test_start(test=make_test(annotated_test_images[:1]))  # its job: queued
+    test = lifecycle.start_test(test=make_test(annotated_test_images[:1]))  # its job: queued
     job = AutomaticTruthing.objects.get(test=test, streams_done=0, part=0)
     proposal_pending(99)  # an operator waits, all along
     held = timed(lambda: automatic_truthing_run(job_id=job.pk))  # what the long-jobs worker does, here

@@ -39,7 +39,7 @@ def until_unique(user, stream) -> Step:
 def test_a_yes_to_a_uniqueness_question_stores_the_point_and_the_label_shows_it(
     make_test, unannotated_test_images, operators
 ):
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     operator = operators[0]
     stream = operator_next(user=operator)
     api = client_of(operator)
@@ -86,7 +86,7 @@ def test_a_checker_sees_the_point_and_an_adjudication_that_changes_the_answer_dr
     settings, make_test, unannotated_test_images, operators
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker, reviewer = operators
     stream = operator_next(user=first)
     step = until_unique(first, stream)
@@ -120,7 +120,7 @@ def test_a_checker_sees_the_point_and_an_adjudication_that_changes_the_answer_dr
 
 def test_a_check_answer_carries_no_point(settings, make_test, unannotated_test_images, operators):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
     while stream.state != StreamState.ENDED:

@@ -38,7 +38,7 @@ def test_a_checker_sees_the_questions_not_the_answers_and_a_disagreement_cuts_th
     settings, make_test, unannotated_test_images, operators, users
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
     truth(first, stream, lambda step: "yes" if step.index == 0 else "no")
@@ -54,7 +54,7 @@ def test_a_checker_sees_the_questions_not_the_answers_and_a_disagreement_cuts_th
     disagreement = Disagreement.objects.get()
     assert disagreement.step.index == 0 and disagreement.check_answer.answer == "no"
     with pytest.raises(ConflictError):
-        lifecycle.test_publish(test=test)
+        lifecycle.publish_test(test=test)
     steps_before = stream.steps.count()
     disagreement_decide(disagreement_id=disagreement.pk, user=operators[2], answer="no")
     stream.refresh_from_db()
@@ -72,7 +72,7 @@ def test_gold_work_is_scored_against_the_oracle_and_operators_get_statistics(
     settings, make_test, annotated_test_images, unannotated_test_images, operators
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_GOLD_SHARE": 1.0}
-    test = lifecycle.test_start(test=make_test([annotated_test_images[0], unannotated_test_images[0]]))
+    test = lifecycle.start_test(test=make_test([annotated_test_images[0], unannotated_test_images[0]]))
     operator = operators[0]
     gold = operator_next(user=operator)
     assert isinstance(gold, Check) and gold.kind == CheckKind.GOLD
@@ -98,7 +98,7 @@ def test_gold_work_is_scored_against_the_oracle_and_operators_get_statistics(
     assert row["gold_accuracy"]["successes"] == total - 1 and row["gold_accuracy"]["trials"] == total
     assert row["gold_accuracy"]["low"] < row["gold_accuracy"]["value"] < row["gold_accuracy"]["high"]
     assert row["median_seconds"] in (1.0, 2.0, 1.5)
-    test = lifecycle.test_publish(test=test)
-    card = reports.test_card(test=test)
+    test = lifecycle.publish_test(test=test)
+    card = reports.card_of_test(test=test)
     assert card["streams"] == 2 and card["answered"] + card["rejected"] == total + stream.steps.count()
     assert card["blind_accuracy"]["trials"] > 0

@@ -37,7 +37,7 @@ def truth_with(user, stream, answer_of=lambda step: "no", undo_at=None):
 
 @pytest.mark.django_db(transaction=True)
 def test_starting_proposes_the_first_question_of_every_operator_stream(make_test, unannotated_test_images):
-    test = lifecycle.test_start(test=make_test(unannotated_test_images, streams_per_image=2))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images, streams_per_image=2))
     streams = Stream.objects.filter(test_image__test=test)
     assert test.state == TestState.TRUTHING and streams.count() == 6
     assert {s.test_image.mode for s in streams} == {TruthingMode.OPERATOR}
@@ -51,7 +51,7 @@ def test_starting_proposes_the_first_question_of_every_operator_stream(make_test
 def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducible(
     make_test, unannotated_test_images, operators
 ):
-    lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     operator = operators[0]
     stream = operator_next(user=operator)
     assert isinstance(stream, Stream) and stream.lease_holder_id == operator.pk
@@ -78,7 +78,7 @@ def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducib
 def test_answers_are_refused_out_of_turn_out_of_lease_and_in_published_tests(
     make_test, unannotated_test_images, operators
 ):
-    lifecycle.test_start(test=make_test(unannotated_test_images[:2]))
+    lifecycle.start_test(test=make_test(unannotated_test_images[:2]))
     first, second = operators[:2]
     mine, theirs = operator_next(user=first), operator_next(user=second)
     assert mine.pk != theirs.pk
@@ -97,7 +97,7 @@ def test_answers_are_refused_out_of_turn_out_of_lease_and_in_published_tests(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_second_proposal_adds_nothing(make_test, unannotated_test_images):
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     stream = Stream.objects.get(test_image__test=test)
     before = list(stream.steps.values_list("pk", "index"))
     stream_propose(stream_id=stream.pk)
@@ -107,19 +107,19 @@ def test_a_second_proposal_adds_nothing(make_test, unannotated_test_images):
 
 @pytest.mark.django_db(transaction=True)
 def test_publishing_needs_every_stream_ended(make_test, unannotated_test_images, operators):
-    test = lifecycle.test_start(test=make_test(unannotated_test_images[:1]))
+    test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     with pytest.raises(ConflictError) as error:
-        lifecycle.test_publish(test=test)
+        lifecycle.publish_test(test=test)
     assert error.value.code == "test_unfinished" and "1 stream has not ended" in error.value.message
     stream = operator_next(user=operators[0])
     truth_with(operators[0], stream)
-    test = lifecycle.test_publish(test=test)
+    test = lifecycle.publish_test(test=test)
     assert test.state == TestState.PUBLISHED
     with pytest.raises(ConflictError) as error:
         step_undo(stream_id=stream.pk, user=operators[0])
     assert error.value.code == "test_frozen"
     # Counted as a person says it: "1 stream has", "2 streams have", never "stream(s)".
-    two = lifecycle.test_start(test=make_test(unannotated_test_images[1:3], name="two"))
+    two = lifecycle.start_test(test=make_test(unannotated_test_images[1:3], name="two"))
     assert lifecycle.publish_blockers(two) == ["2 streams have not ended"]
 
 
@@ -137,7 +137,7 @@ def test_the_streams_sweep_leaves_the_streams_of_the_automatic_truthing_alone(
     from truthing.services import proposals
 
     images = unannotated_test_images[:1] + annotated_test_images[:2]
-    test = lifecycle.test_start(test=make_test(images))
+    test = lifecycle.start_test(test=make_test(images))
     streams = Stream.objects.filter(test_image__test=test)
     # Both kinds waiting for a minute, as if their tasks were lost (the oracle's job not run yet).
     streams.update(state=StreamState.PROPOSING, proposing_since=timezone.now() - timedelta(minutes=1))

@@ -112,7 +112,7 @@ def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queu
     collection, monkeypatch, settings, django_capture_on_commit_callbacks
 ):
     celery_app.loader.import_default_modules()
-    task = celery_app.tasks[ImportJob.task_name]
+    task = celery_app.tasks[ImportJob.task.name]
 
     def broker_down(*args, **kwargs):
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
@@ -146,23 +146,27 @@ def test_the_heartbeat_is_refreshed_from_its_own_connection_while_the_work_runs(
         assert ImportJob.objects.get(pk=job.pk).heartbeat_at > first
 
 
-def test_task_queue_queues_by_name_says_whether_the_task_reached_the_broker_and_never_raises(monkeypatch):
+def test_a_task_is_sent_through_its_declaration_which_says_whether_it_reached_the_broker_and_never_raises(
+    monkeypatch,
+):
+    from vtt_site import queueing
     from vtt_site.celery import app
+    from vtt_site.queues import JOBS_SWEEP
 
     app.loader.import_default_modules()  # (Celery's Django fixup sets logging up again: caplog loses it)
     warnings = []
-    monkeypatch.setattr(jobs.logger, "warning", lambda message, *args: warnings.append(message % args))
-    task = app.tasks["vtt_site.jobs_sweep"]
+    monkeypatch.setattr(queueing.logger, "warning", lambda message, *args: warnings.append(message % args))
+    task = app.tasks[JOBS_SWEEP.name]
     sent = []
     monkeypatch.setattr(task, "delay", lambda *args: sent.append(args))
-    assert jobs.task_queue("vtt_site.jobs_sweep", 7, what="the thing 7") is True
+    assert JOBS_SWEEP.send(7, what="the thing 7") is True
     assert sent == [(7,)]
 
     def refused(*args) -> None:
         raise OperationalError("connection refused")
 
     monkeypatch.setattr(task, "delay", refused)
-    assert jobs.task_queue("vtt_site.jobs_sweep", 8, what="the thing 8") is False
+    assert JOBS_SWEEP.send(8, what="the thing 8") is False
     assert warnings == ["Could not queue the thing 8 (connection refused); it will be queued again later."]
 
 

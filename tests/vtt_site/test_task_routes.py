@@ -1,25 +1,59 @@
-"""The proposals queue and the beat name real tasks: a renamed task would otherwise be routed to a queue
-nobody reads, or scheduled and never run, silently."""
+"""Tasks are named once (vtt_site.queueing): every declared task exists under its name, which is the
+path of the function that runs it; the routes and the beat's schedule name real tasks; and no module
+queues a task or names one in a decorator by a string of its own."""
 
 from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
 
 from django.conf import settings
 
 from vtt_site.celery import app
+from vtt_site.queueing import Queue, beat_schedule, declarations
+
+ROOT = Path(__file__).resolve().parents[2]
+APPS = ("accounts", "annotations", "engine", "truthing", "evaluation", "frontend", "vtt_site")
 
 
-def test_every_routed_and_scheduled_task_exists():
+def test_every_declared_task_runs_under_its_name_the_path_of_its_function():
     app.loader.import_default_modules()
-    routed = set(settings.CELERY_TASK_ROUTES)
-    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
-    assert routed | scheduled <= set(app.tasks), (routed | scheduled) - set(app.tasks)
+    declared = declarations()
+    assert len(declared) == len({task.name for task in declared}) >= 14
+    for task in declared:
+        module, _, function = task.name.rpartition(".")
+        assert getattr(importlib.import_module(module), function).name == task.name
+    assert {name for name in app.tasks if not name.startswith("celery.")} == {task.name for task in declared}
+
+
+def test_the_routes_and_the_schedule_are_made_from_the_declarations():
+    routes = app.conf.task_routes
+    scheduled = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert app.conf.beat_schedule == beat_schedule()
+    assert scheduled == {task.name for task in declarations() if task.beat}
     # Every sweep goes with the proposals, and the deals to their own queue: never behind a long job.
-    assert scheduled <= routed
-    queue_of = {name: route["queue"] for name, route in settings.CELERY_TASK_ROUTES.items()}
+    queue_of = {name: route["queue"] for name, route in routes.items()}
     assert {queue_of[name] for name in scheduled} == {settings.CELERY_PROPOSAL_QUEUE}
-    assert queue_of["truthing.stream_propose"] == settings.CELERY_PROPOSAL_QUEUE
-    assert queue_of["truthing.deal_run"] == settings.CELERY_DEAL_QUEUE
+    assert queue_of["truthing.tasks.stream_propose"] == settings.CELERY_PROPOSAL_QUEUE
+    assert queue_of["truthing.tasks.deal_run"] == settings.CELERY_DEAL_QUEUE
+    assert all(task.name not in routes for task in declarations() if task.queue == Queue.LONG)
+    assert app.conf.beat_schedule["sessions-expire"]["schedule"] == settings.EVALUATION_DEADLINE_SWEEP_SECONDS
     assert (
         len({settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_PROPOSAL_QUEUE, settings.CELERY_DEAL_QUEUE})
         == 3
     )
+
+
+def test_no_task_is_named_by_a_string_outside_its_declaration():
+    """A task's name appears once, in its app's queues.py: decorators and senders use the declaration."""
+    names = {task.name for task in declarations()}
+    found = []
+    for app_name in APPS:
+        for path in sorted((ROOT / app_name).rglob("*.py")):
+            if path.name == "queues.py" or "/migrations/" in path.as_posix():
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Constant) and node.value in names:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value}")
+    assert found == []

@@ -94,7 +94,7 @@ class TestCardSerializer(serializers.Serializer):
 def _card(test) -> dict:
     return {
         "test": test,
-        "card": reports.test_card(test=test),
+        "card": reports.card_of_test(test=test),
         "publish_blockers": lifecycle.publish_blockers(test) if test.state == "truthing" else [],
     }
 
@@ -116,7 +116,7 @@ class TestListCreateApi(APIView):
 
     @extend_schema(responses=paginated(TestOutputSerializer), summary="List tests")
     def get(self, request):
-        return page_response(request, self, selectors.test_list(), TestOutputSerializer)
+        return page_response(request, self, selectors.list_tests(), TestOutputSerializer)
 
     @extend_schema(
         request=InputSerializer,
@@ -127,7 +127,7 @@ class TestListCreateApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
-        test = lifecycle.test_create(
+        test = lifecycle.create_test(
             name=values["name"],
             description=values.get("description", ""),
             statistics=statistics_get(statistics_id=values["statistics"]),
@@ -138,7 +138,7 @@ class TestListCreateApi(APIView):
             created_by=request.user,
         )
         return Response(
-            TestOutputSerializer(selectors.test_get(test_id=test.pk)).data, status=status.HTTP_201_CREATED
+            TestOutputSerializer(selectors.get_test(test_id=test.pk)).data, status=status.HTTP_201_CREATED
         )
 
 
@@ -147,7 +147,7 @@ class TestApi(APIView):
 
     @extend_schema(responses=TestCardSerializer, summary="A test and its card")
     def get(self, request, test_id: int):
-        return Response(TestCardSerializer(_card(selectors.test_get(test_id=test_id))).data)
+        return Response(TestCardSerializer(_card(selectors.get_test(test_id=test_id))).data)
 
 
 def _transition(service, operation: str, summary: str):
@@ -156,25 +156,25 @@ def _transition(service, operation: str, summary: str):
             request=None, responses={200: TestOutputSerializer, 409: ErrorSerializer}, summary=summary
         )
         def post(self, request, test_id: int):
-            service(test=selectors.test_get(test_id=test_id))
-            return Response(TestOutputSerializer(selectors.test_get(test_id=test_id)).data)
+            service(test=selectors.get_test(test_id=test_id))
+            return Response(TestOutputSerializer(selectors.get_test(test_id=test_id)).data)
 
     TransitionApi.operation = operation
     TransitionApi.__name__ = TransitionApi.__qualname__ = f"Test{operation.rsplit('.', 1)[1].title()}Api"
     return TransitionApi
 
 
-TestStartApi = _transition(lifecycle.test_start, "truthing.test.start", "Start truthing a draft test")
+TestStartApi = _transition(lifecycle.start_test, "truthing.test.start", "Start truthing a draft test")
 TestPublishApi = _transition(
-    lifecycle.test_publish,
+    lifecycle.publish_test,
     "truthing.test.publish",
     "Publish a test whose streams have all ended (freezes it)",
 )
-TestArchiveApi = _transition(lifecycle.test_archive, "truthing.test.archive", "Archive a published test")
+TestArchiveApi = _transition(lifecycle.archive_test, "truthing.test.archive", "Archive a published test")
 
 
 TestAuditApi = _transition(
-    audit.test_audit_start,
+    audit.audit_start,
     "truthing.test.audit",
     "Audit a test whose streams have ended: a blind guesser trained on the training images' streams, "
     "scored on the test's (in the background; the card shows the report)",
@@ -205,7 +205,7 @@ class TestPoolGrowApi(APIView):
     def post(self, request, test_id: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        added = lifecycle.pool_grow(test=selectors.test_get(test_id=test_id), **data.validated_data)
+        added = lifecycle.pool_grow(test=selectors.get_test(test_id=test_id), **data.validated_data)
         body = {"position": data.validated_data["position"], "added": [stream.number for stream in added]}
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -217,7 +217,7 @@ class TestExportApi(APIView):
         responses={(200, "application/json"): dict}, summary="The test with every stream and answer"
     )
     def get(self, request, test_id: int):
-        test = selectors.test_get(test_id=test_id)
-        response = JsonResponse(selectors.test_export(test=test))
+        test = selectors.get_test(test_id=test_id)
+        response = JsonResponse(selectors.export_of_test(test=test))
         response["Content-Disposition"] = f'attachment; filename="test-{test.pk}.json"'
         return response

@@ -29,7 +29,7 @@ from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, j
 
 
 @transaction.atomic
-def test_audit_start(*, test: Test, user=None) -> TestAudit:
+def audit_start(*, test: Test, user=None) -> TestAudit:
     """Queue the audit of a test whose streams have ended (again, if it was audited before).
 
     An audit of the test already waiting or running is joined, not queued again: it is a pure function
@@ -61,7 +61,7 @@ def test_audit_start(*, test: Test, user=None) -> TestAudit:
     return audit
 
 
-def test_audit_run(*, job_id: int) -> TestAudit:
+def audit_run(*, job_id: int) -> TestAudit:
     job_run(TestAudit, job_id, _run)
     return TestAudit.objects.get(pk=job_id)
 
@@ -83,7 +83,7 @@ def _run(job: TestAudit) -> None:
         between_steps=give_way,
     )
     job_progress(job, progress=0.6)
-    held_out = test_streams(test)
+    held_out = streams_of_test(test)
     try:
         report = audit_streams(stats.vocabulary, train, held_out, seed=test.seed)
     except ValueError as exc:
@@ -97,7 +97,7 @@ def _run(job: TestAudit) -> None:
     )
 
 
-def test_streams(test: Test) -> list[list[StreamStep]]:
+def streams_of_test(test: Test) -> list[list[StreamStep]]:
     """The test's stored streams as the core's steps (question, the p and population it was proposed
     with, the answer, the label it made)."""
     stats = bridge.statistics_of(test)

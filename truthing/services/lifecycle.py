@@ -39,7 +39,7 @@ MAX_STREAMS_PER_IMAGE = 20
 
 
 @transaction.atomic
-def test_create(
+def create_test(
     *,
     name: str,
     statistics: FittedStatistics,
@@ -148,7 +148,7 @@ def _checked_images(statistics: FittedStatistics, image_ids: Sequence[int]) -> l
 
 
 @transaction.atomic
-def test_start(*, test: Test) -> Test:
+def start_test(*, test: Test) -> Test:
     """Start truthing: one stream per (image, stream number); images with a reviewed annotation are
     truthed by the oracle in the background, the others wait for operators (their first question is
     proposed at once)."""
@@ -206,7 +206,7 @@ def publish_blockers(test: Test) -> list[str]:
 
 
 @transaction.atomic
-def test_publish(*, test: Test) -> Test:
+def publish_test(*, test: Test) -> Test:
     """Freeze the test: from now on systems may take it, and nothing about it changes."""
     test = lock_test(test.pk)
     require_state(test, TestState.TRUTHING, "published")
@@ -223,7 +223,7 @@ def test_publish(*, test: Test) -> Test:
 
 
 @transaction.atomic
-def test_archive(*, test: Test) -> Test:
+def archive_test(*, test: Test) -> Test:
     test = lock_test(test.pk)
     require_state(test, TestState.PUBLISHED, "archived")
     test.state, test.archived_at = TestState.ARCHIVED, timezone.now()

@@ -1,6 +1,6 @@
 """Proposing a stream's next question, in a worker, and ending a stream the engine has nothing more for.
 
-The engine runs in a Celery task (`truthing.stream_propose`), queued by name when an answer commits.
+The engine runs in a Celery task (`truthing.queues.STREAM_PROPOSE`), queued when an answer commits.
 Every write locks the stream row first, so an answer, an undo and a proposal of one stream never
 interleave, and the proposal is idempotent: it only acts on a stream that waits for the engine, and the
 question it adds is a pure function of the stored answers (truthing.bridge), so a retried or redelivered
@@ -18,12 +18,10 @@ from django.utils import timezone
 from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT
 from truthing import bridge
 from truthing.models import Step, Stream, StreamState, TestState, TruthingMode
+from truthing.queues import STREAM_PROPOSE
 from truthing.services.checks import check_create_for
 from truthing.services.rules import growing, lock_stream
 from vtt_site.interactive import proposal_pending
-from vtt_site.jobs import task_queue
-
-PROPOSE_TASK = "truthing.stream_propose"
 
 
 @transaction.atomic
@@ -79,7 +77,7 @@ def proposal_queue(stream_id: int) -> bool:
     """Hand the proposal task to the broker. Never raises: with the broker down the answer is kept, the
     stream waits, and the sweeper queues the task again once the broker is back."""
     proposal_pending(stream_id)  # long jobs give way until it is written (vtt_site.interactive)
-    return task_queue(PROPOSE_TASK, stream_id, what=f"the proposal of stream {stream_id}")
+    return STREAM_PROPOSE.send(stream_id, what=f"the proposal of stream {stream_id}")
 
 
 def streams_sweep() -> int:

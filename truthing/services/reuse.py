@@ -25,7 +25,7 @@ from scoring.reuse import PlayedStream, Seen, reuse_accuracy
 from truthing import bridge
 from truthing.exposure import image_exposure
 from truthing.models import Test, TruthingMode
-from truthing.published import test_plan
+from truthing.published import plan_of_test
 from vtt_site.interactive import give_way
 
 EARLIER = (1, 3, 10)
@@ -87,7 +87,7 @@ _SIMULATED = 1 << 63
 
 def _pools(test: Test) -> dict[int, list[tuple[int, list[tuple[Seen, float | None]]]]]:
     """Per operator-truthed image, its pool streams as shown (plan position, shown steps)."""
-    plan = test_plan(test_id=test.pk)
+    plan = plan_of_test(test_id=test.pk)
     pools: dict[int, list[tuple[int, list[tuple[Seen, float | None]]]]] = {}
     if plan is None:
         return pools
