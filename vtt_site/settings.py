@@ -12,9 +12,9 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import sys
-from typing import Any
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
