@@ -14,7 +14,6 @@ from typing import Any
 from engine.core.drivers import stream_seed
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.statistics import FittedStatistics as CoreStatistics
-from engine.core.story import Story
 from engine.selectors import loaded_statistics
 from engine.settings import engine_settings
 from kernel.kinds import question_from_json, question_to_json, render_text
@@ -119,18 +118,3 @@ def step_values(
         p=p,
         population=population,
     )
-
-
-def label_made(test_image: TestImage, answered: Sequence[Step], pending: Step, answer: str) -> str:
-    """The label a positive uniqueness answer to `pending` creates ("person 2"), else ""."""
-    stats = statistics_of(test_image.test)
-    story = Story(stats.vocabulary)
-    for question, given in history_of(stats, test_image, answered):
-        story.record(question, given)
-    ((question, _),) = history_of(stats, test_image, [_answered(pending, answer)])
-    label = story.record(question, Answer(answer))
-    return str(label) if label is not None else ""
-
-
-def _answered(step: Step, answer: str) -> Step:
-    return Step(question=step.question, answer=answer)

@@ -13,7 +13,7 @@ Plain Python: the scoring core reads the registry too.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -101,6 +101,26 @@ def labels_an_object(name: Any) -> bool:
     return isinstance(kind, InstantiationKind) and kind.labels
 
 
+def label_made(
+    answered: Iterable[tuple[Mapping[str, Any], str]], question: Mapping[str, Any], answer: str
+) -> str:
+    """The label an answer to a structured question makes after the answered ones ("person 2"), or "".
+
+    One entry point for "record this answer and tell me the label", on the structured forms alone: a
+    yes to a kind that labels an object gives it the next label of its type (1 + the labels of its type
+    made so far, docs/method.md section 4). No vocabulary, no statistics: an operator's answer is stored
+    without loading the engine in the web process, and the proposer replays the history once."""
+    if answer != "yes" or not labels_an_object(question.get("kind")):
+        return ""
+    of_type = question.get("type")
+    made = sum(
+        1
+        for asked, given in answered
+        if given == "yes" and labels_an_object(asked.get("kind")) and asked.get("type") == of_type
+    )
+    return f"{of_type} {made + 1}"
+
+
 # --- The structured form and the English, through each question's kind ---------------------------------
 
 
@@ -144,6 +164,7 @@ __all__ = [
     "attribute_kinds",
     "instantiation_kinds",
     "kind_of",
+    "label_made",
     "labels_an_object",
     "names_of",
     "of_family",

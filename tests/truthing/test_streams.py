@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine.core.story import Story
 from truthing import bridge
 from truthing.models import Stream, StreamState, TestState, TruthingMode
-from truthing.services import lifecycle
+from truthing.services import lifecycle, proposals
 from truthing.services.proposals import stream_propose
 from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer, step_undo
@@ -72,6 +73,37 @@ def test_an_operator_truths_a_stream_to_its_end_and_its_questions_are_reproducib
             step.population,
         )
     assert bridge.propose(stream.test_image, stream.number, steps) is None or len(steps) >= 4 * 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_and_its_label_are_stored_without_loading_the_engine(
+    make_test, unannotated_test_images, operators, monkeypatch
+):
+    """The web process stores an answer and the label a yes makes from the structured forms alone
+    (kernel.kinds.label_made); only the proposal, in a worker, loads the statistics. The labels are the
+    ones the engine's own story gives."""
+    lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
+    operator = operators[0]
+    stream = operator_next(user=operator)
+    for _ in range(10):
+        stream.refresh_from_db()
+        if stream.state == StreamState.ENDED:
+            break
+        step = pending(stream)
+        queued = []
+        with monkeypatch.context() as patched:
+            for name in ("statistics_of", "loaded_statistics"):
+                patched.setattr(bridge, name, lambda *args: pytest.fail("the answer loaded the statistics"))
+            patched.setattr(proposals, "proposal_queue", queued.append)
+            step_answer(stream_id=stream.pk, user=operator, index=step.index, answer="yes")
+        assert queued == [stream.pk]
+        stream_propose(stream_id=stream.pk)  # the proposal, as the worker runs it
+    steps = list(stream.steps.exclude(answer="").order_by("index"))
+    stats = bridge.statistics_of(stream.test_image.test)
+    story = Story(stats.vocabulary)
+    told = [story.record(q, a) for q, a in bridge.history_of(stats, stream.test_image, steps)]
+    assert [s.label for s in steps] == ["" if label is None else str(label) for label in told]
+    assert any(s.label for s in steps)
 
 
 @pytest.mark.django_db(transaction=True)

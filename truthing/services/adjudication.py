@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from truthing import bridge
+from kernel.kinds import label_made
 from truthing.errors import TruthingErrorCode
 from truthing.models import Disagreement, DisagreementState, Step, Stream
 from truthing.services.proposals import stream_wait_for_proposal
@@ -53,7 +53,7 @@ def _cut_after(stream: Stream, step: Step, answer: str) -> None:
     ).update(state=DisagreementState.OBSOLETE)
     answered = list(stream.steps.filter(index__lt=step.index).order_by("index"))
     step.answer = answer
-    step.label = bridge.label_made(stream.test_image, answered, step, answer)
+    step.label = label_made([(s.question, s.answer) for s in answered], step.question, answer)
     # The operator's point marked the object of their answer; a different answer has none.
     step.point_x = step.point_y = None
     step.save(update_fields=["answer", "label", "point_x", "point_y"])

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_admin
-from truthing import bridge
+from kernel.kinds import label_made
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, Step, Stream, StreamState
 from truthing.services.proposals import stream_wait_for_proposal
@@ -64,7 +64,7 @@ def step_answer(
     answered = list(stream.steps.exclude(pk=step.pk).order_by("index"))
     step.answer, step.answered_by, step.answered_at = answer, user, timezone.now()
     step.seconds = seconds
-    step.label = bridge.label_made(stream.test_image, answered, step, answer)
+    step.label = label_made([(s.question, s.answer) for s in answered], step.question, answer)
     step.point_x, step.point_y = point if point is not None and step.label else (None, None)
     step.save(
         update_fields=["answer", "answered_by", "answered_at", "seconds", "label", "point_x", "point_y"]
