@@ -1,8 +1,11 @@
-"""The one adapter between truthing rows and the engine core.
+"""Truthing's one adapter to the engine: no other truthing module imports `engine` (an import-linter
+contract says so), and what they need of it they take from here.
 
 A stream's rows (its test's frozen statistics and settings, its seed, its answered steps) become a core
 `Stream` resumed from its history; a core proposal becomes the values of a step row. Nothing is kept
-between two calls: the rows are the state (engine.core.proposer.Stream.resume).
+between two calls: the rows are the state (engine.core.proposer.Stream.resume). The engine's names that
+truthing's services, forms and views use (its settings, its statistics rows, its drivers, its audit)
+are this module's too, listed in `__all__`.
 """
 
 from __future__ import annotations
@@ -11,16 +14,46 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.drivers import stream_seed
+from engine.audit.run import audit_streams, reliability_svg, training_streams
+from engine.bridge import scenes_of
+from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT, StreamStep, run_automatic, stream_seed
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.statistics import FittedStatistics as CoreStatistics
-from engine.selectors import loaded_statistics
+from engine.errors import EngineErrorCode
+from engine.models import FitStatus, FittedStatistics
+from engine.selectors import loaded_statistics, statistics_get
 from engine.settings import engine_settings
 from kernel.kinds import question_from_json, question_to_json, render_text
 from kernel.questions import Answer, Question
 from truthing.exposure import exposure_of
 from truthing.models import Step, Test, TestImage
 from truthing.models import Stream as TruthedStream
+
+__all__ = [
+    "PROPOSALS_PER_ANSWER_LIMIT",
+    "CoreStatistics",
+    "EngineErrorCode",
+    "EngineSettings",
+    "FitStatus",
+    "FittedStatistics",
+    "ProposedStep",
+    "StreamStep",
+    "audit_streams",
+    "engine_settings",
+    "history_of",
+    "propose",
+    "reliability_svg",
+    "replayed",
+    "run_automatic",
+    "scenes_of",
+    "seed_of",
+    "settings_of",
+    "statistics_get",
+    "statistics_of",
+    "step_values",
+    "stream_seed_of",
+    "training_streams",
+]
 
 
 @dataclass(frozen=True)
@@ -69,7 +102,11 @@ def replayed(stream: TruthedStream, steps: Sequence[Step]) -> list[dict[str, Any
     test_image = stream.test_image
     stats, settings = statistics_of(test_image.test), settings_of(test_image.test)
     seed = stream_seed_of(stream)
-    exposure = exposure_of(stats, test_image, stream.exposure_streams) if stream.exposure_streams else None
+    exposure = (
+        exposure_of(stats.vocabulary, test_image, stream.exposure_streams)
+        if stream.exposure_streams
+        else None
+    )
     proposed = []
     for k in range(len(steps)):
         history = history_of(stats, test_image, steps[:k])

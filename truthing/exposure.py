@@ -8,9 +8,10 @@ a stream revealed), over the shown steps of the latest dealt streams of the imag
 stores the ids of those streams on the stream it writes (`Stream.exposure_streams`), so that a replay
 rebuilds the same exposure from the same rows.
 
-Part of truthing's adapter to the engine core, beside truthing.bridge: core questions become the
-structured documents the attacker keys through one conversion, used for the candidates and for the
-earlier streams' stored questions alike, so that a fact has one key whichever side it comes from.
+Core questions become the structured documents the attacker keys through one conversion (the kernel's),
+used for the candidates and for the earlier streams' stored questions alike, so that a fact has one
+key whichever side it comes from. It needs the vocabulary, not the engine: truthing.bridge hands it to
+the proposer.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from typing import Any
 
 from django.conf import settings
 
-from engine.core.statistics import FittedStatistics as CoreStatistics
-from engine.core.story import story_of
-from kernel.kinds import question_from_json, question_to_json
+from kernel.kinds import label_made, question_from_json, question_to_json
 from kernel.questions import Answer, Question
+from kernel.vocabulary import Vocabulary
 from scoring.reuse import Exposure, Seen
 from truthing.models import Step, StepAnswer, Stream, TestImage
 
@@ -33,9 +33,9 @@ class Documents:
     which is what the attacker keys. Kept per question: a stream asks about the same questions step
     after step (its history, then its next candidates)."""
 
-    def __init__(self, stats: CoreStatistics, test_image: TestImage) -> None:
+    def __init__(self, vocabulary: Vocabulary, test_image: TestImage) -> None:
         image = test_image.image
-        self.vocabulary, self.width, self.height = stats.vocabulary, image.width, image.height
+        self.vocabulary, self.width, self.height = vocabulary, image.width, image.height
         self._documents: dict[Question, dict[str, Any]] = {}
 
     def of(self, question: Question) -> dict[str, Any]:
@@ -47,14 +47,17 @@ class Documents:
         return document
 
     def shown(self, history: Sequence[tuple[Question, Answer]]) -> list[Seen]:
-        """A core history as a system is shown it: answered entries only, with the labels they made (as
-        the engine's story makes them)."""
-        made = {record.entry: str(record.label) for record in story_of(self.vocabulary, history).labels}
-        return [
-            Seen(self.of(question), answer == Answer.YES, made.get(i, ""))
-            for i, (question, answer) in enumerate(history)
-            if answer != Answer.AMBIGUOUS
-        ]
+        """A core history as a system is shown it: answered entries only, with the labels they made
+        (kernel.kinds.label_made, as the engine's story makes them)."""
+        shown: list[Seen] = []
+        answered: list[tuple[dict[str, Any], str]] = []
+        for question, answer in history:
+            document = self.of(question)
+            label = label_made(answered, document, str(answer))
+            answered.append((document, str(answer)))
+            if answer != Answer.AMBIGUOUS:
+                shown.append(Seen(document, answer == Answer.YES, label))
+        return shown
 
     def stored(self, steps: Iterable[Step]) -> list[Seen]:
         """A stored stream's shown steps, in order, as its system saw them. Parsed back into core
@@ -82,10 +85,10 @@ class ImageExposure:
 
 
 def image_exposure(
-    stats: CoreStatistics, test_image: TestImage, streams: Iterable[Sequence[Seen]]
+    vocabulary: Vocabulary, test_image: TestImage, streams: Iterable[Sequence[Seen]]
 ) -> ImageExposure:
     """The exposure made of earlier streams of this image, given as their systems saw them."""
-    return ImageExposure(Documents(stats, test_image), Exposure.of_streams(test_image.pk, streams))
+    return ImageExposure(Documents(vocabulary, test_image), Exposure.of_streams(test_image.pk, streams))
 
 
 def exposure_sources(test_image: TestImage, *, deal_id: int) -> list[int]:
@@ -102,7 +105,7 @@ def exposure_sources(test_image: TestImage, *, deal_id: int) -> list[int]:
     return sorted(latest)
 
 
-def exposure_of(stats: CoreStatistics, test_image: TestImage, stream_ids: Sequence[int]) -> ImageExposure:
+def exposure_of(vocabulary: Vocabulary, test_image: TestImage, stream_ids: Sequence[int]) -> ImageExposure:
     """The exposure made of the shown steps of the given streams of this image (a deal's, or a replay's
     from the ids stored on the stream)."""
     steps: dict[int, list[Step]] = {pk: [] for pk in stream_ids}
@@ -113,6 +116,6 @@ def exposure_of(stats: CoreStatistics, test_image: TestImage, stream_ids: Sequen
     )
     for step in rows:
         steps[step.stream_id].append(step)
-    documents = Documents(stats, test_image)
+    documents = Documents(vocabulary, test_image)
     revealed = Exposure.of_streams(test_image.pk, (documents.stored(s) for s in steps.values()))
     return ImageExposure(documents, revealed)

@@ -17,10 +17,8 @@ from django.forms.utils import pretty_name
 from django.template.defaultfilters import pluralize
 
 from annotations.models import Collection, Image, Split
-from engine.core.proposer import EngineSettings
-from engine.models import FitStatus, FittedStatistics
-from engine.settings import engine_settings
 from kernel.errors import EngineError
+from truthing.bridge import EngineSettings, FitStatus, FittedStatistics, engine_settings
 from truthing.models import Test
 from truthing.services import lifecycle
 

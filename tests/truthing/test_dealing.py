@@ -138,7 +138,7 @@ def test_a_second_session_is_not_asked_what_the_first_was_told_where_the_engine_
     for test_image_id, stream in later.items():
         told = earlier[test_image_id]
         assert (told.exposure_streams, stream.exposure_streams) == ([], [told.pk])
-        exposure = exposure_of(stats, stream.test_image, [told.pk])
+        exposure = exposure_of(stats.vocabulary, stream.test_image, [told.pk])
         steps = list(stream.steps.order_by("index"))
         history = bridge.history_of(stats, stream.test_image, steps)
         for k in range(len(steps)):

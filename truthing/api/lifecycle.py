@@ -11,9 +11,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.core.proposer import EngineSettings
-from engine.selectors import statistics_get
 from truthing import reports, selectors
+from truthing.bridge import EngineSettings, statistics_get
 from truthing.services import audit, lifecycle
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import TEST_BODY_BYTES

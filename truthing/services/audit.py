@@ -12,13 +12,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from engine.audit.run import audit_streams, reliability_svg, training_streams
-from engine.bridge import scenes_of
-from engine.core.drivers import StreamStep
 from kernel.estimates import Estimate
 from kernel.kinds import question_from_json
 from kernel.questions import Answer, Label
 from truthing import bridge
+from truthing.bridge import StreamStep, audit_streams, reliability_svg, scenes_of, training_streams
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
 from truthing.services.reuse import reuse_report

@@ -16,10 +16,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.bridge import scenes_of
-from engine.core.drivers import StreamStep, run_automatic
-from engine.core.statistics import FittedStatistics as CoreStatistics
 from truthing import bridge
+from truthing.bridge import CoreStatistics, StreamStep, run_automatic, scenes_of
 from truthing.models import AutomaticTruthing, Step, Stream, StreamState, Test, TruthingMode
 from truthing.services.checks import check_create_for
 from truthing.services.rules import lock_stream

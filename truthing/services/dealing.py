@@ -16,10 +16,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from engine.bridge import scenes_of
-from engine.core.drivers import StreamStep, run_automatic
-from engine.core.statistics import FittedStatistics as CoreStatistics
 from truthing import bridge
+from truthing.bridge import CoreStatistics, StreamStep, run_automatic, scenes_of
 from truthing.exposure import exposure_of, exposure_sources
 from truthing.models import Deal, DealtStream, Step, Stream, StreamState
 from truthing.services.automatic import oracle_step_rows
@@ -55,7 +53,7 @@ def _run(deal: Deal) -> None:
             scenes[test_image.image.original_name],
             settings,
             bridge.dealt_seed_of(test_image, deal.seed),
-            exposure=exposure_of(stats, test_image, sources),
+            exposure=exposure_of(stats.vocabulary, test_image, sources),
             between_steps=give_way,
         )
         _write_dealt(deal, dealt.pk, steps, stats, sources)

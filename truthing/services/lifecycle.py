@@ -15,9 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotations.models import Image, Split, Stage
-from engine.errors import EngineErrorCode
-from engine.models import FitStatus, FittedStatistics
-from engine.settings import engine_settings
+from truthing.bridge import EngineErrorCode, FitStatus, FittedStatistics, engine_settings
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,

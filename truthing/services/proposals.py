@@ -15,8 +15,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT
 from truthing import bridge
+from truthing.bridge import PROPOSALS_PER_ANSWER_LIMIT
 from truthing.models import Step, Stream, StreamState, TestState, TruthingMode
 from truthing.queues import STREAM_PROPOSE
 from truthing.services.checks import check_create_for

@@ -18,11 +18,10 @@ from typing import Any
 
 from django.conf import settings as django_settings
 
-from engine.bridge import scenes_of
-from engine.core.drivers import run_automatic
 from kernel.questions import Answer
 from scoring.reuse import PlayedStream, Seen, reuse_accuracy
 from truthing import bridge
+from truthing.bridge import run_automatic, scenes_of
 from truthing.exposure import image_exposure
 from truthing.models import Test, TruthingMode
 from truthing.published import plan_of_test
@@ -50,7 +49,7 @@ def reuse_report(test: Test, on_progress: Callable[[float], None] | None = None)
                 seed = bridge.dealt_seed_of(test_image, _SIMULATED + k)
                 # As the deal's job does: prefer what the latest simulated sessions were told least.
                 earlier = told[test_image.pk][-window:] if window else []
-                exposure = image_exposure(stats, test_image, earlier)
+                exposure = image_exposure(stats.vocabulary, test_image, earlier)
                 scene = scenes[test_image.image.original_name]
                 steps = run_automatic(stats, scene, settings, seed, exposure=exposure, between_steps=give_way)
                 history = [(s.question, s.answer) for s in steps]
