@@ -61,7 +61,7 @@ class SessionState(models.TextChoices):
 class Session(models.Model):
     system = models.ForeignKey(VisionSystem, on_delete=models.CASCADE, related_name="sessions")
     test = models.ForeignKey("truthing.Test", on_delete=models.PROTECT, related_name="+")
-    # The session's own streams (truthing.deals); empty for a session enrolled before tests were dealt,
+    # The session's own streams (truthing.published); empty for a session enrolled before tests were dealt,
     # which takes the test's streams in the test's order.
     deal = models.OneToOneField(
         "truthing.Deal", null=True, blank=True, on_delete=models.PROTECT, related_name="+", editable=False

@@ -10,14 +10,15 @@ are this module's too, listed in `__all__`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from engine.audit.run import audit_streams, reliability_svg, training_streams
 from engine.bridge import scenes_of
 from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT, StreamStep, run_automatic, stream_seed
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import EngineSettings, Exposure, Stream
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
@@ -25,7 +26,6 @@ from engine.selectors import loaded_statistics, statistics_get
 from engine.settings import engine_settings
 from kernel.kinds import question_from_json, question_to_json, render_text
 from kernel.questions import Answer, Question
-from truthing.exposure import exposure_of
 from truthing.models import Step, Test, TestImage
 from truthing.models import Stream as TruthedStream
 
@@ -41,9 +41,10 @@ __all__ = [
     "audit_streams",
     "engine_settings",
     "history_of",
+    "oracle_step_rows",
+    "proposals_after_each_prefix",
     "propose",
     "reliability_svg",
-    "replayed",
     "run_automatic",
     "scenes_of",
     "seed_of",
@@ -95,22 +96,17 @@ def stream_seed_of(stream: TruthedStream) -> tuple[int, ...]:
     return seed_of(stream.test_image, stream.number)
 
 
-def replayed(stream: TruthedStream, steps: Sequence[Step]) -> list[dict[str, Any]]:
-    """The question the engine proposes after each prefix of the stream's answered steps (resumed from
-    the stored answers alone, and for a dealt stream the exposure of the streams it names): equal to the
-    stored questions when the stream replays exactly."""
+def proposals_after_each_prefix(
+    stream: TruthedStream, steps: Sequence[Step], exposure: Exposure | None
+) -> list[dict[str, Any]]:
+    """The structured question the engine proposes after each prefix of the stream's answered steps,
+    resumed from the stored answers alone (with the exposure it was dealt with, if any)."""
     test_image = stream.test_image
     stats, settings = statistics_of(test_image.test), settings_of(test_image.test)
     seed = stream_seed_of(stream)
-    exposure = (
-        exposure_of(stats.vocabulary, test_image, stream.exposure_streams)
-        if stream.exposure_streams
-        else None
-    )
     proposed = []
     for k in range(len(steps)):
-        history = history_of(stats, test_image, steps[:k])
-        resumed = Stream.resume(stats, settings, seed, history, exposure)
+        resumed = Stream.resume(stats, settings, seed, history_of(stats, test_image, steps[:k]), exposure)
         proposal = resumed.propose()
         proposed.append(
             {} if proposal is None else step_values(stats, test_image, proposal.question, None, 0).question
@@ -154,4 +150,27 @@ def step_values(
         text=render_text(question, stats.vocabulary),
         p=p,
         population=population,
+    )
+
+
+def oracle_step_rows(
+    stream: Stream, steps: list[StreamStep], stats: CoreStatistics, now: datetime
+) -> Iterator[Step]:
+    """The step rows of a stream the oracle answered (engine.core.drivers.run_automatic's steps)."""
+    return (
+        Step(
+            stream=stream,
+            index=step.index,
+            automatic=True,
+            proposed_at=now,
+            answered_at=now,
+            answer=str(step.answer),
+            label=str(step.label) if step.label is not None else "",
+            **vars(
+                step_values(
+                    stats, stream.test_image, step.question, step.estimate.p, step.estimate.population
+                )
+            ),
+        )
+        for step in steps
     )

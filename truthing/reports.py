@@ -15,7 +15,6 @@ from django.contrib.auth import get_user_model
 
 from kernel.kinds import KINDS
 from scoring.stats import proportion
-from truthing.deals import dealable_pool, pool_exposure
 from truthing.models import (
     AutomaticTruthing,
     CheckAnswer,
@@ -28,6 +27,7 @@ from truthing.models import (
     TestAudit,
     TruthingMode,
 )
+from truthing.published.pools import dealable_pool, pool_exposure
 
 
 def card_of_test(*, test: Test) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from celery import shared_task
 
 from truthing import queues
-from truthing.services import audit, automatic, dealing, proposals
+from truthing.published import dealing
+from truthing.services import audit, automatic, proposals
 from vtt_site.interactive import proposal_done
 
 

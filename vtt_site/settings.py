@@ -405,7 +405,7 @@ VTT: dict[str, Any] = {
     # The oracle's work on a test is split in this many jobs, so that workers truth them side by side.
     "TRUTHING_AUTOMATIC_PARTS": env_int("TRUTHING_AUTOMATIC_PARTS", 2),
     # A session's fresh oracle stream prefers the questions least told to earlier sessions, counted over
-    # this many of the latest streams dealt on the image (truthing.exposure).
+    # this many of the latest streams dealt on the image (truthing.published.exposure).
     "TRUTHING_DEAL_EXPOSURE_STREAMS": env_int("TRUTHING_DEAL_EXPOSURE_STREAMS", 100),
     # The audit of a test trains its blind guesser on oracle streams of this many training images.
     "AUDIT_TRAINING_STREAMS": env_int("AUDIT_TRAINING_STREAMS", 500),

@@ -1,5 +1,5 @@
 """The questions a session is asked, read through truthing's one door for evaluation (truthing.published):
-the plan of the streams dealt to the session (truthing.deals), or for a session enrolled before tests
+the plan of the streams dealt to the session (truthing.published), or for a session enrolled before tests
 were dealt, the test's own plan."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from evaluation.selectors.plans import plan_of
 from evaluation.services.sessions import session_enrol
 from evaluation.services.systems import system_create
 from tests.evaluation.conftest import build_test, question
-from truthing.deals import pool_exposure
 from truthing.models import DealtStream, Step, Stream
+from truthing.published.pools import pool_exposure
 
 POOL = 3
 IMAGES = 4

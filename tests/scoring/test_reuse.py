@@ -72,7 +72,7 @@ def rel(subject, relationship, obj):
 
 
 def test_exposure_counts_the_earlier_streams_that_told_a_fact_and_is_what_the_attacker_answers_from():
-    """Dealing avoids exposed facts (truthing.exposure): a question is exposed exactly when the attacker
+    """Dealing avoids exposed facts (truthing.published.exposure): a question is exposed exactly when the attacker
     who saw the same earlier streams answers it from memory."""
     made_left = Seen(unique(region=LEFT), True, "person 1")
     first = [Seen(exist(region=LEFT), True), made_left, Seen(attr("person 1", "running"), False)]

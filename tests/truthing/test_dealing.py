@@ -13,9 +13,9 @@ from evaluation.selectors.plans import plan_of
 from evaluation.services.sessions import session_enrol
 from evaluation.services.systems import system_create
 from truthing import bridge, reports
-from truthing.bridge import replayed
-from truthing.exposure import exposure_of
 from truthing.models import Deal, Step, Stream
+from truthing.published.dealing import replayed
+from truthing.published.exposure import exposure_of
 from truthing.services import lifecycle
 
 

@@ -19,7 +19,7 @@ from truthing import bridge
 from truthing.bridge import StreamStep, audit_streams, reliability_svg, scenes_of, training_streams
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
-from truthing.services.reuse import reuse_report
+from truthing.published.reuse import reuse_report
 from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
 from vtt_site.interactive import give_way

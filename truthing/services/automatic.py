@@ -9,9 +9,6 @@ have ended, so every stream is written exactly once.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import datetime
-
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -30,29 +27,6 @@ WRITE_BATCH = 50  # streams per transaction: few enough that a takeover redoes l
 def automatic_streams(test: Test):
     return Stream.objects.filter(
         test_image__test=test, test_image__mode=TruthingMode.AUTOMATIC, deal__isnull=True
-    )
-
-
-def oracle_step_rows(
-    stream: Stream, steps: list[StreamStep], stats: CoreStatistics, now: datetime
-) -> Iterator[Step]:
-    """The step rows of a stream the oracle answered (engine.core.drivers.run_automatic's steps)."""
-    return (
-        Step(
-            stream=stream,
-            index=step.index,
-            automatic=True,
-            proposed_at=now,
-            answered_at=now,
-            answer=str(step.answer),
-            label=str(step.label) if step.label is not None else "",
-            **vars(
-                bridge.step_values(
-                    stats, stream.test_image, step.question, step.estimate.p, step.estimate.population
-                )
-            ),
-        )
-        for step in steps
     )
 
 
@@ -124,7 +98,7 @@ def _write_streams(steps_by_stream: dict[int, list[StreamStep]], stats: CoreStat
         if stream.state == StreamState.ENDED:
             continue
         stream.steps.all().delete()
-        rows.extend(oracle_step_rows(stream, steps, stats, now))
+        rows.extend(bridge.oracle_step_rows(stream, steps, stats, now))
         stream.state, stream.ended_at, stream.proposing_since = StreamState.ENDED, now, None
         ended.append(stream)
     Step.objects.bulk_create(rows, batch_size=2000)

@@ -237,7 +237,7 @@ MAX_POOL_GROWTH = 20
 def pool_grow(*, test: Test, position: int, streams: int) -> list[Stream]:
     """Add `streams` streams to the pool of the operator-truthed image at `position` of a published
     test: operators truth them (and checks check them) while the test stays published, and sessions
-    are dealt them once they have ended and their checks are settled (truthing.deals.dealable_pool).
+    are dealt them once they have ended and their checks are settled (truthing.published.pools.dealable_pool).
     What existing sessions were dealt does not change: a stream once dealt never changes."""
     test = lock_test(test.pk)
     require_state(test, TestState.PUBLISHED, "given more streams")

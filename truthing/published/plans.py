@@ -1,14 +1,14 @@
 """What the evaluation app may read of a test: published tests, their streams in a fixed order, and the
 steps a vision system may be shown (docs/method.md section 1; docs/evaluation.md).
 
-A session is dealt streams of its own (truthing.deals): its plan is the plan of its deal
+A session is dealt streams of its own (truthing.published.dealing): its plan is the plan of its deal
 (`deal_plan`), built the same way from the deal's streams in the deal's order.
 
-This is evaluation's only door into truthing (with truthing.deals, which deals a session its streams). It never returns a rejected (ambiguous) step, an
-unanswered step, an annotation, an operator or an image's name: the answers it carries are the truth the
+Its names are evaluation's doors into truthing (truthing.published, with `deal_create`). It never
+returns a rejected (ambiguous) step, an unanswered step, an annotation, an operator or an image's name: the answers it carries are the truth the
 evaluation app reveals to a system one step at a time, after the system's own answer is stored.
 
-A published test is frozen (truthing.services.tests), so its plan is computed once per process and kept
+A published test is frozen (truthing.services.lifecycle), so its plan is computed once per process and kept
 (`plan_of_test`): every later request of every session of that test reads it from memory.
 """
 

@@ -1,11 +1,11 @@
 """The deal's job: generate, ahead of the system, the fresh streams of a session on the test's
-oracle-truthed images (truthing.deals chose the rest at enrolment).
+oracle-truthed images (truthing.published.deals chose the rest at enrolment).
 
 Each stream is proposed by the engine with the deal's seed and answered by the oracle, exactly as
 automatic truthing does (`run_automatic`, and its rows through `oracle_step_rows`), and stored like any
 stream: a Stream row (ended, marked with its deal) and its steps with p and population. The engine's
 draw prefers the questions least told to earlier sessions: its exposure is made of the latest streams
-dealt on the image (truthing.exposure), whose ids the row keeps. So it replays exactly: the engine
+dealt on the image (truthing.published.exposure), whose ids the row keeps. So it replays exactly: the engine
 resumed from its stored answers, with the exposure of the same streams, proposes the same questions.
 Streams are written one by one, each in its own transaction under the lock of its dealt row; a run that
 takes over a dead one skips the streams written already, so each is written once.
@@ -13,14 +13,16 @@ takes over a dead one skips the streams written already, so each is written once
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from django.db import transaction
 from django.utils import timezone
 
 from truthing import bridge
 from truthing.bridge import CoreStatistics, StreamStep, run_automatic, scenes_of
-from truthing.exposure import exposure_of, exposure_sources
 from truthing.models import Deal, DealtStream, Step, Stream, StreamState
-from truthing.services.automatic import oracle_step_rows
+from truthing.published.exposure import exposure_of, exposure_sources
 from vtt_site.interactive import give_way
 from vtt_site.jobs import job_finish, job_progress, job_run
 
@@ -78,6 +80,16 @@ def _write_dealt(
         proposing_since=None,
         ended_at=now,
     )
-    Step.objects.bulk_create(oracle_step_rows(stream, steps, stats, now), batch_size=2000)
+    Step.objects.bulk_create(bridge.oracle_step_rows(stream, steps, stats, now), batch_size=2000)
     dealt.stream = stream
     dealt.save(update_fields=["stream"])
+
+
+def replayed(stream: Stream, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """The question the engine proposes after each prefix of the stream's answered steps (resumed from
+    the stored answers alone, and for a dealt stream the exposure of the streams it names): equal to the
+    stored questions when the stream replays exactly."""
+    vocabulary = bridge.statistics_of(stream.test_image.test).vocabulary
+    ids = stream.exposure_streams
+    exposure = exposure_of(vocabulary, stream.test_image, ids) if ids else None
+    return bridge.proposals_after_each_prefix(stream, steps, exposure)
