@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from pathlib import Path
 
-from benchmarks.report import ROOT, commit, machine, write_section
+from benchmarks.report import REPORT, ROOT, commit, machine, write_section
 from benchmarks.scenes import cached_scenes, scene_file
 from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
 from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
@@ -180,7 +181,9 @@ def _worst(report: dict, key: str) -> str:
 ONE_DRAW = "one draw: not judged alone (the mean of 8 draws is, in *Draw to draw*)"
 
 
-def render(name: str, report: dict, settings: EngineSettings, command: str) -> str:
+def render(
+    name: str, report: dict, settings: EngineSettings, command: str, provenance: str | None = None
+) -> str:
     ece = report["reliability"]["expected_calibration_error"]
     met = verdicts(report)
     spreads = draw_spreads(name)
@@ -205,7 +208,7 @@ def render(name: str, report: dict, settings: EngineSettings, command: str) -> s
     )
     return f"""## Quality of the generated tests: {VOCABULARIES[name][1]}
 
-Command: `{command}` (commit {commit()}, {machine()}); {report["seconds"]:.0f} s.
+Command: `{command}` ({provenance or f"commit {commit()}, {machine()}"}); {report["seconds"]:.0f} s.
 
 Trained on {report["training_images"]:,} {VOCABULARIES[name][1].split(" (")[0]} (seed 1), tested on
 {report["held_out_images"]} held-out scenes (seed {report["held_out_seed"]}) with the automatic driver; settings epsilon {settings.epsilon},
@@ -256,6 +259,33 @@ Reliability of the engine's p (10 equal-width bins; empty bins left out):
 """
 
 
+def section_of(name: str) -> str:
+    return "engine-quality" if name == "street" else f"engine-quality-{name}"
+
+
+def with_right_p(report: dict) -> dict:
+    report["right_p"] = right_p_chances(
+        report,
+        gap=TARGETS["gap_kind"],
+        guesser_kind=TARGETS["engine_p_kind"],
+        guesser=TARGETS["engine_p"],
+        judged=JUDGED,
+    )
+    return report
+
+
+def render_again(name: str) -> None:
+    """The published section rendered again from its kept report, with its command and commit."""
+    report = with_right_p(json.loads((ROOT / "docs" / "audit" / name / "audit.json").read_text()))
+    published = REPORT.read_text().split(f"<!-- {section_of(name)}:start -->", 1)[1]
+    found = re.search(r"Command: `([^`]*)` \((.*?)\); \d+ s\.", published)
+    if found is None:
+        raise SystemExit(f"engine_quality: no published section for {name} to render again")
+    command, ran = found.groups()
+    provenance = f"{ran.split('; rendered again')[0]}; rendered again at commit {commit()} with --again"
+    write_section(section_of(name), render(name, report, EngineSettings(), command, provenance))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--vocabulary", choices=sorted(VOCABULARIES), default="street")
@@ -270,7 +300,16 @@ def main() -> None:
         help="the held-out scenes' generator seed (the published tables use 2)",
     )
     parser.add_argument("--no-write", action="store_true", help="print only: leave docs/ untouched")
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="render the published section again from docs/audit/<vocabulary>/audit.json, without "
+        "running anything (the same figures; after a change to how they are read)",
+    )
     args = parser.parse_args()
+    if args.again:
+        render_again(args.vocabulary)
+        return
     settings = EngineSettings()
     report = evaluate(
         args.vocabulary,
@@ -282,13 +321,7 @@ def main() -> None:
         write=not args.no_write,
         test_seed=args.test_seed,
     )
-    report["right_p"] = right_p_chances(
-        report,
-        gap=TARGETS["gap_kind"],
-        guesser_kind=TARGETS["engine_p_kind"],
-        guesser=TARGETS["engine_p"],
-        judged=JUDGED,
-    )
+    with_right_p(report)
     summary = {k: report[k] for k in ("mean_stream_length", "engine_p", "guesser")}
     summary["per_kind"] = {
         kind: {
@@ -307,8 +340,7 @@ def main() -> None:
     if args.no_write:
         return
     command = "python -m benchmarks.engine_quality " + " ".join(sys.argv[1:])
-    section = "engine-quality" if args.vocabulary == "street" else f"engine-quality-{args.vocabulary}"
-    write_section(section, render(args.vocabulary, report, settings, command.strip()))
+    write_section(section_of(args.vocabulary), render(args.vocabulary, report, settings, command.strip()))
 
 
 if __name__ == "__main__":
