@@ -95,6 +95,6 @@ def test_each_curve_shows_its_verdict_by_the_ruling(client, scored_world, users,
         "<strong>Does not rank vision: a step up that chance explains only p = 0.010 of the time</strong>"
         in rows["q"]
     )
-    assert "(a right p falls at every step here 99% of the time)" in rows["q"]
-    assert ">Falls at every step<" in rows["x"] and "a right p falls" not in rows["x"]
+    assert "the curve would fall at every step on these questions 99% of the time" in rows["q"]
+    assert ">Falls at every step<" in rows["x"] and "would fall at every step" not in rows["x"]
     assert re.search(r'data-figure="ranks-vision"><strong>no</strong>', html)
