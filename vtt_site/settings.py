@@ -209,7 +209,7 @@ CELERY_IMPORTS = ["vtt_site.tasks"]
 # start (RedBeat), renews it on every tick (at most every CELERY_BEAT_MAX_LOOP_INTERVAL seconds) and
 # stops at once when it no longer holds it; a second beat waits for the lock. A beat that dies holds it
 # for BEAT_LOCK_SECONDS at most, then a restarted or waiting beat takes over. The schedule lives in Redis
-# too, written from CELERY_BEAT_SCHEDULE at each start: Redis losing its data (a restart without
+# too, written from the schedule at each start (the apps' periodic tasks, vtt_site.queueing): Redis losing its data (a restart without
 # persistence) takes the lock with it, the beat stops and its supervisor starts it again.
 BEAT_LOCK_SECONDS = env_float("BEAT_LOCK_SECONDS", 30.0)
 CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"

@@ -29,7 +29,7 @@ export class Vocabulary {
     return this.groups(type).flatMap((g) => g.values.filter((v) => wanted.has(v)));
   }
 
-  // Mirrors engine.core.vocabulary.Relationship.allows: a symmetric relationship holds either way round.
+  // Mirrors kernel.vocabulary.RelationshipType.allows: a symmetric relationship holds either way round.
   allows(relationship, subjectType, objectType) {
     const r = typeof relationship === "string" ? this.byName.get(relationship) : relationship;
     if (!r) return false;
