@@ -62,8 +62,9 @@ def declarations() -> list[TaskName]:
 
 
 def _queues_modules() -> list[ModuleType]:
+    """Each installed app's `queues.py`, and the site's own (vtt_site is the project, not an app)."""
     modules = []
-    for app in settings.INSTALLED_APPS:
+    for app in ["vtt_site", *settings.INSTALLED_APPS]:
         try:
             modules.append(importlib.import_module(f"{app}.queues"))
         except ModuleNotFoundError as exc:
