@@ -342,14 +342,6 @@ class RightPChances:
     step_up: list[float]  # per step between two levels, the chance that it goes up there
 
 
-def monotone_chance(
-    plan: SimPlan, family: str, named: Mapping[int, int], *, draws: int = MONOTONE_DRAWS
-) -> float:
-    """The chance that a kind of degradation's curve falls at every step if every p were exactly right
-    (`right_p_curve_chances`)."""
-    return right_p_curve_chances(plan, family, named, draws=draws).falls
-
-
 def right_p_curve_chances(
     plan: SimPlan, family: str, named: Mapping[int, int], *, draws: int = MONOTONE_DRAWS
 ) -> RightPChances:

@@ -75,10 +75,6 @@ def kind_of(name: str | Question) -> QuestionKind:
     return REGISTRY[name if isinstance(name, str) else name.kind]
 
 
-def of_family(family: Family) -> list[QuestionKind]:
-    return [kind for kind in REGISTRY.values() if kind.family == family]
-
-
 def instantiation_kinds() -> list[InstantiationKind]:
     return [kind for kind in REGISTRY.values() if isinstance(kind, InstantiationKind)]
 
@@ -89,10 +85,6 @@ def attribute_kinds() -> list[AttributeKind]:
 
 def relationship_kinds() -> list[RelationshipKind]:
     return [kind for kind in REGISTRY.values() if isinstance(kind, RelationshipKind)]
-
-
-def names_of(family: Family) -> frozenset[str]:
-    return frozenset(kind.name for kind in of_family(family))
 
 
 def labels_an_object(name: Any) -> bool:
@@ -166,8 +158,6 @@ __all__ = [
     "kind_of",
     "label_made",
     "labels_an_object",
-    "names_of",
-    "of_family",
     "question_from_json",
     "question_to_json",
     "register",
