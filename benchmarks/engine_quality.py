@@ -29,7 +29,7 @@ from pathlib import Path
 from benchmarks.report import REPORT, ROOT, commit, machine, write_section
 from benchmarks.scenes import cached_scenes, scene_file
 from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
-from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
+from engine.audit.verdicts import JUDGED, TARGETS, Mean, learned_guesser_verdicts, one_draw_reading
 from engine.core.proposer import EngineSettings
 from engine.core.statistics import fit
 from kernel.scene import Scene, iter_scene_lines
@@ -160,11 +160,9 @@ def draw_spreads(name: str) -> dict[str, float]:
     path = DRAWS_KEPT / f"{name}.json"
     if not path.exists():
         return {}
-    import statistics
-
     draws = json.loads(path.read_text())["draws"]
     kinds = set.intersection(*(set(d) for d in draws)) - {"overall"}
-    return {kind: statistics.stdev(d[kind]["gap"] for d in draws) for kind in kinds}
+    return {kind: Mean.of([d[kind]["gap"] for d in draws]).spread for kind in kinds}
 
 
 def _worst(report: dict, key: str) -> str:

@@ -39,6 +39,14 @@ def test_the_routes_and_the_schedule_are_made_from_the_declarations():
     assert queue_of["truthing.tasks.deal_run"] == settings.CELERY_DEAL_QUEUE
     assert all(task.name not in routes for task in declarations() if task.queue == Queue.LONG)
     assert app.conf.beat_schedule["sessions-expire"]["schedule"] == settings.EVALUATION_DEADLINE_SWEEP_SECONDS
+    # The site's own sweep too (vtt_site is the project, not an installed app: it was once left out).
+    assert set(app.conf.beat_schedule) == {
+        "jobs-sweep",
+        "streams-sweep",
+        "sessions-expire",
+        "sessions-score-missing",
+        "ranking-checks",
+    }
     assert (
         len({settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_PROPOSAL_QUEUE, settings.CELERY_DEAL_QUEUE})
         == 3
