@@ -5,6 +5,7 @@ defaults shown, then Start truthing."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from accounts.roles import Role
 from tests.e2e.conftest import login, shot
@@ -29,7 +30,8 @@ def test_an_admin_builds_a_test_and_starts_truthing_it(
     # Refused first: no images picked. The page says so and nothing is created.
     page.fill("input[name=name]", "Street test from the UI")
     page.get_by_test_id("create-and-start").click()
-    assert page.locator("[data-field=collections] .field-error").is_visible()
+    # The refusal comes back as a new page: wait for it (is_visible() alone raced the form's post on CI).
+    expect(page.locator("[data-field=collections] .field-error")).to_be_visible()
     assert not Test.objects.exists()
 
     label = page.locator("[data-field=collections] label", has_text=trained_collection.name)
