@@ -37,12 +37,16 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
+
 ROOT = Path(__file__).resolve().parent.parent
 WIDTH, HEIGHT = 1280, 800
-VIEWPORT = {"width": 1400, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1400, "height": 900}
 USERNAME = "bench-annotator"
 COMMAND = ".venv/bin/python -m benchmarks.annotator_ui --write"
 
@@ -122,6 +126,7 @@ def setup() -> tuple[str, int]:
     picture.save(buffer, format="PNG")
     image_upload(collection=collection, files=[SimpleUploadedFile("bench.png", buffer.getvalue())])
     image = annotation_next(collection=collection, user=user)
+    assert image is not None  # the image just uploaded is free to annotate
     annotation_save(image=image, user=user, document=hundred_boxes())
     connections.close_all()
     return password, image.pk

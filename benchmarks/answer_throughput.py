@@ -358,4 +358,4 @@ the rate limit together (it would tie authentication to the throttle).
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -83,6 +83,8 @@ def time_proposals(stats, test_path, count: int) -> dict:
             if isinstance(proposal.question, InstantiationQuestion) and given != Answer.AMBIGUOUS:
                 recording.append(time.perf_counter() - started)
             if label is not None:
+                # A label is made only by a yes to a uniqueness question, which singles out its object.
+                assert singled_out is not None
                 binding.bind(label, singled_out)
         lengths.append(stream.story.answered)
     ms = np.array(times) * 1000

@@ -23,12 +23,16 @@ import secrets
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.annotator_ui import cell, platform_env, server
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
+if TYPE_CHECKING:
+    from playwright.sync_api import ViewportSize
+
 USERNAME = "bench-operator"
-VIEWPORT = {"width": 1400, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1400, "height": 900}
 COMMAND = ".venv/bin/python -m benchmarks.operator_ui --write"
 WORK = "document.querySelector('[data-testid=work]')"
 
@@ -126,7 +130,9 @@ def measure(base_url: str, password: str, answers: int) -> dict:
         page.fill("input[name=password]", password)
         page.click("button[type=submit]")
         page.wait_for_url(f"{base_url}/")
-        times, marked, picks = [], [], 0
+        times: list[float] = []  # milliseconds from key to page, plain answers and marked picks
+        marked: list[float] = []
+        picks = 0
         while len(times) + len(marked) < answers:
             page.goto(f"{base_url}/truthing/")
             page.get_by_test_id("take-next").click()
@@ -137,6 +143,7 @@ def measure(base_url: str, password: str, answers: int) -> dict:
                 unique = page.evaluate(f"{WORK}.dataset.pick") == "true"
                 if unique and picks % 2 == 0:
                     box = page.locator("svg[data-role=canvas]").bounding_box()
+                    assert box is not None  # the canvas is drawn once the page is ready (data-ready)
                     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.7)
                 picks += unique
                 key = "y" if unique or question.startswith("Is there a") else "n"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from typing import Literal
 
 import numpy as np
 
@@ -138,13 +139,25 @@ def _group(question: object) -> str:
     return "instantiation"
 
 
+# The strength settings whose values streams_under compares (floats of EngineSettings, named so that an
+# integer setting cannot be handed a float).
+Strength = Literal["weighted_strength", "relationship_strength"]
+
+
+def _settings_with(setting: Strength, value: float) -> EngineSettings:
+    """The default settings but for `setting`, which is `value`."""
+    if setting == "relationship_strength":
+        return EngineSettings(relationship_strength=value)
+    return EngineSettings(weighted_strength=value)
+
+
 def streams_under(
     vocabulary: Vocabulary,
     scenes: list[Scene],
     values: list[float],
     count: int,
     seed: int,
-    setting: str = "weighted_strength",
+    setting: Strength = "weighted_strength",
 ) -> dict[float, dict[str, dict[str, float]]]:
     """For each value of `setting`, cross-fitted training streams generated *with* it, and per question
     kind the yes rate, mean p, gap (and the standard deviation a right p's would have), log-loss and the
@@ -152,7 +165,7 @@ def streams_under(
     engine pick (the log-loss by strength above keeps the questions fixed)."""
     out: dict[float, dict[str, dict[str, float]]] = {}
     for value in values:
-        settings = EngineSettings(**{setting: value})
+        settings = _settings_with(setting, value)
         streams = training_streams(vocabulary, scenes, settings, seed, folds=5, limit=count)
         by_kind: dict[str, list[tuple[float, bool]]] = defaultdict(list)
         for steps in streams:

@@ -274,13 +274,20 @@ def run(args, folder: Path, database_name: str, queue: str) -> dict:
     }
 
 
+def next_stream(operator) -> Stream | None:
+    """The operator's next stream, None when there is none: checks are turned off here (NO_CHECKS), and
+    one would not be the streams this benchmark times."""
+    work = operator_next(user=operator)
+    return work if isinstance(work, Stream) else None
+
+
 def answer_until(operator, count: int) -> list[float]:
     rng = np.random.default_rng(5)
     latencies: list[float] = []
     stream = None
     while len(latencies) < count:
         if stream is None or stream.state == StreamState.ENDED:
-            stream = operator_next(user=operator)
+            stream = next_stream(operator)
             if stream is None:
                 break
             wait_proposed(stream)
@@ -388,8 +395,8 @@ def operator_answers(
         stream = None
         while time.monotonic() < deadline:
             if stream is None or stream.state == StreamState.ENDED:
-                stream = operator_next(user=user)
-                if not isinstance(stream, Stream):
+                stream = next_stream(user)
+                if stream is None:
                     return  # no work left
                 if not wait_proposed(stream, timeout=WAIT_LIMIT, poll=0.005, give_up=True):
                     return

@@ -24,7 +24,8 @@ from demo.synthetic import generate_scenes  # noqa: E402
 from engine.core.drivers import run_automatic, stream_seed  # noqa: E402
 from engine.core.proposer import EngineSettings  # noqa: E402
 from engine.core.statistics import fit  # noqa: E402
-from kernel.questions import InstantiationQuestion, render_text  # noqa: E402
+from kernel.kinds import render_text  # noqa: E402
+from kernel.questions import InstantiationQuestion  # noqa: E402
 from kernel.scene import parse_scene  # noqa: E402
 from kernel.vocabulary import load_vocabulary  # noqa: E402
 

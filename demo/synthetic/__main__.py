@@ -11,9 +11,12 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from demo.synthetic.scenes import generate_scenes
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 MIN_SIDE = 64  # the street model needs room for a horizon, a street and two sidewalks
 MAX_SIDE = 8192
@@ -64,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if "/" in args.prefix or "\\" in args.prefix or not args.prefix:
         parser.error("--prefix must be a non-empty name without path separators")
-    render_scene = None
+    render_scene: Callable[[dict, int], Image.Image] | None = None  # (scene, seed) -> its drawing
     if args.images is not None:
         from demo.synthetic.render import render_scene  # Pillow only when images are asked for
 
@@ -79,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ):
                 out.write(json.dumps(scene, sort_keys=True) + "\n")
                 if render_scene is not None:
-                    render_scene(scene, seed=args.seed).save(args.images / scene["image"])
+                    render_scene(scene, args.seed).save(args.images / scene["image"])
     except OSError as exc:
         parser.exit(1, f"{parser.prog}: error: {exc.filename or args.out}: {exc.strerror}\n")
     return 0

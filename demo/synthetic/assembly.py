@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def _record(builder: _SceneBuilder, name: str) -> dict:
     order = list(range(len(builder.things)))
     r.shuffle(order)
     ids = [f"o{k + 1}" for k in range(len(order))]
-    objects = []
+    objects: list[dict[str, Any]] = []  # JSON objects, as in the parking and marina scenes
     for k, index in enumerate(order):
         thing = builder.things[index]
         known = r.random() >= UNKNOWN_ATTRIBUTES_RATE

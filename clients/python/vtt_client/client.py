@@ -190,11 +190,15 @@ class Session:
                 self._progress(None, done=True)
                 return
             yield question
-            if self._fresh and self._next is not None and self._same(question):
+            if self._fresh and self._same(question):
                 raise RuntimeError("Answer each question (session.answer) before asking for the next one.")
 
     def _same(self, question: Question) -> bool:
-        return (self._next["stream"], self._next["step"]) == (question.stream, question.step)
+        """Whether the question the server holds next is still `question` (none held: no)."""
+        pending = self._next
+        if pending is None:
+            return False
+        return (pending["stream"], pending["step"]) == (question.stream, question.step)
 
     def answer(self, question: Question, yes: bool) -> AnswerResult:
         body = self.client.post(

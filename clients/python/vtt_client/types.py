@@ -199,11 +199,7 @@ def question_from(data: dict[str, Any], session: Any = None, *, labels: bool = T
         "streams": data.get("streams", 0),
         "text": data.get("text", ""),
         "image": Image(**data["image"]) if "image" in data else Image(0, 0, 0, ""),
-        "labels": tuple(
-            Label(e["label"], e["step"], question_from(e, labels=False)) for e in data.get("labels", [])
-        )
-        if labels
-        else (),
+        "labels": tuple(_label_from(e) for e in data.get("labels", [])) if labels else (),
         "raw": data,
         "_session": session,
     }
@@ -220,6 +216,14 @@ def question_from(data: dict[str, Any], session: Any = None, *, labels: bool = T
             **common, subject=q["subject"], relationship=q["relationship"], object=q["object"]
         )
     raise ValueError(f"Unknown question kind {kind!r}")
+
+
+def _label_from(data: dict[str, Any]) -> Label:
+    """A label and the question whose yes made it: only a uniqueness question labels an object."""
+    question = question_from(data, labels=False)
+    if not isinstance(question, UniqueQuestion):
+        raise ValueError(f"A label's question is a uniqueness question, not {question.kind!r}")
+    return Label(data["label"], data["step"], question)
 
 
 def proportion_from(data: dict[str, Any]) -> Proportion:

@@ -32,9 +32,10 @@ class Command(BaseCommand):
 
                 test_obj = demo_test_ensure(images=demo_images)
             else:
-                test_obj = frozen_test_get(test_id=test)
-                if test_obj is None:
+                published = frozen_test_get(test_id=test)
+                if published is None:
                     raise CommandError(f"There is no published test {test}.")
+                test_obj = published
             self.stdout.write(
                 f"Test {test_obj.name!r} (id {test_obj.pk}): {test_obj.test_images.count()} images; each "
                 "baseline is dealt its own streams."
