@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.db.models import Field, QuerySet
 
 from accounts.models import ApiToken
 from accounts.roles import roles_known
-from vtt_site.sql import HandQuery, columns, instance
+from vtt_site.sql import HandQuery, columns, field_of, instance
 
 
 def tokens_of(*, user) -> QuerySet[ApiToken]:
@@ -21,8 +22,8 @@ def _token_query(connection: Any) -> tuple[str, list[Field]]:
     q = connection.ops.quote_name
     user_model = get_user_model()
     groups = user_model._meta.get_field("groups")
-    group_model = groups.related_model
-    group_name = group_model._meta.get_field("name")
+    group_model = Group  # a user's `groups` are always auth's groups, with any user model
+    group_name = field_of(group_model, "name")
     token_columns, token_fields = columns("t", ApiToken, q)
     user_columns, user_fields = columns("u", user_model, q)
     user_pk = q(user_model._meta.pk.column)

@@ -68,8 +68,9 @@ def token_revoke(*, user, token_id: int) -> ApiToken:
 
 
 @transaction.atomic
-def user_create_with_role(*, username: str, password: str, role: Role, email: str = ""):
-    """A user in one role group; admins are also staff (they use the Django admin)."""
+def user_create_with_role(*, username: str, password: str | None, role: Role, email: str = ""):
+    """A user in one role group; admins are also staff (they use the Django admin). Password None: the
+    user cannot log in with one (a baseline's owner acts through API tokens only)."""
     if not username.strip():
         raise ApplicationError(
             CommonErrorCode.INVALID, "A username is required.", fields={"username": ["Required."]}

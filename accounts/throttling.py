@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import time
+from typing import Any
 
 from django.conf import settings
 from rest_framework import exceptions
@@ -52,8 +53,11 @@ class WindowRateThrottle(SimpleRateThrottle):
     the current one and the one before it, whose count is weighed by how much of it still lies within
     the period that ends now. A refused request is not counted, as with DRF's throttles."""
 
-    cache = resilient_cache
+    cache = resilient_cache  # type: ignore[assignment]  # not a BaseCache, but it has the calls DRF makes
     _wait: float | None = None
+    # Set from the rate by SimpleRateThrottle.__init__ (its stubs leave them out).
+    num_requests: int
+    duration: int
 
     def allow_request(self, request, view) -> bool:
         if self.rate is None:
@@ -64,7 +68,7 @@ class WindowRateThrottle(SimpleRateThrottle):
         window, elapsed = divmod(self.timer(), self.duration)
         key = f"{self.key}:{int(window)}"
         hits, previous = resilient_cache.window_hit(key, f"{self.key}:{int(window) - 1}", 2 * self.duration)
-        figures = {"duration": self.duration, "elapsed": elapsed, "previous": previous}
+        figures: dict[str, Any] = {"duration": self.duration, "elapsed": elapsed, "previous": previous}
         if window_estimate(current=hits, **figures) <= self.num_requests:
             return True
         with contextlib.suppress(ValueError):  # gone with a cache that went away meanwhile: nothing to undo

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import InlineModelAdmin
 from django.db import transaction
 from django.http import HttpResponseRedirect
 from django.urls import reverse
@@ -116,7 +117,7 @@ class _GuardedVocabularyPart(admin.ModelAdmin):
             return HttpResponseRedirect(request.get_full_path())
 
 
-class _GuardedInline:
+class _GuardedInline(InlineModelAdmin):
     """Inline rows follow their parent page: editable only while the vocabulary is unused."""
 
     def vocabulary_of(self, parent: Any) -> Vocabulary:
@@ -184,7 +185,7 @@ class VocabularyAdmin(_GuardedVocabularyPart):
 
     @admin.display(boolean=True, description="in use")
     def in_use(self, obj: Vocabulary) -> bool:
-        return obj.in_use
+        return obj.in_use  # type: ignore[attr-defined]  # annotated by vocabulary_list()
 
     @admin.action(description="Copy as a new version")
     def copy_as_new_version(self, request, queryset):
@@ -285,6 +286,30 @@ class CollectionMembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ["user"]
 
 
+# The image page's fields, in order; the workflow fields change through the queues, not here.
+_IMAGE_FIELDS = (
+    "collection",
+    "original_name",
+    "pixels",
+    "content_hash",
+    "width",
+    "height",
+    "format",
+    "split",
+    "stage",
+    "annotator",
+    "annotated_at",
+    "lease_holder",
+    "lease_expires_at",
+    "returned",
+    "review_comment",
+    "reviewed_by",
+    "reviewed_at",
+    "uploaded_by",
+    "created_at",
+)
+
+
 @admin.register(Image)
 class ImageAdmin(admin.ModelAdmin):
     list_display = [
@@ -300,28 +325,8 @@ class ImageAdmin(admin.ModelAdmin):
     search_fields = ["original_name", "content_hash"]
     list_select_related = ["collection", "annotator", "lease_holder"]
     # The workflow fields change through the queues; the admin may correct the split and free a lease.
-    fields = [
-        "collection",
-        "original_name",
-        "pixels",
-        "content_hash",
-        "width",
-        "height",
-        "format",
-        "split",
-        "stage",
-        "annotator",
-        "annotated_at",
-        "lease_holder",
-        "lease_expires_at",
-        "returned",
-        "review_comment",
-        "reviewed_by",
-        "reviewed_at",
-        "uploaded_by",
-        "created_at",
-    ]
-    readonly_fields = [f for f in fields if f not in ("split", "lease_holder", "lease_expires_at")]
+    fields = _IMAGE_FIELDS
+    readonly_fields = [f for f in _IMAGE_FIELDS if f not in ("split", "lease_holder", "lease_expires_at")]
 
     def has_add_permission(self, request) -> bool:
         return False  # images are uploaded (checked with Pillow) or imported, never typed in

@@ -203,8 +203,8 @@ def check_image(data: bytes, limits: FileLimits) -> CheckedImage:
         raise Refused(Code.NOT_AN_IMAGE, "The file is empty.")
     try:
         with PILImage.open(io.BytesIO(data)) as probe:
-            fmt, (width, height) = probe.format, probe.size
-            _check_header(fmt, width, height, limits)  # before anything is decoded
+            width, height = probe.size
+            fmt = _check_header(probe.format, width, height, limits)  # before anything is decoded
             probe.verify()
         with PILImage.open(io.BytesIO(data)) as image:
             image.load()
@@ -223,13 +223,15 @@ def check_image(data: bytes, limits: FileLimits) -> CheckedImage:
         raise Refused(Code.NOT_AN_IMAGE, "The image data is damaged or truncated.") from None
 
 
-def _check_header(fmt: str | None, width: int, height: int, limits: FileLimits) -> None:
-    if fmt not in ALLOWED_FORMATS:
+def _check_header(fmt: str | None, width: int, height: int, limits: FileLimits) -> str:
+    """The image's format, once it is one we take and the image is not too large."""
+    if fmt is None or fmt not in ALLOWED_FORMATS:
         raise Refused(
             Code.FORMAT_NOT_ALLOWED, f"{fmt or 'This'} files are not accepted; upload JPEG, PNG or WebP."
         )
     if width * height > limits.pixels:
         raise Refused(Code.TOO_MANY_PIXELS, f"The image is {width}x{height}; " + _pixels_message(limits))
+    return fmt
 
 
 def _pixels_message(limits: FileLimits) -> str:

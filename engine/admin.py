@@ -33,7 +33,8 @@ class FitForm(forms.ModelForm):
     user = None  # who asks (set by the admin): a user may have only so many fits waiting or running
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         try:
             services.check_fit_request(
                 collections=list(cleaned.get("collections") or []), min_overlap=cleaned.get("min_overlap")
@@ -98,10 +99,10 @@ class FittedStatisticsAdmin(FollowsRunningJobs, admin.ModelAdmin):
             .annotate(training_image_total=Count("training_images", distinct=True))
         )
 
-    def get_form(self, request, obj=None, **kwargs):
+    def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
             kwargs["form"] = type("FitForm", (FitForm,), {"user": request.user})
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_readonly_fields(self, request, obj=None):
         return [*self.readonly_fields, "collections"] if obj else []

@@ -6,6 +6,7 @@ import math
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -185,12 +186,19 @@ def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
 def _merge_shards(statistics: FittedStatistics, shards: list[FitShard]) -> None:
     started = time.perf_counter()
     try:
-        fitted = merge([load(shard.path) for shard in shards])
+        fitted = merge([load(_shard_file(shard)) for shard in shards])
     except EngineError as exc:
         raise JobFailed(f"The shards could not be merged: {exc}") from exc
     _save_and_finish(statistics, fitted, started)
     for shard in shards:
-        shard.path.unlink(missing_ok=True)
+        _shard_file(shard).unlink(missing_ok=True)
+
+
+def _shard_file(shard: FitShard) -> Path:
+    """A finished shard's file (a shard is merged only once all are finished, each with its file)."""
+    if shard.path is None:
+        raise JobFailed("A shard of this fit has no statistics to merge; fit again.")
+    return shard.path
 
 
 def fit_shard_run(*, shard_id: int) -> FitShard:

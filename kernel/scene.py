@@ -139,7 +139,7 @@ def _dimension(value: Any, where: str) -> int:
             where,
             CoreErrorCode.BAD_IMAGE_SIZE,
         )
-    return value
+    return int(value)
 
 
 def parse_object(raw: Any, vocabulary: Vocabulary, width: int, height: int, where: str) -> SceneObject:

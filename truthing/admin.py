@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.http import HttpResponse
 
-from truthing.forms import SETTING_FIELDS, TestCreateForm
+from truthing.forms import SETTING_FIELDS, TestCreateForm, model_choices
 from truthing.models import (
     AutomaticTruthing,
     Check,
@@ -37,7 +37,7 @@ class AdminTestCreateForm(TestCreateForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        images = self.fields["images"]
+        images = model_choices(self, "images")
         images.widget = FilteredSelectMultiple("test images", is_stacked=False)
         images.widget.choices = images.choices  # a widget set after the field gets no choices itself
 

@@ -91,7 +91,7 @@ def dealt_seed_of(test_image: TestImage, deal_seed: int) -> tuple[int, ...]:
 
 def stream_seed_of(stream: TruthedStream) -> tuple[int, ...]:
     """The seed any stream row was proposed with: a test's own, or the deal's it was generated for."""
-    if stream.deal_id is not None:
+    if stream.deal is not None:
         return dealt_seed_of(stream.test_image, stream.deal.seed)
     return seed_of(stream.test_image, stream.number)
 
@@ -154,7 +154,7 @@ def step_values(
 
 
 def oracle_step_rows(
-    stream: Stream, steps: list[StreamStep], stats: CoreStatistics, now: datetime
+    stream: TruthedStream, steps: list[StreamStep], stats: CoreStatistics, now: datetime
 ) -> Iterator[Step]:
     """The step rows of a stream the oracle answered (engine.core.drivers.run_automatic's steps)."""
     return (

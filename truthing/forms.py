@@ -8,6 +8,7 @@ defaults in force (the core's, then the environment's), read when the form is bu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -28,6 +29,20 @@ SETTING_FIELDS = [f.name for f in fields(EngineSettings)]
 def _setting_field(default: Any) -> forms.Field:
     kind = forms.IntegerField if isinstance(default, int) else forms.FloatField
     return kind(required=False)
+
+
+def model_choices(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
+    """The form's field `name`, a choice among rows: `form.fields` types every field as a plain Field."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{name} is not a choice among rows")
+    return field
+
+
+def label_choices(field: forms.ModelChoiceField, label: Callable[[Any], str]) -> None:
+    """Show each row of the field's choices as `label` gives it (Django calls label_from_instance on
+    each row; replacing it on one field spares a field class per label)."""
+    field.label_from_instance = label  # type: ignore[method-assign, assignment]
 
 
 def _statistics_label(statistics: FittedStatistics) -> str:
@@ -56,13 +71,13 @@ class TestFormBase(forms.ModelForm):
             value = getattr(defaults, name)
             self.fields[name].initial = value
             self.fields[name].help_text = f"Default {'off' if value is None else value}; empty: the default."
-        statistics = self.fields["statistics"]
-        statistics.label_from_instance = _statistics_label
-        newest = statistics.queryset.first()
+        statistics = model_choices(self, "statistics")
+        label_choices(statistics, _statistics_label)
+        newest = statistics.queryset.first() if statistics.queryset is not None else None
         if newest is not None and not self.is_bound:
             statistics.initial = newest.pk  # the newest ready fit, which is usually the one wanted
 
-    def clean(self) -> dict[str, Any]:
+    def clean(self) -> dict[str, Any] | None:
         """The engine settings are checked here, by the engine's own rules, so that a value it refuses
         (an epsilon of 0.9, a negative min_evidence) is an error on its field, not a server error."""
         cleaned = super().clean()
@@ -125,8 +140,8 @@ class TestCreateForm(TestFormBase):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["images"].label_from_instance = lambda image: (
-            f"{image.collection.name} / {image.original_name}"
+        label_choices(
+            model_choices(self, "images"), lambda image: f"{image.collection.name} / {image.original_name}"
         )
 
     def image_ids(self) -> list[int]:
@@ -152,13 +167,11 @@ class TestFromCollectionsForm(TestFormBase):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         with_tests = Count("images", filter=Q(images__split=Split.TEST))
-        field = self.fields["collections"]
+        field = model_choices(self, "collections")
         field.queryset = (
             Collection.objects.annotate(test_images=with_tests).filter(test_images__gt=0).order_by("name")
         )
-        field.label_from_instance = lambda c: (
-            f"{c.name} ({c.test_images} test image{pluralize(c.test_images)})"
-        )
+        label_choices(field, lambda c: f"{c.name} ({c.test_images} test image{pluralize(c.test_images)})")
 
     def image_ids(self) -> list[int]:
         ids: list[int] = []

@@ -163,10 +163,12 @@ class RedisCacheClient(DjangoRedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        index = self._get_connection_pool_index(write)
+        # Django's client's own private helpers, which its stubs leave out.
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
         client = self._clients.get(index)
         if client is None:
-            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+            pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+            client = self._clients[index] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
@@ -179,7 +181,7 @@ class RedisCache(DjangoRedisCache):
         """`ResilientCache.window_hit` as one command: a script run by Redis (EVALSHA)."""
         key = self.make_and_validate_key(key)
         previous = self.make_and_validate_key(previous)
-        client = self._cache.get_client(key, write=True)
+        client = self._cache.get_client(key, write=True)  # type: ignore[attr-defined]  # private, not in the stubs
         hits, before = self._window_script(client)(keys=[key, previous], args=[timeout])
         return int(hits), int(before)
 

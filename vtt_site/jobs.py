@@ -100,6 +100,9 @@ class Job(models.Model):
 
 
 J = TypeVar("J", bound=Job)
+# The helpers reach a job's rows through `_default_manager`, Django's name for the manager of a model
+# known only as a class (every job model has one manager, `objects`): an abstract model has no
+# `objects` to type-check against.
 
 
 class JobLost(Exception):
@@ -126,7 +129,7 @@ def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
         return
     limit = settings.JOBS_MAX_PER_USER
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    unfinished = model.objects.filter(created_by=user).filter(
+    unfinished = model._default_manager.filter(created_by=user).filter(
         models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
     )
     if unfinished.count() >= limit:
@@ -145,11 +148,11 @@ def job_enqueue(job: Job) -> None:
 
 def _send(model: type[Job], pk: int) -> bool:
     """Hand the job's task to the broker; when it cannot, mark the job for the sweeper."""
-    model.objects.filter(pk=pk).update(enqueued_at=timezone.now())
-    model.objects.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
+    model._default_manager.filter(pk=pk).update(enqueued_at=timezone.now())
+    model._default_manager.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
     if model.task.send(pk, what=f"{model.__name__} {pk}"):
         return True
-    model.objects.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
+    model._default_manager.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
     return False
 
 
@@ -177,7 +180,7 @@ def job_sweep() -> int:
             | models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale)
             | models.Q(status=model.QUEUED, enqueued_at__lt=forgotten)
         )
-        for pk in model.objects.filter(due).order_by("pk").values_list("pk", flat=True):
+        for pk in model._default_manager.filter(due).order_by("pk").values_list("pk", flat=True):
             logger.info("Job sweeper: queuing %s %s again", model.__name__, pk)
             sent += _send(model, pk)
     return sent
@@ -192,10 +195,12 @@ def job_resume_orphans() -> int:
     host, sent = socket.gethostname(), 0
     for model in job_models():
         waiting = models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
-        for pk, status, holder in model.objects.filter(waiting).values_list("pk", "status", "claimed_by"):
+        for pk, status, holder in model._default_manager.filter(waiting).values_list(
+            "pk", "status", "claimed_by"
+        ):
             if status != model.QUEUED and _holder_alive(holder, host):
                 continue
-            model.objects.filter(pk=pk, status=status, claimed_by=holder).update(
+            model._default_manager.filter(pk=pk, status=status, claimed_by=holder).update(
                 status=model.QUEUED, claim=None
             )
             logger.info("Resuming %s %s, left by a web process that stopped", model.__name__, pk)
@@ -308,7 +313,7 @@ def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
     """
     now = timezone.now()
     with transaction.atomic():
-        job = model.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
+        job = model._default_manager.select_for_update(skip_locked=True).filter(pk=pk).first()
         if job is None:
             return None
         if job.running and not _stale(job, now):
@@ -382,7 +387,7 @@ def _update_held(job: Job, **values: Any) -> None:
 
 
 def _held_rows(job: Job) -> models.QuerySet:
-    return type(job).objects.filter(pk=job.pk, claim=job.claim, status__in=job.running_statuses)
+    return type(job)._default_manager.filter(pk=job.pk, claim=job.claim, status__in=job.running_statuses)
 
 
 def _fail_if_held(job: Job, message: str, **values: Any) -> None:

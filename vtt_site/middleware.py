@@ -34,6 +34,7 @@ class RequestSizeLimitMiddleware:
         limit = settings.UPLOAD_MAX_REQUEST_BYTES
         if length > limit:
             message = f"The request has {length:,} bytes; the limit is {limit:,} bytes per request."
+            response: HttpResponse
             if request.path.startswith("/api/"):
                 body = {"code": SiteErrorCode.REQUEST_TOO_LARGE, "message": message, "fields": {}}
                 response = JsonResponse(body, status=413)

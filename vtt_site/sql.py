@@ -46,7 +46,22 @@ class HandQuery:
 def columns(alias: str, model: type[Model], quote: Callable[[str], str]) -> tuple[str, list[Field]]:
     """`alias.col1, alias.col2, …` for every concrete field of the model, and those fields."""
     fields = list(model._meta.concrete_fields)
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in fields), fields
+    return ", ".join(f"{alias}.{quote(column_of(f))}" for f in fields), fields
+
+
+def field_of(model: type[Model], name: str) -> Field:
+    """The model's field `name`, one with a column (`get_field` may also give a reverse relation)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field):
+        raise TypeError(f"{model.__name__}.{name} is a reverse relation, not a field")
+    return field
+
+
+def column_of(field: Field) -> str:
+    """The field's column: every concrete field has one (the type allows None for the others)."""
+    if field.column is None:
+        raise TypeError(f"{field.name} has no column")
+    return field.column
 
 
 def instance(model: type[M], values: Sequence[Any], *, using: str = "default") -> M:

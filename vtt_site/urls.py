@@ -5,7 +5,7 @@ import sys
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 from django.utils.module_loading import import_string
 from django.views.decorators.http import require_GET
 from django.views.defaults import bad_request, server_error
@@ -16,7 +16,7 @@ from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, databas
 from vtt_site.errors import CommonErrorCode, SiteErrorCode
 from vtt_site.health import healthz, readyz
 
-api_v1 = [
+api_v1: list[URLPattern | URLResolver] = [
     # First, under its own prefix: a vision system answers thousands of questions in a row, and every
     # pattern tried before the one that matches costs each request a regular expression.
     path("evaluation/", include("evaluation.urls")),
@@ -92,6 +92,7 @@ def handler500(request):
 def _database_unavailable(request):
     """503 with Retry-After: the error shape for the API, a page of its own for the web, rendered
     without the request (no user, no navigation), since those need the database that is down."""
+    response: HttpResponse
     if _is_api(request):
         response = JsonResponse(
             error_body(SiteErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE), status=503

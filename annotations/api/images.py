@@ -46,7 +46,7 @@ class UploadRefusedSerializer(ErrorSerializer):
     """The one error shape, with `fields.files` holding each refused file as an object (a file name is
     not a path in the request, so it cannot be a key of `fields`)."""
 
-    fields = UploadRefusedFieldsSerializer()
+    fields = UploadRefusedFieldsSerializer()  # type: ignore[assignment]  # a field, as in ErrorSerializer
 
 
 class UploadResultSerializer(serializers.Serializer):
@@ -199,7 +199,7 @@ class ImageFileApi(FileApiView):
             content_type = "image/jpeg"
         else:
             handle = image.file.open("rb")
-            content_type = mimetypes.guess_type(image.file.name)[0] or "application/octet-stream"
+            content_type = mimetypes.guess_type(image.file.name or "")[0] or "application/octet-stream"
         response = FileResponse(handle, content_type=content_type)
         response["Cache-Control"] = "private, max-age=3600"
         return response

@@ -53,7 +53,8 @@ class ImportJobSerializer(serializers.Serializer):
     )
     lines_total = serializers.IntegerField()
     lines_done = serializers.IntegerField(help_text="Records validated so far.")
-    errors = serializers.ListField(
+    # A field named like a Serializer attribute: DRF's metaclass takes it out of the class.
+    errors = serializers.ListField(  # type: ignore[assignment]
         child=serializers.DictField(),
         help_text="Every bad record: {line, message}. Line null: the whole file, or a COCO entry, whose "
         "place in the document starts the message (images[3]: ..., annotations[12]: ...).",

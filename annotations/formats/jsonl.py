@@ -16,9 +16,9 @@ from annotations.formats.records import Record, RecordError
 from annotations.formats.registry import ReadContext, Reading, SceneFormat, WriteContext, register
 from vtt_site import safejson
 
-SCENE_KEYS = ("image", "width", "height", "objects", "relationships")
-OBJECT_KEYS = ("id", "type", "bbox", "attributes", "attributes_known")
-RELATIONSHIP_KEYS = ("subject", "predicate", "object")
+SCENE_KEYS: tuple[str, ...] = ("image", "width", "height", "objects", "relationships")
+OBJECT_KEYS: tuple[str, ...] = ("id", "type", "bbox", "attributes", "attributes_known")
+RELATIONSHIP_KEYS: tuple[str, ...] = ("subject", "predicate", "object")
 
 
 def jsonl_line(record: dict[str, Any]) -> str:

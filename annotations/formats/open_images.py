@@ -190,7 +190,9 @@ def _grouped(table: _Table | None) -> Iterator[tuple[str, list[tuple[int, dict[s
 def _scenes(
     tables: dict[str, list[_Table]], names: dict[str, str], context: ReadContext
 ) -> Iterator[Record | RecordError]:
-    files = {kind: tables[kind][0].file for kind in ("boxes", "relationships") if kind in tables}
+    files: dict[str, str] = {
+        kind: tables[kind][0].file for kind in ("boxes", "relationships") if kind in tables
+    }
     streams = {
         kind: _grouped(tables[kind][0] if kind in tables else None)
         for kind in ("boxes", "relationships", "sizes")

@@ -71,13 +71,18 @@ def _type_of(name: str, synsets: Counter[str], vocabulary: Vocabulary) -> tuple[
     return None
 
 
+def _pair(a: str, b: str) -> tuple[str, str]:
+    """Two names in the order the pair counts keep them (sorted)."""
+    return (a, b) if a <= b else (b, a)
+
+
 def exclusive_candidates(attributes: Counter[str], pairs: Counter[tuple[str, str]]) -> list[list[str]]:
     """Groups of frequent attribute names seldom on the same object, each of two names or more."""
     groups: list[list[str]] = []
     for name, _ in attributes.most_common(GROUP_CANDIDATES):
         for group in groups:
             if all(
-                pairs[tuple(sorted((name, other)))] <= TOGETHER * min(attributes[name], attributes[other])
+                pairs[_pair(name, other)] <= TOGETHER * min(attributes[name], attributes[other])
                 for other in group
             ):
                 group.append(name)

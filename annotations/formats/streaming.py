@@ -93,7 +93,7 @@ class DepthGuard(io.RawIOBase):
         return len(data)
 
 
-class KeepRepeats(dict):  # type: ignore[type-arg]
+class KeepRepeats(dict[str, Any]):
     """A JSON object that keeps a key given twice: the first value is the object's, the later ones are
     in `repeats` (a plain dict keeps only the last, without a word)."""
 

@@ -8,6 +8,8 @@ who works on it right now, in whichever stage it is; an expired lease is as good
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -43,7 +45,8 @@ class Collection(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    members = models.ManyToManyField(
+    # The stubs cannot follow a user model named by a setting through a model named by a string.
+    members: models.ManyToManyField[Any, Any] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="CollectionMembership", related_name="annotation_collections"
     )
 

@@ -11,7 +11,7 @@ from vtt_site.jobs import Job
 
 # The registered formats as choices (`SceneFormat.JSONL`), for code that names one; the registry
 # (`annotations.formats`) is where they are described.
-SceneFormat = models.TextChoices(  # type: ignore[misc]
+SceneFormat = models.TextChoices(  # type: ignore[call-overload]  # the stubs take literal members only
     "SceneFormat",
     [(spec.value.upper().replace("-", "_"), (spec.value, spec.label)) for spec in scene_formats()],
 )

@@ -23,7 +23,7 @@ def insert_returning_ids(model: type[models.Model], columns: Sequence[str], rows
     if not rows:
         return []
     if connection.vendor != "postgresql":
-        created = model.objects.bulk_create(_instances(model, columns, rows), batch_size=BATCH_SIZE)
+        created = model._default_manager.bulk_create(_instances(model, columns, rows), batch_size=BATCH_SIZE)
         return [instance.pk for instance in created]
     ids = _reserve_ids(model, len(rows))
     _copy(model, ["id", *columns], [(pk, *row) for pk, row in zip(ids, rows, strict=True)])
@@ -34,7 +34,7 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: list[tu
     if not rows:
         return
     if connection.vendor != "postgresql":
-        model.objects.bulk_create(_instances(model, columns, rows), batch_size=BATCH_SIZE)
+        model._default_manager.bulk_create(_instances(model, columns, rows), batch_size=BATCH_SIZE)
         return
     _copy(model, list(columns), rows)
 

@@ -22,6 +22,7 @@ import os
 import pickle
 import tempfile
 import uuid
+from collections import abc
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -215,7 +216,7 @@ def _validate(
     spec: SceneFormat,
     reading: Reading,
     index: VocabularyIndex,
-    sizes: dict[str, tuple[int, int]],
+    sizes: abc.Mapping[str, tuple[int, int]],
     spool: IO[bytes],
 ) -> list[RecordError]:
     """Every record checked; the good scenes pickled into `spool` for the writing phase, the errors
@@ -265,7 +266,9 @@ def _spooled(spool: IO[bytes]) -> Iterator[Scene]:
             return
 
 
-def _check_against_collection(scene: Scene, sizes: dict[str, tuple[int, int]], seen: dict[str, str]) -> None:
+def _check_against_collection(
+    scene: Scene, sizes: abc.Mapping[str, tuple[int, int]], seen: dict[str, str]
+) -> None:
     if has_control_characters(scene.image):
         raise SceneError(
             "image names may not contain control characters (a NUL, a line break)", where="image"

@@ -42,6 +42,26 @@ class _Thing:
         "width",
     )
 
+    # The slots' types: a slot is set where the object is made (people.py, vehicles.py), not here.
+    age: str
+    breadth: float
+    carrying: bool
+    depth: float
+    direction: int
+    hat: bool
+    height: float
+    interacting: bool
+    kind: str
+    lateral: float
+    motion: str
+    place: str
+    sex: str
+    size: float
+    stature: float
+    tone: str
+    type: str
+    width: float
+
     def __init__(self, kind_of_object: str) -> None:
         self.type = kind_of_object
         self.interacting = False

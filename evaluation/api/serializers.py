@@ -8,6 +8,9 @@ from rest_framework import serializers
 from evaluation.selectors.plans import session_ready
 from kernel.kinds import KINDS
 
+# A field named `label` is what the API calls it; the stubs take it for Field.label, which it is not at run
+# time (DRF's metaclass takes declared fields out of the class): hence the ignores on those lines.
+
 
 class RegionSerializer(serializers.Serializer):
     id = serializers.CharField()
@@ -27,14 +30,16 @@ class QuestionSerializer(serializers.Serializer):
     type = serializers.CharField(required=False)
     attributes = serializers.ListField(child=serializers.CharField(), required=False)
     region = RegionSerializer(required=False)
-    label = serializers.CharField(required=False)
+    label = serializers.CharField(required=False)  # type: ignore[assignment]
     subject = serializers.CharField(required=False)
     relationship = serializers.CharField(required=False)
     object = serializers.CharField(required=False)
 
 
 class LabelSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text='"person 1": the type and its counter.')
+    label = serializers.CharField(  # type: ignore[assignment]
+        help_text='"person 1": the type and its counter.'
+    )
     step = serializers.IntegerField(help_text="The step of the stream whose question defined the label.")
     question = QuestionSerializer(help_text="The uniqueness question (region, attributes) that defined it.")
     text = serializers.CharField()
@@ -95,7 +100,7 @@ class SessionAnswerSerializer(serializers.Serializer):
     answer = serializers.ChoiceField(choices=["yes", "no"], help_text="Your answer, as stored.")
     correct_answer = serializers.ChoiceField(choices=["yes", "no"])
     correct = serializers.BooleanField()
-    label = serializers.CharField(
+    label = serializers.CharField(  # type: ignore[assignment]
         allow_null=True, help_text="The label a yes to this uniqueness question made."
     )
     stream_ended = serializers.BooleanField()

@@ -179,7 +179,7 @@ def session_results(*, session: Session) -> list[dict[str, Any]]:
     for stream in plan.streams:
         steps = plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]
         found: dict[str, dict[str, Any]] = {}  # label -> the region where a yes made it
-        questions = []
+        questions: list[dict[str, Any]] = []
         for s in steps:
             region = s.question.get("region") or found.get(
                 s.question.get("label") or s.question.get("subject", "")

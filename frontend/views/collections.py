@@ -107,7 +107,7 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
     form = ImportForm(request.POST, request.FILES)
     if not form.is_valid():
         for field, errors in form.errors.items():
-            messages.error(request, f"Import {field}: {' '.join(errors)}")
+            messages.error(request, f"Import {field}: {' '.join(str(error) for error in errors)}")
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     try:
         job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)

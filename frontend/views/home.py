@@ -28,7 +28,7 @@ STAGES = (
 
 def progress_rows(progress: dict[str, Any]) -> list[dict[str, Any]]:
     """The selector's counts as table rows (all, then each split), each with the widths of a stacked bar."""
-    rows = [{"label": "all", "counts": progress}]
+    rows: list[dict[str, Any]] = [{"label": "all", "counts": progress}]
     rows += [{"label": split, "counts": counts} for split, counts in progress["by_split"].items()]
     for row in rows:
         total = row["counts"]["total"] or 1

@@ -9,6 +9,7 @@ token, post/redirect/get), each calling the one service the API calls, so the re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
@@ -43,8 +44,9 @@ from vtt_site.leases import holds_lease
 def work_home(request: HttpRequest) -> HttpResponse:
     """What an operator starts from: the button that takes the next stream or check."""
     require(request.user, "truthing.queue.next")
-    held = Stream.objects.filter(lease_holder=request.user).exclude(state=StreamState.ENDED).first()
-    held_check = None if held else Check.objects.filter(lease_holder=request.user, finished_at=None).first()
+    user_id = request.user.pk
+    held = Stream.objects.filter(lease_holder_id=user_id).exclude(state=StreamState.ENDED).first()
+    held_check = None if held else Check.objects.filter(lease_holder_id=user_id, finished_at=None).first()
     tests = selectors.list_tests().filter(state=TestState.TRUTHING)
     rows = [{"test": test, "left": selectors.streams_left(test)} for test in tests]
     return render(
@@ -261,7 +263,8 @@ def _refusal_on_form(form, exc: ApplicationError) -> None:
                 form.add_error(name, problem)
 
 
-TRANSITIONS = {
+# action -> (the service, its operation, what the page says when it is done)
+TRANSITIONS: dict[str, tuple[Callable[..., Any], str, str]] = {
     "start": (lifecycle.start_test, "truthing.test.start", "Truthing started"),
     "audit": (
         audit.audit_start,

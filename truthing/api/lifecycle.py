@@ -151,6 +151,8 @@ class TestApi(APIView):
 
 def _transition(service, operation: str, summary: str):
     class TransitionApi(APIView):
+        operation: str  # set below: the class body cannot read the argument of the same name
+
         @extend_schema(
             request=None, responses={200: TestOutputSerializer, 409: ErrorSerializer}, summary=summary
         )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+# A field named `label` is what the API calls it; the stubs take it for Field.label, which it is not at run
+# time (DRF's metaclass takes declared fields out of the class): hence the ignores on those lines.
+
 
 class QuestionRefSerializer(serializers.Serializer):
     step = serializers.IntegerField(help_text="Position of the question in the stream, from 0.")
@@ -18,7 +21,9 @@ def point_field(**kwargs) -> serializers.ListField:
 
 
 class WorkLabelSerializer(QuestionRefSerializer):
-    label = serializers.CharField(help_text='"person 2": the object the question at `step` instantiated.')
+    label = serializers.CharField(  # type: ignore[assignment]
+        help_text='"person 2": the object the question at `step` instantiated.'
+    )
     point = point_field(
         help_text="[x, y] in image pixels: where the operator clicked the object, or null (not marked)."
     )
@@ -28,7 +33,7 @@ class HistoryEntrySerializer(serializers.Serializer):
     step = serializers.IntegerField(help_text="Position of the question in the stream, from 0.")
     text = serializers.CharField(help_text="The question in English.")
     answer = serializers.CharField(help_text="yes, no or ambiguous (in a check: the checker's own answer).")
-    label = serializers.CharField(
+    label = serializers.CharField(  # type: ignore[assignment]
         allow_blank=True, help_text='The label the answer made ("person 2"), or "".'
     )
 

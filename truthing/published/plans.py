@@ -110,7 +110,8 @@ def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> T
         .values_list("stream_id", "pk", "question", "text", "answer", "label", "p")
     ):
         shown[row[0]].append(row[1:])
-    plan_streams, plan_steps = [], []
+    plan_streams: list[PlanStream] = []
+    plan_steps: list[PlanStep] = []
     for pos, (stream_id, test_image_id, width, height) in enumerate(streams):
         rows = shown[stream_id]
         plan_streams.append(PlanStream(pos, test_image_id, width, height, len(plan_steps), len(rows)))
@@ -186,4 +187,4 @@ def image_file_of_test(*, test_id: int, test_image_id: int) -> tuple[Any, str] |
     if test_image is None or not test_image.image.file:
         return None
     file = test_image.image.file
-    return file.open("rb"), mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    return file.open("rb"), mimetypes.guess_type(file.name or "")[0] or "application/octet-stream"

@@ -1,3 +1,5 @@
+from typing import Any
+
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 
@@ -12,7 +14,7 @@ class PagePagination(PageNumberPagination):
 def page_response(request, view, queryset, serializer_class: type[serializers.Serializer]):
     """The requested page of `queryset`, serialized, as every list endpoint answers."""
     paginator = PagePagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
+    page: list[Any] | None = paginator.paginate_queryset(queryset, request, view=view)
     return paginator.get_paginated_response(serializer_class(page, many=True).data)
 
 

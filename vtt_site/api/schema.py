@@ -15,7 +15,9 @@ class ErrorSerializer(serializers.Serializer):
         "in docs/errors.md."
     )
     message = serializers.CharField(help_text="What went wrong, for a person.")
-    fields = serializers.DictField(
+    # A field named like a Serializer attribute: DRF's metaclass takes it out of the class, the stubs
+    # do not know that.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text="The messages about each offending value, keyed by its path in the request "
         "(`objects[3].bbox`); `non_field_errors` for the request as a whole; may be empty.",

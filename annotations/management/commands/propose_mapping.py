@@ -1,4 +1,5 @@
 import sys
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -6,6 +7,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.formats import ReadContext, Record, RecordError, scene_format, scene_formats
+from annotations.formats.open_vocabulary import OpenScene
 from annotations.formats.proposal import count, propose
 from annotations.management.commands.import_scenes import _zipped
 from annotations.selectors.collections import collection_find
@@ -44,10 +46,7 @@ class Command(BaseCommand):
             with ExitStack() as stack:
                 handle = stack.enter_context(_zipped(file) if file.is_dir() else file.open("rb"))
                 reading = spec.read_open(handle, context)  # type: ignore[misc]
-                scenes = (
-                    item.data for item in reading.items if isinstance(item, Record) or errors.append(item)
-                )
-                text = propose(count(scenes), index.core, file.name)
+                text = propose(count(_scenes(reading.items, errors)), index.core, file.name)
         except OSError as exc:
             raise CommandError(f"Cannot read {exc.filename or file}: {exc.strerror}") from None
         if errors:
@@ -61,3 +60,12 @@ class Command(BaseCommand):
             self.stderr.write(
                 f"Wrote the proposed mapping to {out}: edit it, then import with --mapping {out}."
             )
+
+
+def _scenes(items: Iterable[Record | RecordError], errors: list[RecordError]) -> Iterator[OpenScene]:
+    """The file's scenes, one at a time; a bad record goes into `errors` instead."""
+    for item in items:
+        if isinstance(item, Record):
+            yield item.data
+        else:
+            errors.append(item)
