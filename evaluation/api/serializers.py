@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation import leaderboard_row
 from evaluation.selectors.plans import session_ready
+from evaluation.shapes import (
+    MeanSerializer,
+    ProportionSerializer,
+    ReferenceSerializer,
+    RowSystemSerializer,
+)
 from kernel.kinds import KINDS
 
 # A field named `label` is what the API calls it; the stubs take it for Field.label, which it is not at run
@@ -110,40 +117,6 @@ class SessionAnswerSerializer(serializers.Serializer):
     )
 
 
-class ProportionSerializer(serializers.Serializer):
-    value = serializers.FloatField(allow_null=True)
-    successes = serializers.IntegerField()
-    trials = serializers.IntegerField()
-    low = serializers.FloatField(allow_null=True, help_text="95% Wilson interval.")
-    high = serializers.FloatField(allow_null=True)
-
-
-class PositionBinSerializer(ProportionSerializer):
-    first = serializers.IntegerField(help_text="The first position of the bin.")
-    last = serializers.IntegerField(help_text="The last position of the bin.")
-
-
-class MeanSerializer(serializers.Serializer):
-    mean = serializers.FloatField(allow_null=True)
-    streams = serializers.IntegerField()
-    low = serializers.FloatField(allow_null=True, help_text="95% normal interval of the mean.")
-    high = serializers.FloatField(allow_null=True)
-
-
-class ReferenceSerializer(ProportionSerializer):
-    distance = serializers.CharField(
-        help_text="How many steps back the label a question names was made (a bin: 1, 2, 3, 4-5, 6-9, "
-        "10-19, 20+); for a relationship, the farther of its two labels."
-    )
-
-
-class SeeingSerializer(serializers.Serializer):
-    value = serializers.FloatField(allow_null=True, help_text="Accuracy minus the blind prior's.")
-    questions = serializers.IntegerField(help_text="Questions compared (the same questions for both).")
-    low = serializers.FloatField(allow_null=True, help_text="95% normal interval of the paired difference.")
-    high = serializers.FloatField(allow_null=True)
-
-
 class ScoreSerializer(serializers.Serializer):
     accuracy = ProportionSerializer()
     by_kind = serializers.DictField(child=ProportionSerializer())
@@ -171,50 +144,11 @@ class SystemSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class ComparisonSerializer(serializers.Serializer):
-    test = serializers.ChoiceField(
-        choices=["mcnemar", "sign"],
-        help_text="mcnemar: both were asked the same questions (exact McNemar test on them); sign: they "
-        "were dealt different streams, paired by image (exact sign test on per-image accuracy).",
-    )
-    unit = serializers.ChoiceField(choices=["questions", "images"], help_text="What was paired.")
-    paired = serializers.IntegerField(help_text="Questions both answered, or images both were asked about.")
-    a_only_right = serializers.IntegerField(
-        help_text="Questions only this row got right (mcnemar), or images where it did better (sign)."
-    )
-    b_only_right = serializers.IntegerField()
-    p_value = serializers.FloatField(help_text="Exact two-sided test (McNemar's, or the sign test).")
-    significant = serializers.BooleanField(help_text="p < 0.05")
-
-
-class RowSystemSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    owner = serializers.CharField()
-    url = serializers.CharField(allow_blank=True)
-    public = serializers.BooleanField()
-    baseline = serializers.CharField(allow_blank=True)
-
-
+# The row's fields are the leaderboard's columns, written once in evaluation.leaderboard_row (a comment,
+# not a docstring, which the schema would publish).
 class LeaderboardRowSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    system = RowSystemSerializer()
-    session = serializers.IntegerField()
-    state = serializers.CharField()
-    accuracy = ProportionSerializer()
-    by_kind = serializers.DictField(child=ProportionSerializer())
-    by_position = PositionBinSerializer(
-        many=True,
-        help_text="Accuracy at each position in a stream (0-based): while the test can be taken, the "
-        "accuracy of the bin the position is pooled in (first to last).",
-    )
-    first_mistake = MeanSerializer()
-    by_reference = ReferenceSerializer(many=True)
-    seeing_minus_blind = SeeingSerializer(
-        allow_null=True,
-        help_text="Accuracy minus the blind prior's (yes when the engine's p > 0.5) on the same questions.",
-    )
-    vs_next = ComparisonSerializer(allow_null=True, help_text="This row against the next one down.")
+    def get_fields(self) -> dict[str, serializers.Field]:
+        return {column.key: column.shape() for column in leaderboard_row.COLUMNS}
 
 
 class LeaderboardTestSerializer(serializers.Serializer):

@@ -8,32 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-
+from evaluation.leaderboard_row import RowFacts, positions_shown, row_of, system_summary
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
 from evaluation.selectors.plans import SessionDealing, plan_of
 from evaluation.selectors.scores import answers_by_session
 from kernel.kinds import KINDS
-from scoring.degradation import blind_answers, seeing_minus_blind
-from scoring.scores import compare_sessions, positions_binned, positions_unbinned, stream_scores, tally_of
+from scoring.degradation import blind_answers
+from scoring.scores import stream_scores, tally_of
 from scoring.stats import proportion
-from truthing.published import TAKEABLE, TestPlan, frozen_test_get, frozen_tests, plan_of_test
+from truthing.published import TestPlan, frozen_test_get, frozen_tests, plan_of_test
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
-
-
-def system_summary(system: VisionSystem) -> dict[str, Any]:
-    return {
-        "id": system.pk,
-        "name": system.name,
-        "description": system.description,
-        "owner": system.owner.username,
-        "url": system.url,
-        "public": system.public,
-        "baseline": system.baseline,
-    }
 
 
 def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str, Any] | None:
@@ -53,25 +40,20 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     plans = {score.session_id: plan_of(score.session) for score in scores}
     tallies = [tally_of(plans[score.session_id], answers[score.session_id]) for score in scores]
     plan = plan_of_test(test_id=test.pk)
-    rows = []
-    for rank, score in enumerate(scores, start=1):
-        below = tallies[rank] if rank < len(scores) else None
-        rows.append(
-            {
-                "rank": rank,
-                "system": system_summary(score.session.system),
-                "session": score.session_id,
-                "state": score.session.state,
-                "accuracy": score.data["accuracy"],
-                "by_kind": score.data["by_kind"],
-                "by_position": _positions_shown(test, score.data["by_position"]),
-                "first_mistake": score.data["first_mistake"],
-                # A score of an older SCORING_VERSION has none until the beat recomputes it.
-                "by_reference": score.data.get("by_reference", []),
-                "seeing_minus_blind": seeing_minus_blind(plans[score.session_id], answers[score.session_id]),
-                "vs_next": compare_sessions(tallies[rank - 1], below) if below else None,
-            }
+    rows = [
+        row_of(
+            RowFacts(
+                rank=rank,
+                score=score,
+                test=test,
+                plan=plans[score.session_id],
+                answers=answers[score.session_id],
+                tally=tallies[rank - 1],
+                below=tallies[rank] if rank < len(scores) else None,
+            )
         )
+        for rank, score in enumerate(scores, start=1)
+    ]
     return {
         "test": {
             "id": test.pk,
@@ -89,16 +71,6 @@ def blind_prior(plan: TestPlan) -> dict[str, Any]:
     """The blind prior's accuracy on the whole test (yes when the engine's p > 0.5)."""
     right = blind_answers(plan)
     return proportion(sum(right.values()), len(right))
-
-
-def _positions_shown(test: Any, by_position: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Accuracy by position: in bins of at least EVALUATION_POSITION_MIN streams and answers while the
-    test can be taken (at a position few streams reach, the always-yes row's accuracy is the share of
-    yes truths of those streams), position by position once it is archived (decision
-    0050-position-bins)."""
-    if test.state in TAKEABLE:
-        return positions_binned(by_position, settings.VTT["EVALUATION_POSITION_MIN"])
-    return positions_unbinned(by_position)
 
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:
@@ -138,7 +110,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 # Pooled in bins as on the leaderboard, unless the session is the caller's own.
                 "by_position": data.get("by_position", [])
                 if own
-                else _positions_shown(test, data.get("by_position", [])),
+                else positions_shown(test, data.get("by_position", [])),
                 "first_mistake": data["first_mistake"],
                 "by_reference": data.get("by_reference", []),
                 "streams": stream_scores(plan=plan_of(session), answers=answers[session.pk])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -10,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import may
+from evaluation.leaderboard_row import Column, shown_columns
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
@@ -126,8 +129,12 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         raise Http404
     shown = board["rows"][:8]
     names = [row["system"]["name"] for row in shown]
+    columns = shown_columns()
     context = {
         "board": board,
+        "columns": columns,
+        "table": [[_cell(column, row) for column in columns] for row in board["rows"]],
+        "width": sum(len(column.headings) for column in columns),
         "by_position_svg": plots.accuracy_by_position(
             [(n, row["by_position"]) for n, row in zip(names, shown, strict=True)]
         ),
@@ -139,3 +146,7 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         ),
     }
     return render(request, "frontend/leaderboard.html", context)
+
+
+def _cell(column: Column, row: dict[str, Any]) -> dict[str, Any]:
+    return {"template": f"frontend/leaderboard_cells/{column.cell}.html", "value": row[column.key]}
