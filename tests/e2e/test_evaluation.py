@@ -50,6 +50,7 @@ def test_an_owner_registers_a_system_makes_a_scoped_token_and_sees_the_leaderboa
     assert page.locator("[data-testid=plot-position] svg polygon").count() == 1  # the band
     assert page.locator("[data-testid=plot-kind] svg rect").count() > 4
     assert all(url.startswith(live_server.url) for url in requests), requests
+    shot(page, "leaderboard")
 
     # The token acts as the system through the API, and only as it.
     response = page.request.get(
