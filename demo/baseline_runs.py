@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -24,6 +25,7 @@ from evaluation.models import Session, VisionSystem
 from evaluation.selectors.plans import plan_of
 from evaluation.services.systems import system_create, system_token_create
 from truthing.models import Test
+from truthing.published.deals import seeded_deals
 from vtt_site.errors import ApplicationError
 
 BASELINES = {
@@ -69,7 +71,9 @@ def baselines_run(
     *, test: Test, names: Iterable[str], url: str | None = None, seed: int = 2015, say: Say = print
 ) -> None:
     """Register (once) and run each named baseline on `test`; one that took the test already is left
-    as it is. Without `url` the site is served by this process for the run."""
+    as it is. Without `url` the site is served by this process for the run, and the deals are seeded
+    from `seed` (truthing.published.deals.seeded_deals): on a fresh demo database the same command gives
+    the same figures to the last digit. A server at `url` deals as it always does, from fresh secrets."""
     unknown = set(names) - set(BASELINES)
     if unknown:
         raise ApplicationError("unknown_baseline", f"Unknown baselines: {', '.join(sorted(unknown))}")
@@ -78,8 +82,9 @@ def baselines_run(
         server, url = _serve()
     owner = user_create_with_role(username=OWNER, password=None, role=Role.VISION_SYSTEM_OWNER)
     try:
-        for name in names:
-            _run(name, owner, test, url, seed, say)
+        with seeded_deals(seed) if server is not None else nullcontext():
+            for name in names:
+                _run(name, owner, test, url, seed, say)
     finally:
         if server is not None:
             server.shutdown()

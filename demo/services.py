@@ -32,6 +32,8 @@ from annotations.services.collections import collection_create, membership_set
 from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
+from demo.synthetic import generate_scenes
+from demo.synthetic.render import render_scene
 from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services.automatic import automatic_truthing_run
 from truthing.services.lifecycle import create_test, publish_blockers, publish_test, start_test
@@ -105,10 +107,6 @@ def demo_collection_ensure(*, users: Iterable[DemoUser]) -> Collection:
 
 
 def _fill(collection: Collection) -> None:
-    # Imported lazily: only the demo needs the renderer, and it is the slowest import of the app.
-    from demo.synthetic import generate_scenes
-    from demo.synthetic.render import render_scene
-
     scenes = list(generate_scenes(TRAIN + TEST + WAITING, SEED, prefix="demo"))
     present = set(collection.images.values_list("original_name", flat=True))
     splits = [Split.TRAIN] * TRAIN + [Split.TEST] * TEST + [Split.TRAIN] * WAITING
@@ -228,9 +226,6 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
 
 def _blind_images(collection: Collection) -> list[Any]:
     """Rendered test images uploaded without their scene graphs (nobody has annotated them)."""
-    from demo.synthetic import generate_scenes
-    from demo.synthetic.render import render_scene
-
     scenes = list(generate_scenes(BLIND_IMAGES, SEED + 2, prefix="demo-blind"))
     names = [scene["image"] for scene in scenes]
     present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))

@@ -5,6 +5,8 @@ its stored answers and the exposure it names."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from accounts.roles import Role
@@ -15,6 +17,7 @@ from evaluation.services.systems import system_create
 from truthing import bridge, reports
 from truthing.models import Deal, Step, Stream
 from truthing.published.dealing import replayed
+from truthing.published.deals import SEED_BITS, seeded_deals
 from truthing.published.exposure import exposure_of
 from truthing.services import lifecycle
 
@@ -167,3 +170,20 @@ def test_a_stream_dealt_with_exposure_replays_exactly_with_the_exposure_it_names
         stream.exposure_streams = []
         differs += replayed(stream, steps) != stored
     assert differs, "no stream's draw depended on its exposure"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_a_seeded_run_draws_deal_seeds_from_its_seed_and_only_while_it_runs(oracle_test, make_user):
+    """manage.py run_baselines repeats to the last digit because its deals take their seeds from its own
+    seed (truthing.published.deals.seeded_deals); outside it a deal's seed is a fresh secret."""
+
+    def enrol(name: str) -> int:
+        system = system_create(owner=make_user(Role.VISION_SYSTEM_OWNER, username=name), name=name)
+        return Deal.objects.get(pk=session_enrol(system=system, test_id=oracle_test.pk).deal_id).seed
+
+    expected = random.Random(7)
+    with seeded_deals(7):
+        assert [enrol("ann"), enrol("bob")] == [expected.getrandbits(SEED_BITS) for _ in range(2)]
+        with pytest.raises(RuntimeError), seeded_deals(7):
+            pass
+    assert enrol("cy") != expected.getrandbits(SEED_BITS)
