@@ -34,6 +34,9 @@ class SessionAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return (*self.readonly_fields, "state")
 
+    def has_add_permission(self, request) -> bool:
+        return False  # a session is made by a system's enrolment (its deal, its deadline), never by hand
+
     def save_model(self, request, obj, form, change):
         """Writing a reason voids the session (through the service); nothing else is edited here."""
         if change and obj.void_reason.strip() and obj.state != "voided":
@@ -63,6 +66,9 @@ class ScoreAdmin(admin.ModelAdmin):
     list_display = ("session", "accuracy", "computed_at")
     search_fields = ("session__system__name",)
     readonly_fields = ("session", "accuracy", "data", "computed_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # scores are computed from a session's answers (evaluation.services.scores)
 
 
 @admin.register(RankingCheck)

@@ -11,7 +11,7 @@ from django.utils import timezone
 from annotations.models import Image, ObjectAnnotation
 from annotations.selectors.annotation import image_annotation
 from annotations.services.queues import annotation_next
-from tests.e2e.conftest import Canvas, hold_with_annotation, login, open_next, person, upload_street
+from tests.e2e.conftest import Canvas, hold_with_annotation, login, open_next, person, shot, upload_street
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -41,6 +41,10 @@ def test_a_refused_save_shows_the_servers_message_beside_the_box_and_keeps_every
     bbox_error.wait_for()
     assert "width and height must be positive" in bbox_error.inner_text()
     assert "Not saved: vehicle 1:" in page.get_by_test_id("error").inner_text()
+    # A save, not a submit, refused for the box, not for its attributes (issue 38: the submit's panel
+    # said "Not submitted: 1 box needs attributes").
+    assert not page.locator("[data-role=gaps]").is_visible()
+    shot(page, "editor-refused-save")
     assert page.get_by_test_id("save-state").inner_text() == "Unsaved changes"
     assert page.locator("rect.box.invalid").count() == 1
     assert canvas.count() == 2 and page.locator("[data-testid=objects] li").count() == 2

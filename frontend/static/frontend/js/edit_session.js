@@ -216,7 +216,9 @@ export class EditSession {
     const keys = [...this.store.order]; // saved just before: the server's indexes are these
     const places = locateAll(error).filter((p) => p.object !== undefined && this.store.get(keys[p.object]));
     if (!places.length) return false;
-    for (const place of places) this.view.setObjectError(keys[place.object], place.slot, place.message, false);
+    for (const place of places) {
+      this.view.setObjectError(keys[place.object], place.slot, place.message, { select: false, gap: true });
+    }
     this.view.select(keys[places[0].object]);
     this.renderGaps();
     return true;
@@ -225,7 +227,8 @@ export class EditSession {
   renderGaps() {
     const gaps = this.ui.gaps;
     if (!gaps) return;
-    const open = this.store.order.filter((key) => this.view.objectErrors.has(key));
+    // Only a submit's missing attributes: a box a save refused says why on the box and in the error line.
+    const open = this.store.order.filter((key) => this.view.objectErrors.get(key)?.gap);
     gaps.hidden = !open.length;
     if (!open.length) return;
     gaps.querySelector("[data-role=gaps-count]").textContent =

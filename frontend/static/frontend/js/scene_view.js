@@ -21,7 +21,7 @@ export class SceneView {
     this.store = new AnnotationStore(data.annotation, this.vocabulary);
     this.selected = null;
     this.labels = this.store.labels();
-    this.objectErrors = new Map(); // key -> {slot, message}
+    this.objectErrors = new Map(); // key -> {slot, message, gap}: gap, attributes a submit found missing
     this.relationshipErrors = new Map(); // index -> message
     const root = document.querySelector("[data-role=workspace]");
     const typeClasses = new Map(this.vocabulary.types.map((t, i) => [t, `t${i % 8}`]));
@@ -114,8 +114,8 @@ export class SceneView {
 
   // --- the server's complaints ---
 
-  setObjectError(key, slot, message, select = true) {
-    this.objectErrors.set(key, { slot, message });
+  setObjectError(key, slot, message, { select = true, gap = false } = {}) {
+    this.objectErrors.set(key, { slot, message, gap });
     this._markInvalid();
     if (select) this.select(key);
   }
