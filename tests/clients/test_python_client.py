@@ -151,3 +151,30 @@ def test_the_client_waits_while_its_sessions_streams_are_prepared():
     with pytest.raises(ApiError) as error:
         ClientSession(client, {"id": 1}).current()
     assert error.value.code == "session_over"
+
+
+def test_the_examples_system_runs_without_a_warning():
+    """The README's example system reads a region's brightness without Pillow's deprecated calls
+    (issue 38: it printed a DeprecationWarning for getdata), and says no for an empty region."""
+    import importlib.util
+    import warnings
+    from pathlib import Path
+
+    from PIL import Image as PILImage
+    from vtt_client.types import Image, Region
+
+    path = Path(__file__).parents[2] / "clients/python/examples/take_a_test.py"
+    spec = importlib.util.spec_from_file_location("take_a_test", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    picture = PILImage.new("RGB", (40, 30), (200, 200, 200))
+    PILImage.Image.paste(picture, (0, 0, 0), (0, 0, 20, 30))  # dark left half
+
+    def exist(box):
+        return ExistQuestion("exist", 0, 0, 1, "", Image(1, 40, 30, ""), region=Region("r", box))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert example.my_system(picture, exist((20, 0, 20, 30))) is True
+        assert example.my_system(picture, exist((0, 0, 20, 30))) is False
+        assert example.my_system(picture, exist((5, 5, 0, 10))) is False

@@ -222,6 +222,15 @@ def test_an_admin_is_refused_with_the_reason_then_publishes_and_sees_the_card(
     assert "1 stream has not ended" in page.inner_text("[data-testid=blockers]")
     truth(operators[0], operator_next(user=operators[0]))
     page.reload()
+    # Publish freezes the test: the page asks first (issue 38), and "Cancel" keeps it as it is.
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_test_id("publish").click()
+    page.wait_for_timeout(300)
+    assert asked and "Its questions and truths are frozen" in asked[0]
+    test.refresh_from_db()
+    assert test.state == TestState.TRUTHING
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_test_id("publish").click()
     assert "Published" in page.inner_text(".messages")
     assert page.get_by_test_id("state").inner_text().lower() == "published"
