@@ -27,18 +27,18 @@ def _renderer() -> MarkdownIt:
     return MarkdownIt("js-default")
 
 
-def markdown_html(text: str) -> SafeString:
-    """The text's Markdown as sanitized HTML (empty for no text). Headings start at h3: the page has
-    its own h1 and h2."""
+def markdown_html(text: str, *, shift: int = 2) -> SafeString:
+    """The text's Markdown as sanitized HTML (empty for no text). Headings go `shift` levels down: a
+    description starts at h3, the page having its own h1 and h2; a page of the docs keeps its own."""
     if not text:
         return mark_safe("")
     html = _renderer().render(text)
     for level in range(6, 0, -1):  # deepest first, so a shifted heading is not shifted twice
-        shifted = min(level + 2, 6)
+        shifted = min(level + shift, 6)
         html = html.replace(f"<h{level}>", f"<h{shifted}>").replace(f"</h{level}>", f"</h{shifted}>")
     cleaned = nh3.clean(
         html,
-        tags=TAGS,
+        tags=TAGS | {f"h{level}" for level in range(1 + shift, 3)},
         attributes=ATTRIBUTES,
         url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",

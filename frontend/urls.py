@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, collections, evaluation, home, truthing, work
+from frontend.views import account, collections, docs, evaluation, home, truthing, work
 
 app_name = "frontend"
 
@@ -22,6 +22,7 @@ urlpatterns = [
         name="password-done",
     ),
     path("tokens/", account.tokens, name="tokens"),
+    path("docs/<path:page>/", docs.doc, name="doc"),
     path("tokens/<int:token_id>/revoke/", account.token_revoke, name="token-revoke"),
     # Collections: progress, images, upload, import, export
     path("collections/<int:collection_id>/", collections.collection_detail, name="collection"),
