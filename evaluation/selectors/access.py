@@ -9,6 +9,7 @@ taking a test sees nothing of other systems' sessions on it (`tests_taking`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,13 @@ def system_tokens(*, system: VisionSystem) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user_id=system.owner_id, scope=scope_of(system.pk)).order_by(
         "-created_at", "-id"
     )
+
+
+def systems_of_tokens(tokens: Iterable[ApiToken]) -> dict[int, VisionSystem]:
+    """{token id: the vision system it acts as} for the scoped ones among `tokens` (one query)."""
+    scoped = {token.pk: scoped_system_id(token) for token in tokens}
+    systems = VisionSystem.objects.in_bulk([pk for pk in scoped.values() if pk is not None])
+    return {token: systems[pk] for token, pk in scoped.items() if pk in systems}
 
 
 def system_session_over(*, system: VisionSystem, session_id: int) -> Session | None:

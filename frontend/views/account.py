@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import selectors as account_selectors
 from accounts import services as account_services
+from evaluation.selectors.access import systems_of_tokens
 from vtt_site.errors import ApplicationError
 
 
@@ -30,7 +31,12 @@ def tokens(request: HttpRequest) -> HttpResponse:
             messages.error(request, "Expiry must be a whole number of days.")
         except ApplicationError as exc:
             messages.error(request, exc.message)
-    context = {"tokens": account_selectors.tokens_of(user=request.user), "created_secret": created_secret}
+    tokens = list(account_selectors.tokens_of(user=request.user))
+    acting = systems_of_tokens(tokens)
+    context = {
+        "tokens": [(token, acting.get(token.pk)) for token in tokens],
+        "created_secret": created_secret,
+    }
     return render(request, "frontend/tokens.html", context)
 
 

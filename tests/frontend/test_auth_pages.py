@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from accounts.models import ApiToken
@@ -57,3 +59,20 @@ def test_token_page_shows_the_secret_once_and_revokes(client, make_user):
     client.post(f"/tokens/{token.pk}/revoke/")
     token.refresh_from_db()
     assert token.revoked_at is not None
+
+
+def test_the_token_page_says_what_each_token_acts_as_and_offers_to_copy_a_new_one(client, make_user):
+    """Issue 38: the page did not say which system a token belongs to, and a personal token had no Copy
+    button (a system's token had one)."""
+    from evaluation.services.systems import system_create, system_token_create
+
+    user = make_user(Role.VISION_SYSTEM_OWNER)
+    system = system_create(owner=user, name="my detector")
+    system_token_create(system=system, name="detector token")
+    client.force_login(user)
+    created = client.post("/tokens/", {"name": "personal"}).content.decode()
+    assert re.search(r"<code data-copy-source>vtt_[^<]+</code> <button [^>]*data-copy>Copy</button>", created)
+    rows = re.findall(r"<tr>\s*<td>([^<]+)</td>\s*<td data-testid=\"acts-as\">(.*?)</td>", created, re.S)
+    acts = {name: re.sub(r"<[^>]+>", "", cell) for name, cell in rows}
+    assert acts == {"personal": "you", "detector token": "the system my detector"}
+    assert f'href="/systems/{system.pk}/"' in created
