@@ -284,6 +284,9 @@ JOURNEYS = {
     # was called by chance, and a change of the schema (which reshapes the derandomized sequences) left it
     # out once.
     "a collection's members": {"operation_id": MEMBERS},
+    # An import's job, on its own too: the history's structured question (issue 38), a change of the
+    # schema, left reading a job out of the collections' journey once.
+    "an import's job": {"operation_id": ["collection_list", "import_list", "import_create", "import_read"]},
     # Images are reached from a collection's list of them, in two journeys: with the ten operations on an
     # image in one, some were called only once or twice.
     "reading and leaving images": {"operation_id": IMAGE_READS},

@@ -76,11 +76,13 @@ def _label_entries(steps: list[Step]) -> list[dict[str, Any]]:
 
 
 def _history(steps: list[Step], answers: dict[int, str]) -> list[dict[str, Any]]:
-    """The questions answered so far with `answers` (step index -> answer), oldest first, each with the
-    label its yes made (a checker's no made none: the stream's label is in the labels, not here)."""
+    """The questions answered so far with `answers` (step index -> answer), oldest first, each with its
+    structured form (the region it was about, the labels it names) and the label its yes made (a
+    checker's no made none: the stream's label is in the labels, not here)."""
     return [
         {
             "step": step.index,
+            "question": step.question,
             "text": step.text,
             "answer": answers[step.index],
             "label": step.label if answers[step.index] == "yes" else "",

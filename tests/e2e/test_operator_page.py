@@ -115,8 +115,24 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
         answered.append((step, pending.text, "yes" if answer == "y" else "no"))
         items = page.get_by_test_id("history").locator("li")
         assert items.count() == len(answered)
-        assert items.last.inner_text() == f"{step + 1}. {pending.text} {answered[-1][2]}"
+        line = items.last.inner_text()
+        assert line.startswith(f"{step + 1}. {pending.text} {answered[-1][2]}"), line
+        # Each answer says which region it was about (issue 38: six identical lines could not be told apart).
+        box = pending.question.get("region", {}).get("box")
+        if box:
+            x, y, w, h = (int(v + 0.5) for v in box)
+            assert line.endswith(f"(region {w}×{h} at {x}, {y})"), line
     assert work.get_attribute("data-state") == "pending", "the stream ended before a uniqueness question"
+    # Pointing at an answer outlines the region it was about; leaving it clears the outline.
+    first = Step.objects.get(stream=stream, index=answered[0][0])
+    page.get_by_test_id("history").locator("li").first.hover()
+    outline = page.locator("svg g.answered-region rect")
+    assert outline.count() == 1
+    drawn = [float(outline.get_attribute(a)) for a in ("x", "y", "width", "height")]
+    assert drawn == pytest.approx(first.question["region"]["box"])
+    shot(page, "operator-history-hover")
+    page.get_by_test_id("legend").hover()
+    assert outline.count() == 0
     unique = Step.objects.get(stream=stream, index=int(work.get_attribute("data-step")))
     hint = page.get_by_test_id("pick-hint")
     assert hint.is_visible() and "click the" in hint.inner_text()
@@ -172,7 +188,10 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
             # checker's history is their own answers.
             check.wait_for_selector("body[data-image-loaded=true]")
             assert check.locator(f'svg g.marker[data-label="{unique.label}"]').count() == 1
-            assert check.get_by_test_id("history").locator("li").nth(unique.index).inner_text().endswith("no")
+            assert (
+                check.get_by_test_id("history").locator("li").nth(unique.index).locator("strong").inner_text()
+                == "no"
+            )
             shot(check, "issue20-checker-with-mark")
             check.set_viewport_size({"width": 390, "height": 844})
             assert check.evaluate("document.documentElement.scrollWidth") <= 390

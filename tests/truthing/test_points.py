@@ -69,8 +69,10 @@ def test_a_yes_to_a_uniqueness_question_stores_the_point_and_the_label_shows_it(
     assert label["point"] == [123.5, 64.25]
     # The history: every answered question, oldest first, with the label the unique yes made.
     assert [h["step"] for h in body["history"]] == list(range(step.index + 1))
+    # Each with its structured question, whose region tells apart questions of the same English.
     assert body["history"][-1] == {
         "step": step.index,
+        "question": step.question,
         "text": step.text,
         "answer": "yes",
         "label": step.label,

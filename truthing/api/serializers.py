@@ -31,6 +31,10 @@ class WorkLabelSerializer(QuestionRefSerializer):
 
 class HistoryEntrySerializer(serializers.Serializer):
     step = serializers.IntegerField(help_text="Position of the question in the stream, from 0.")
+    question = serializers.DictField(
+        help_text="The structured question (docs/method.md section 9): the region it was about, or the "
+        "labels it names, which tell apart questions of the same English."
+    )
     text = serializers.CharField(help_text="The question in English.")
     answer = serializers.CharField(help_text="yes, no or ambiguous (in a check: the checker's own answer).")
     label = serializers.CharField(  # type: ignore[assignment]

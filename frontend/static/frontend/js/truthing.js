@@ -141,6 +141,17 @@ function drawOverlays() {
   legendBox.hidden = !legend.length;
 }
 
+// A past answer pointed at: the region its question was about, or where the labels it names were found.
+function showAnswered(entry) {
+  const box = entry && regionOf(entry.question);
+  const named = entry && !box ? namedLabels(entry.question).map(labelEntry).filter(Boolean) : [];
+  const shapes = box ? [regionRect(box, "answered-region")] : [];
+  for (const label of named.filter((e) => regionOf(e.question))) {
+    shapes.push(regionRect(regionOf(label.question), `label-region ${colourOf(label.label)}`));
+  }
+  hoverLayer.replaceChildren(...shapes);
+}
+
 function showLabel(entry) {
   const box = entry && regionOf(entry.question);
   const shapes = box ? [regionRect(box, `label-region ${colourOf(entry.label)}`)] : [];
@@ -205,6 +216,7 @@ function renderHistory() {
   list.replaceChildren(
     ...work.history.map((entry) => {
       const item = document.createElement("li");
+      item.tabIndex = 0; // pointing at it (or focusing it) outlines what it was about
       item.dataset.step = String(entry.step);
       const number = document.createElement("span");
       number.className = "number";
@@ -215,6 +227,13 @@ function renderHistory() {
       given.className = `answer-${entry.answer}`;
       given.textContent = entry.answer;
       item.append(number, text, given);
+      const box = regionOf(entry.question);
+      if (box) {
+        const where = document.createElement("span");
+        where.className = "muted small region-of";
+        where.textContent = ` (region ${Math.round(box[2])}×${Math.round(box[3])} at ${Math.round(box[0])}, ${Math.round(box[1])})`;
+        item.append(where);
+      }
       if (entry.label) {
         const made = document.createElement("span");
         made.className = `label-name ${colourOf(entry.label)}`;
@@ -350,9 +369,13 @@ answers.forEach((button) => button.addEventListener("click", () => answer(button
 undoButton?.addEventListener("click", undo);
 root.querySelector("[data-action=leave]").addEventListener("click", leave);
 const labels = part("labels");
+const history = part("history");
+const answeredEntry = (item) => work.history.find((entry) => String(entry.step) === item?.dataset.step);
 for (const [on, off] of [["mouseover", "mouseout"], ["focusin", "focusout"]]) {
   labels.addEventListener(on, (e) => showLabel(labelEntry(e.target.closest("li")?.dataset.label)));
   labels.addEventListener(off, () => showLabel(null));
+  history.addEventListener(on, (e) => showAnswered(answeredEntry(e.target.closest("li"))));
+  history.addEventListener(off, () => showAnswered(null));
 }
 
 svg.addEventListener("click", pick);
