@@ -121,7 +121,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
         box = pending.question.get("region", {}).get("box")
         if box:
             x, y, w, h = (int(v + 0.5) for v in box)
-            assert line.endswith(f"(region {w}×{h} at {x}, {y})"), line
+            assert line.endswith(f"(region {w}\N{MULTIPLICATION SIGN}{h} at {x}, {y})"), line
     assert work.get_attribute("data-state") == "pending", "the stream ended before a uniqueness question"
     # Pointing at an answer outlines the region it was about; leaving it clears the outline.
     first = Step.objects.get(stream=stream, index=answered[0][0])
