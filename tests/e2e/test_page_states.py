@@ -177,3 +177,17 @@ def test_at_390_px_the_home_and_collection_pages_and_tokens_fit_the_screen(team,
             assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
     finally:
         context.close()
+
+
+def test_a_new_tokens_secret_fits_a_phone_beside_its_copy_button(page, transactional_db):
+    """A secret is one long word: it breaks inside the page at 390 px instead of pushing it sideways
+    (seen at issue 38's review: the page scrolled to 466 px)."""
+    user = UserFactory(username="phone-owner", role=Role.VISION_SYSTEM_OWNER)
+    login(page, user)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/tokens/")
+    page.fill("input[name=name]", "personal")
+    page.get_by_role("button", name="Create token").click()
+    page.wait_for_selector("[data-testid=new-token]")
+    assert page.get_by_role("button", name="Copy").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
