@@ -51,7 +51,7 @@ def render(scene, steps, vocabulary, command: str) -> str:
         region = f"`{question.region}`" if isinstance(question, InstantiationQuestion) else ""
         label = f" → **{step.label}**" if step.label else ""
         rows.append(
-            f"| {step.index} | {render_text(question, vocabulary)} | {region} | {step.estimate.p:.3f} | "
+            f"| {step.index} | {render_text(question, vocabulary, step.made)} | {region} | {step.estimate.p:.3f} | "
             f"{step.estimate.population:,} | {step.answer}{label} |"
         )
     answered = sum(1 for s in steps if s.answer != "ambiguous")

@@ -52,9 +52,9 @@ def statistics_estimate(
 ) -> dict[str, Any]:
     """P(yes) and its population for a question after a history, as `vtt-engine estimate` prints it."""
     arrays = loaded_statistics(statistics)
-    parsed, estimate = estimate_after(arrays, history, question, width, height)
+    parsed, estimate, made = estimate_after(arrays, history, question, width, height)
     return {
         "p": estimate.p,
         "population": estimate.population,
-        "text": render_text(parsed, arrays.vocabulary),
+        "text": render_text(parsed, arrays.vocabulary, made),
     }

@@ -8,8 +8,8 @@ from evaluation.services.sessions import session_void
 
 @admin.register(VisionSystem)
 class VisionSystemAdmin(admin.ModelAdmin):
-    list_display = ("name", "owner", "public", "baseline", "created_at")
-    list_filter = ("public",)
+    list_display = ("name", "owner", "shown", "public", "baseline", "created_at")
+    list_filter = ("public", "shown")
     search_fields = ("name", "owner__username")
 
 
@@ -51,7 +51,7 @@ class TestScheduleAdmin(admin.ModelAdmin):
 
 @admin.register(Answer)
 class AnswerAdmin(admin.ModelAdmin):
-    list_display = ("session", "ordinal", "answer", "correct", "answered_at")
+    list_display = ("session", "ordinal", "answer", "p_yes", "correct", "answered_at")
     search_fields = ("session__system__name",)
 
     def has_change_permission(self, request, obj=None) -> bool:

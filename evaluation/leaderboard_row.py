@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from evaluation.shapes import (
     ComparisonSerializer,
+    ForecastScoresSerializer,
     MeanSerializer,
     PositionBinSerializer,
     ProportionSerializer,
@@ -63,6 +64,7 @@ def system_summary(system: VisionSystem) -> dict[str, Any]:
         "url": system.url,
         "public": system.public,
         "baseline": system.baseline,
+        "shown": system.shown,
     }
 
 
@@ -134,6 +136,16 @@ COLUMNS: tuple[Column, ...] = (
         ),
         headings=("Seeing minus blind",),
         cell="seeing_minus_blind",
+    ),
+    # A score of an older SCORING_VERSION has none until the beat recomputes it; none without p_yes.
+    Column(
+        "forecasts",
+        lambda f: f.score.data.get("forecasts"),
+        lambda: ForecastScoresSerializer(
+            allow_null=True, help_text="The scores of the probabilities given (p_yes); null: none given."
+        ),
+        headings=("Probabilities: Brier score",),
+        cell="forecasts",
     ),
     Column(
         "vs_next",

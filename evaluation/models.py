@@ -18,6 +18,14 @@ from evaluation.queues import RANKING_CHECK
 from vtt_site.jobs import Job
 
 
+class SystemShown(models.TextChoices):
+    """What a system is shown of a question: a language model run without the image is the test's
+    language prior, a row to read beside the same model seeing (docs/guides/vision-language-models.md)."""
+
+    IMAGE = "image", "the image and the text"
+    TEXT = "text", "the text only"
+
+
 class VisionSystem(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vision_systems"
@@ -28,6 +36,12 @@ class VisionSystem(models.Model):
     public = models.BooleanField(default=True, help_text="Shown on the leaderboard to everyone.")
     baseline = models.CharField(
         max_length=30, blank=True, help_text="The built-in baseline this system is (manage.py run_baselines)."
+    )
+    shown = models.CharField(
+        max_length=5,
+        choices=SystemShown.choices,
+        default=SystemShown.IMAGE,
+        help_text="What the system is shown: the image, or the text only (a language prior).",
     )
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -95,6 +109,9 @@ class Answer(models.Model):
     ordinal = models.PositiveIntegerField()
     step_id = models.PositiveIntegerField(help_text="The truthing step (kept as a number: never joined).")
     answer = models.BooleanField()
+    p_yes = models.FloatField(
+        null=True, blank=True, help_text="The system's probability that the truth is yes, if it gave one."
+    )
     correct = models.BooleanField()
     answered_at = models.DateTimeField(default=timezone.now)
 
@@ -103,6 +120,13 @@ class Answer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["session", "ordinal"], name="one_session_answer_per_position"),
             models.UniqueConstraint(fields=["session", "step_id"], name="one_session_answer_per_step"),
+            # A probability in [0, 1] that agrees with the answer: yes above 0.5, no below.
+            models.CheckConstraint(
+                condition=models.Q(p_yes__isnull=True)
+                | models.Q(answer=True, p_yes__gte=0.5, p_yes__lte=1.0)
+                | models.Q(answer=False, p_yes__gte=0.0, p_yes__lte=0.5),
+                name="p_yes_agrees_with_answer",
+            ),
         ]
 
     def __str__(self) -> str:

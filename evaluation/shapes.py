@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluation.models import SystemShown
+
 
 class ProportionSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True)
@@ -41,6 +43,44 @@ class SeeingSerializer(serializers.Serializer):
     high = serializers.FloatField(allow_null=True)
 
 
+class ScoreIntervalSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True, help_text="95% interval, streams as the unit.")
+    high = serializers.FloatField(allow_null=True)
+
+
+class ReliabilityBinSerializer(serializers.Serializer):
+    bin = serializers.ListField(child=serializers.FloatField(), help_text="[low, high) of p_yes.")
+    n = serializers.IntegerField()
+    mean_p = serializers.FloatField()
+    observed = serializers.FloatField(help_text="The share of yes truths.")
+    low = serializers.FloatField(help_text="95% Wilson interval of the share.")
+    high = serializers.FloatField()
+
+
+class ForecastScoresSerializer(serializers.Serializer):
+    given = serializers.IntegerField(help_text="Answers that gave p_yes: the questions these figures are on.")
+    questions = serializers.IntegerField(help_text="Questions counted in the score.")
+    complete = serializers.BooleanField(help_text="false: p_yes was given on some answers only.")
+    brier = ScoreIntervalSerializer(help_text="Mean (p_yes - truth)^2: 0 is perfect, 0.25 is p = 0.5.")
+    log_loss = ScoreIntervalSerializer(
+        help_text="Mean -ln(p given to the truth), p clipped to [0.001, 0.999]: ln 2 = 0.693 is p = 0.5."
+    )
+    calibration_error = ScoreIntervalSerializer(
+        help_text="Expected calibration error over 10 bins of p_yes (interval: a bootstrap over streams)."
+    )
+    reliability = ReliabilityBinSerializer(many=True)
+
+
+class BrierDifferenceSerializer(serializers.Serializer):
+    difference = serializers.FloatField(
+        allow_null=True, help_text="This row's Brier score minus the other's."
+    )
+    low = serializers.FloatField(allow_null=True, help_text="95% normal interval, paired by image.")
+    high = serializers.FloatField(allow_null=True)
+    images = serializers.IntegerField(help_text="Images both gave p_yes on.")
+
+
 class ComparisonSerializer(serializers.Serializer):
     test = serializers.ChoiceField(
         choices=["mcnemar", "sign"],
@@ -55,6 +95,9 @@ class ComparisonSerializer(serializers.Serializer):
     b_only_right = serializers.IntegerField()
     p_value = serializers.FloatField(help_text="Exact two-sided test (McNemar's, or the sign test).")
     significant = serializers.BooleanField(help_text="p < 0.05")
+    brier = BrierDifferenceSerializer(
+        allow_null=True, required=False, help_text="Where both gave p_yes: the Brier scores compared."
+    )
 
 
 class RowSystemSerializer(serializers.Serializer):
@@ -64,3 +107,6 @@ class RowSystemSerializer(serializers.Serializer):
     url = serializers.CharField(allow_blank=True)
     public = serializers.BooleanField()
     baseline = serializers.CharField(allow_blank=True)
+    shown = serializers.ChoiceField(
+        choices=SystemShown.choices, help_text="What the system is shown: the image, or the text only."
+    )

@@ -8,7 +8,9 @@ recomputed at any time and gives the same figures; and the paired comparison of 
 - accuracy by reference distance on the questions that name a label (scoring.references), in bins,
   each with its Wilson interval;
 - once a session is over, a question it never answered (the deadline passed) counts as wrong; while it
-  runs, only the answered questions count.
+  runs, only the answered questions count;
+- where the system gave its probability of yes, the proper scores of those probabilities
+  (scoring.forecasts): the Brier score, the log loss and the calibration error.
 
 `SCORING_VERSION` names this way of scoring. A stored score carries the version that made it; when the
 version here changes, the evaluation app's beat recomputes the stored scores of older versions. Bump it
@@ -19,14 +21,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kernel.kinds import KINDS
+from scoring.forecasts import Forecast, brier, forecast_scores, paired_brier
 from scoring.references import REFERENCE_BINS, reference_bin, reference_distances
 from scoring.stats import mcnemar_exact, mean_interval, proportion, sign_test_exact
 
-SCORING_VERSION = 2  # 2: by_reference
+SCORING_VERSION = 3  # 2: by_reference; 3: forecasts
 
 
 class PlannedStep(Protocol):
@@ -79,17 +82,29 @@ def first_mistake(counted: Counted) -> int | None:
     return next((i + 1 for i, (_, ok) in enumerate(counted) if not ok), None)
 
 
-def score_of(*, plan: Plan, answers: Mapping[int, bool], over: bool) -> dict[str, Any]:
+def score_of(
+    *,
+    plan: Plan,
+    answers: Mapping[int, bool],
+    over: bool,
+    forecasts: Mapping[int, tuple[float, bool]] | None = None,
+) -> dict[str, Any]:
     """The scores of a session (partial while it runs). `answers` maps a plan ordinal to whether the
-    stored answer was correct."""
+    stored answer was correct; `forecasts` an ordinal to the p_yes given with the answer and whether
+    the truth is yes."""
+    forecasts = forecasts or {}
+    given: list[Forecast] = []
+    questions = 0
     right: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     positions: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     references: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     distances = reference_distances(plan)
     first_mistakes: list[int] = []
-    for _, counted in counted_streams(plan, answers, over):
+    for stream, counted in counted_streams(plan, answers, over):
         if not counted:
             continue
+        questions += len(counted)
+        given.extend((stream.pos, *forecasts[s.ordinal]) for s, _ in counted if s.ordinal in forecasts)
         for step, ok in counted:
             for key in ("all", step.kind):
                 right[key][0] += ok
@@ -111,6 +126,7 @@ def score_of(*, plan: Plan, answers: Mapping[int, bool], over: bool) -> dict[str
             for _, _, name in REFERENCE_BINS
             if references[name][1]
         ],
+        "forecasts": forecast_scores(given, questions),
         "answered": len(answers),
         "complete": over,
     }
@@ -176,11 +192,17 @@ class Tally:
     asked: frozenset[int]
     answered: Mapping[int, bool]  # step id -> correct, the answered questions only
     images: Mapping[int, tuple[int, int]]  # test image -> (right, questions)
+    # test image -> (sum of Brier scores, answers with a p), the images with a p given only
+    brier_images: Mapping[int, tuple[float, int]] = field(default_factory=dict)
 
 
-def tally_of(plan: DealtPlan, answers: Mapping[int, bool]) -> Tally:
-    """`answers` maps a plan ordinal to whether the stored answer was correct."""
+def tally_of(
+    plan: DealtPlan, answers: Mapping[int, bool], forecasts: Mapping[int, tuple[float, bool]] | None = None
+) -> Tally:
+    """`answers` maps a plan ordinal to whether the stored answer was correct, `forecasts` to the p_yes
+    given and whether the truth is yes."""
     images: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    briers: dict[int, list[float]] = defaultdict(lambda: [0.0, 0])
     answered = {}
     for step in plan.steps:
         image = plan.streams[step.stream_pos].test_image_id
@@ -189,10 +211,14 @@ def tally_of(plan: DealtPlan, answers: Mapping[int, bool]) -> Tally:
             answered[step.step_id] = ok
         images[image][0] += bool(ok)
         images[image][1] += 1
+        if forecasts and step.ordinal in forecasts:
+            briers[image][0] += brier(*forecasts[step.ordinal])
+            briers[image][1] += 1
     return Tally(
         asked=frozenset(step.step_id for step in plan.steps),
         answered=answered,
         images={image: (right, total) for image, (right, total) in images.items()},
+        brier_images={image: (total, int(n)) for image, (total, n) in briers.items()},
     )
 
 
@@ -200,9 +226,11 @@ def compare_sessions(a: Tally, b: Tally) -> dict[str, Any]:
     """A against B. Where both were asked exactly the same questions, McNemar's exact test on the
     questions both answered (`compare`). Where they were dealt different streams a question of one is
     not a question of the other, so they are paired by image: per image each session's accuracy on its
-    own stream, and the exact sign test on the images where the two differ (ties left out)."""
+    own stream, and the exact sign test on the images where the two differ (ties left out). Where both
+    gave probabilities, `brier`: A's Brier score minus B's, paired by image (scoring.forecasts)."""
+    brier_ = paired_brier(a.brier_images, b.brier_images) if a.brier_images and b.brier_images else None
     if a.asked == b.asked:
-        return {"test": "mcnemar", "unit": "questions", **compare(a.answered, b.answered)}
+        return {"test": "mcnemar", "unit": "questions", **compare(a.answered, b.answered), "brier": brier_}
     both = a.images.keys() & b.images.keys()
     plus = minus = 0
     for image in both:
@@ -220,6 +248,7 @@ def compare_sessions(a: Tally, b: Tally) -> dict[str, Any]:
         "b_only_right": minus,
         "p_value": p,
         "significant": p < 0.05,
+        "brier": brier_,
     }
 
 

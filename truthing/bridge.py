@@ -25,7 +25,7 @@ from engine.models import FitStatus, FittedStatistics
 from engine.selectors import loaded_statistics, statistics_get
 from engine.settings import engine_settings
 from kernel.kinds import question_from_json, question_to_json, render_text
-from kernel.questions import Answer, Question
+from kernel.questions import Answer, Label, Question
 from truthing.models import Step, Test, TestImage
 from truthing.models import Stream as TruthedStream
 
@@ -109,7 +109,9 @@ def proposals_after_each_prefix(
         resumed = Stream.resume(stats, settings, seed, history_of(stats, test_image, steps[:k]), exposure)
         proposal = resumed.propose()
         proposed.append(
-            {} if proposal is None else step_values(stats, test_image, proposal.question, None, 0).question
+            {}
+            if proposal is None
+            else step_values(stats, test_image, proposal.question, None, 0, resumed.story.made()).question
         )
     return proposed
 
@@ -137,17 +139,28 @@ def propose(test_image: TestImage, number: int, answered: Sequence[Step]) -> Pro
     if proposal is None:
         return None
     return step_values(
-        stats, test_image, proposal.question, proposal.estimate.p, proposal.estimate.population
+        stats,
+        test_image,
+        proposal.question,
+        proposal.estimate.p,
+        proposal.estimate.population,
+        stream.story.made(),
     )
 
 
 def step_values(
-    stats: CoreStatistics, test_image: TestImage, question: Question, p: float | None, population: int
+    stats: CoreStatistics,
+    test_image: TestImage,
+    question: Question,
+    p: float | None,
+    population: int,
+    made: Sequence[Label],
 ) -> ProposedStep:
+    """What a step row stores of a question asked after a stream that made the labels `made`."""
     image = test_image.image
     return ProposedStep(
-        question=question_to_json(question, stats.vocabulary, image.width, image.height),
-        text=render_text(question, stats.vocabulary),
+        question=question_to_json(question, stats.vocabulary, image.width, image.height, made),
+        text=render_text(question, stats.vocabulary, made),
         p=p,
         population=population,
     )
@@ -168,7 +181,12 @@ def oracle_step_rows(
             label=str(step.label) if step.label is not None else "",
             **vars(
                 step_values(
-                    stats, stream.test_image, step.question, step.estimate.p, step.estimate.population
+                    stats,
+                    stream.test_image,
+                    step.question,
+                    step.estimate.p,
+                    step.estimate.population,
+                    step.made,
                 )
             ),
         )

@@ -333,6 +333,7 @@ SPECTACULAR_SETTINGS = {
         "StateEnum": ["active", "finished", "expired", "voided"],
         "ScoredSessionStateEnum": ["finished", "expired"],
         "FrozenTestStateEnum": ["published", "archived"],
+        "SystemShownEnum": "evaluation.models.SystemShown",
     },
 }
 

@@ -192,7 +192,7 @@ def _generate(args: argparse.Namespace, out: TextIO) -> int:
 def _estimate(args: argparse.Namespace, out: TextIO) -> int:
     stats = load(args.stats)
     history, question = _read_json(args.history), _read_json(args.question)
-    _, estimate = estimate_after(stats, history, question, args.width, args.height, str(args.question))
+    _, estimate, _ = estimate_after(stats, history, question, args.width, args.height, str(args.question))
     print(json.dumps({"p": estimate.p, "population": estimate.population}), file=out)
     return 0
 

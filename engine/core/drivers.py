@@ -41,14 +41,15 @@ class StreamStep:
     estimate: Estimate
     answer: Answer
     label: Label | None
+    made: tuple[Label, ...] = ()  # the labels the stream made before this step
 
     def to_json(self, stats: FittedStatistics, image: str, width: float, height: float) -> dict[str, Any]:
         """One line of `vtt-engine generate`."""
         line: dict[str, Any] = {
             "image": image,
             "index": self.index,
-            "question": question_to_json(self.question, stats.vocabulary, width, height),
-            "text": render_text(self.question, stats.vocabulary),
+            "question": question_to_json(self.question, stats.vocabulary, width, height, self.made),
+            "text": render_text(self.question, stats.vocabulary, self.made),
             "p": self.estimate.p,
             "population": self.estimate.population,
             "answer": str(self.answer),
@@ -82,22 +83,25 @@ def run_automatic(
         if (proposal := stream.propose()) is None:
             break
         given, singled_out = answer(prepared, binding, proposal.question)
+        made = tuple(stream.story.made())
         label = stream.record(proposal.question, given)
         if label is not None:
             assert singled_out is not None
             binding.bind(label, singled_out)
-        steps.append(StreamStep(len(steps), proposal.question, proposal.estimate, given, label))
+        steps.append(StreamStep(len(steps), proposal.question, proposal.estimate, given, label, made))
     return steps
 
 
 def estimate_after(
     stats: FittedStatistics, history: Any, question: Any, width: float, height: float, where: str = "question"
-) -> tuple[Question, Estimate]:
-    """Parse a history and a question (JSON documents) and estimate the question after the history."""
+) -> tuple[Question, Estimate, list[Label]]:
+    """Parse a history and a question (JSON documents) and estimate the question after the history;
+    with the labels the history made (the question's English names the ones it leaves out)."""
     if not (width > 0 and height > 0):
         raise HistoryError("width and height must be positive", where="width/height")
     entries = parse_history(history, stats.vocabulary, width, height)
     parsed = question_from_json(question, stats.vocabulary, width, height, where)
     stream = Stream.resume(stats, EngineSettings(), (0,), entries)
     stream.story.check(parsed, where)
-    return parsed, stream.estimate(parsed)
+    stream.story.check_excluding(parsed, question, where)
+    return parsed, stream.estimate(parsed), stream.story.made()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from kernel.errors import CoreErrorCode, HistoryError, at
-from kernel.kinds import InstantiationKind, kind_of, question_from_json
+from kernel.kinds import EXCLUDING, InstantiationKind, kind_of, question_from_json
 from kernel.questions import (
     Answer,
     AttributeQuestion,
@@ -66,6 +66,25 @@ class Story:
     @property
     def latest(self) -> LabelRecord | None:
         return self.labels[-1] if self.labels else None
+
+    def made(self) -> list[Label]:
+        """The labels made so far, in the order they were made."""
+        return [record.label for record in self.labels]
+
+    def check_excluding(self, question: Question, document: Any, where: str) -> None:
+        """An instantiation question that spells out what it leaves out must leave out exactly the
+        labels of its type made so far: the same text and form must always mean the same thing."""
+        kind = kind_of(question)
+        if not isinstance(kind, InstantiationKind) or not isinstance(document, dict):
+            return
+        if EXCLUDING in document and isinstance(question, InstantiationQuestion):
+            expected = kind.excluded(question, self.made())
+            if document[EXCLUDING] != expected:
+                raise HistoryError(
+                    f"excluding must name the {question.type}s labelled so far: {expected}",
+                    where=at(where, EXCLUDING),
+                    code=CoreErrorCode.BAD_LABEL,
+                )
 
     def known_labels(self) -> set[Label]:
         return {record.label for record in self.labels}
@@ -133,6 +152,7 @@ def parse_history(
         if not isinstance(item, dict):
             raise HistoryError("an entry is {question, answer}", where=where)
         question = question_from_json(item.get("question"), vocabulary, width, height, at(where, "question"))
+        story.check_excluding(question, item.get("question"), at(where, "question"))
         answer = parse_answer(item.get("answer"), at(where, "answer"))
         story.record(question, answer, at(where, "question"))
         entries.append((question, answer))

@@ -19,6 +19,8 @@ from typing import Any
 from django.urls import get_script_prefix, reverse
 
 from evaluation.api import serializers as s
+from evaluation.models import Session
+from evaluation.selectors.scores import answers_given
 from truthing.published import PlanStep, TestPlan
 from vtt_site.cache import BoundedCache
 
@@ -26,6 +28,30 @@ from vtt_site.cache import BoundedCache
 # `truthing.published.plans_forget` gets its own entry instead of another plan's bodies.
 # Every session has a plan of its own (its dealt streams): as many as the deals' plans kept.
 _SHOWN: BoundedCache[tuple[TestPlan, list[dict[str, Any] | None]]] = BoundedCache(256)
+
+
+def stream_history(*, session: Session, plan: TestPlan, step: PlanStep | None) -> list[dict[str, Any]]:
+    """The current stream's earlier steps with the system's answers and the truths
+    (HistoryEntrySerializer's shape): exactly what the system was told in this stream, in the order it
+    was told. A step before `step` in its stream is answered (a session answers in plan order), so no
+    truth is shown before its answer; nothing of another stream is."""
+    if step is None or step.step_pos == 0:
+        return []
+    first = plan.streams[step.stream_pos].first_ordinal
+    given = answers_given(session, first, step.ordinal)
+    return [
+        {
+            "stream": earlier.stream_pos,
+            "step": earlier.step_pos,
+            "question": _kept(plan, earlier)["question"],
+            "text": earlier.text,
+            "answer": "yes" if yes else "no",
+            "p_yes": p_yes,
+            "truth": earlier.answer,
+            "label": earlier.label or None,
+        }
+        for earlier, (yes, p_yes) in zip(plan.steps[first : step.ordinal], given, strict=True)
+    ]
 
 
 def step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from evaluation import leaderboard_row
+from evaluation.models import SystemShown
 from evaluation.selectors.plans import session_ready
 from evaluation.shapes import (
+    ForecastScoresSerializer,
     MeanSerializer,
     ProportionSerializer,
     ReferenceSerializer,
@@ -41,6 +43,12 @@ class QuestionSerializer(serializers.Serializer):
     subject = serializers.CharField(required=False)
     relationship = serializers.CharField(required=False)
     object = serializers.CharField(required=False)
+    excluding = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="An instantiation question (exist, unique) is about the objects of its type not "
+        'labelled yet: the labels of its type made so far in the stream, which it leaves out ("vehicle 1").',
+    )
 
 
 class LabelSerializer(serializers.Serializer):
@@ -88,23 +96,69 @@ class SessionSerializer(serializers.Serializer):
         return session_ready(session)
 
 
+class StreamHistoryEntrySerializer(serializers.Serializer):
+    stream = serializers.IntegerField(help_text="The current stream's position: the same on every entry.")
+    step = serializers.IntegerField(help_text="Position of the question in its stream (0-based).")
+    question = QuestionSerializer()
+    text = serializers.CharField()
+    answer = serializers.ChoiceField(choices=["yes", "no"], help_text="Your answer, as stored.")
+    p_yes = serializers.FloatField(allow_null=True, help_text="Your probability of yes, if you gave one.")
+    truth = serializers.ChoiceField(choices=["yes", "no"], help_text="The correct answer, as you were told.")
+    label = serializers.CharField(  # type: ignore[assignment]
+        allow_null=True, help_text="The label a yes to this uniqueness question made."
+    )
+
+
 class SessionQuestionSerializer(serializers.Serializer):
     session = serializers.IntegerField()
     state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
     answered = serializers.IntegerField()
     current = CurrentQuestionSerializer(allow_null=True, help_text="null once the session is over.")
+    history = StreamHistoryEntrySerializer(
+        many=True,
+        help_text="The current stream's earlier questions, in order, with your answers and the truths: "
+        "exactly what you have been told in this stream, so that a client can rebuild its conversation "
+        "after a crash. Empty at a stream's first question and once the session is over.",
+    )
+
+
+class ProbabilityField(serializers.FloatField):
+    """A probability given as a JSON number: a string or a boolean is refused, not converted."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class SessionAnswerInputSerializer(serializers.Serializer):
     stream = serializers.IntegerField(min_value=0, max_value=10**6)
     step = serializers.IntegerField(min_value=0, max_value=10**6)
     answer = serializers.ChoiceField(choices=["yes", "no"])
+    p_yes = ProbabilityField(
+        required=False,
+        allow_null=True,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Optional: your probability that the truth is yes, in [0, 1]. It must agree with "
+        "`answer`: yes above 0.5, no below, either at 0.5. Scored by the Brier score, the log loss and the "
+        "calibration error (docs/evaluation.md).",
+    )
+
+    def validate(self, attrs):
+        p, answer = attrs.get("p_yes"), attrs["answer"]
+        if p is not None and ((p > 0.5 and answer == "no") or (p < 0.5 and answer == "yes")):
+            raise serializers.ValidationError(
+                {"p_yes": [f"{p:g} says {'yes' if p > 0.5 else 'no'}, but the answer is {answer}."]}
+            )
+        return attrs
 
 
 class SessionAnswerSerializer(serializers.Serializer):
     stream = serializers.IntegerField()
     step = serializers.IntegerField()
     answer = serializers.ChoiceField(choices=["yes", "no"], help_text="Your answer, as stored.")
+    p_yes = serializers.FloatField(allow_null=True, help_text="Your probability of yes, as stored.")
     correct_answer = serializers.ChoiceField(choices=["yes", "no"])
     correct = serializers.BooleanField()
     label = serializers.CharField(  # type: ignore[assignment]
@@ -129,6 +183,12 @@ class ScoreSerializer(serializers.Serializer):
     by_reference = ReferenceSerializer(
         many=True, required=False, help_text="Accuracy by reference distance, on questions about a label."
     )
+    forecasts = ForecastScoresSerializer(
+        allow_null=True,
+        required=False,
+        help_text="The scores of the probabilities given (p_yes): the Brier score, the log loss and the "
+        "calibration error, with 95% intervals; null: none given.",
+    )
     answered = serializers.IntegerField()
     complete = serializers.BooleanField(help_text="false while the session runs: a partial score.")
 
@@ -140,6 +200,10 @@ class SystemSerializer(serializers.Serializer):
     url = serializers.CharField(allow_blank=True)
     public = serializers.BooleanField()
     baseline = serializers.CharField(allow_blank=True)
+    shown = serializers.ChoiceField(
+        choices=SystemShown.choices,
+        help_text="What the system is shown: the image and the text, or the text only (a language prior).",
+    )
     owner = serializers.CharField(source="owner.username")
     created_at = serializers.DateTimeField()
 
@@ -181,6 +245,7 @@ class ResultQuestionSerializer(serializers.Serializer):
     question = QuestionSerializer()
     text = serializers.CharField()
     answer = serializers.ChoiceField(choices=["yes", "no"], allow_null=True)
+    p_yes = serializers.FloatField(allow_null=True, help_text="The probability of yes given, if any.")
     truth = serializers.ChoiceField(choices=["yes", "no"])
     correct = serializers.BooleanField()
 
@@ -219,6 +284,9 @@ class SystemSessionScoreSerializer(serializers.Serializer):
     by_kind = serializers.DictField(child=ProportionSerializer())
     first_mistake = MeanSerializer()
     by_reference = ReferenceSerializer(many=True)
+    forecasts = ForecastScoresSerializer(
+        allow_null=True, help_text="The scores of the probabilities given (p_yes); null: none given."
+    )
     streams = StreamScoreSerializer(
         many=True,
         allow_null=True,

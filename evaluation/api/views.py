@@ -11,9 +11,9 @@ from rest_framework.views import APIView
 
 from accounts.api import TokenOutputSerializer
 from evaluation.api import serializers as s
-from evaluation.api.questions import question_shown, step_at
+from evaluation.api.questions import question_shown, step_at, stream_history
 from evaluation.errors import EvaluationErrorCode
-from evaluation.models import Session, SessionState, TestSchedule
+from evaluation.models import Session, SessionState, SystemShown, TestSchedule
 from evaluation.scopes import scoped_system_id
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
@@ -38,6 +38,13 @@ class SystemListCreateApi(APIView):
         description = serializers.CharField(required=False, allow_blank=True, max_length=5000)
         url = serializers.URLField(required=False, allow_blank=True, help_text="Code or paper.")
         public = serializers.BooleanField(required=False, default=True)
+        shown = serializers.ChoiceField(
+            choices=SystemShown.choices,
+            required=False,
+            default=SystemShown.IMAGE,
+            help_text="What the system is shown: the image and the text, or the text only (a language "
+            "model run blind, the test's language prior).",
+        )
 
     @extend_schema(responses=paginated(s.SystemSerializer), summary="Vision systems: yours (an admin: all)")
     def get(self, request):
@@ -199,6 +206,7 @@ class QuestionApi(APIView):
             "state": str(session.state),
             "answered": session.answered,
             "current": question_shown(session_id=session.pk, plan=plan, step=step),
+            "history": stream_history(session=session, plan=plan, step=step),
         }
         return Response(body)
 
@@ -224,6 +232,7 @@ class AnswerApi(APIView):
             stream=data.validated_data["stream"],
             step=data.validated_data["step"],
             answer=data.validated_data["answer"] == "yes",
+            p_yes=data.validated_data.get("p_yes"),
         )
         step, plan = result.step, result.plan
         # SessionAnswerSerializer's shape, built without it: the next question is serialized once per
@@ -232,6 +241,7 @@ class AnswerApi(APIView):
             "stream": step.stream_pos,
             "step": step.step_pos,
             "answer": "yes" if result.answer else "no",
+            "p_yes": result.p_yes,
             "correct_answer": step.answer,
             "correct": result.answer == (step.answer == "yes"),
             "label": step.label or None,

@@ -12,7 +12,7 @@ from evaluation.leaderboard_row import RowFacts, positions_shown, row_of, system
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
 from evaluation.selectors.plans import SessionDealing, plan_of
-from evaluation.selectors.scores import answers_by_session
+from evaluation.selectors.scores import answers_by_session, forecasts_by_session
 from kernel.kinds import KINDS
 from scoring.degradation import blind_answers
 from scoring.scores import stream_scores, tally_of
@@ -38,7 +38,11 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
     answers = answers_by_session([s.session_id for s in scores])
     # Each session was dealt its own streams: its own plan scores it, and pairs it with the row below.
     plans = {score.session_id: plan_of(score.session) for score in scores}
-    tallies = [tally_of(plans[score.session_id], answers[score.session_id]) for score in scores]
+    forecasts = forecasts_by_session([s.session_id for s in scores], plans)
+    tallies = [
+        tally_of(plans[score.session_id], answers[score.session_id], forecasts.get(score.session_id))
+        for score in scores
+    ]
     plan = plan_of_test(test_id=test.pk)
     rows = [
         row_of(
@@ -113,6 +117,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
                 else positions_shown(test, data.get("by_position", [])),
                 "first_mistake": data["first_mistake"],
                 "by_reference": data.get("by_reference", []),
+                "forecasts": data.get("forecasts"),
                 "streams": stream_scores(plan=plan_of(session), answers=answers[session.pk])
                 if shown
                 else None,
@@ -146,7 +151,12 @@ def session_results(*, session: Session) -> list[dict[str, Any]]:
         plan = plan_of(session)
     except SessionDealing:  # a session closed before its streams were ready was asked nothing
         return []
-    given = dict(Answer.objects.filter(session=session).values_list("ordinal", "answer"))
+    given: dict[int, tuple[bool, float | None]] = {
+        ordinal: (answer, p_yes)
+        for ordinal, answer, p_yes in Answer.objects.filter(session=session).values_list(
+            "ordinal", "answer", "p_yes"
+        )
+    }
     streams = []
     for stream in plan.streams:
         steps = plan.steps[stream.first_ordinal : stream.first_ordinal + stream.steps]
@@ -165,9 +175,10 @@ def session_results(*, session: Session) -> list[dict[str, Any]]:
                     "question": s.question,
                     "text": s.text,
                     "region": region,
-                    "answer": None if s.ordinal not in given else ("yes" if given[s.ordinal] else "no"),
+                    "answer": None if s.ordinal not in given else ("yes" if given[s.ordinal][0] else "no"),
+                    "p_yes": given[s.ordinal][1] if s.ordinal in given else None,
                     "truth": s.answer,
-                    "correct": s.ordinal in given and given[s.ordinal] == (s.answer == "yes"),
+                    "correct": s.ordinal in given and given[s.ordinal][0] == (s.answer == "yes"),
                 }
             )
         regions = {q["region"]["id"]: q["region"] for q in questions if q["region"]}

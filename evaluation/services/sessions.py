@@ -132,6 +132,7 @@ class AnswerResult:
     plan: TestPlan
     step: PlanStep
     answer: bool
+    p_yes: float | None
     replay: bool
 
 
@@ -150,13 +151,22 @@ def _not_current(session: Session, plan: TestPlan) -> ConflictError:
 
 
 def answer_submit(
-    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None = None
+    *,
+    session_id: int,
+    stream: int,
+    step: int,
+    answer: bool,
+    p_yes: float | None = None,
+    caller: Answerer | None = None,
 ) -> AnswerResult:
-    """Store the answer to the current step (or replay the stored one). `caller` limits which sessions
-    may be answered in (evaluation.selectors.access.answerable; None: any): the check and the row lock are one
-    query. A refusal is raised after the transaction commits, so that closing a session whose deadline
-    passed is kept."""
-    outcome = _answer_locked(session_id=session_id, stream=stream, step=step, answer=answer, caller=caller)
+    """Store the answer to the current step, with the system's probability of yes if it gave one (or
+    replay the stored one). `caller` limits which sessions may be answered in
+    (evaluation.selectors.access.answerable; None: any): the check and the row lock are one query. A
+    refusal is raised after the transaction commits, so that closing a session whose deadline passed is
+    kept."""
+    outcome = _answer_locked(
+        session_id=session_id, stream=stream, step=step, answer=answer, p_yes=p_yes, caller=caller
+    )
     if isinstance(outcome, ConflictError):
         raise outcome
     return outcome
@@ -197,7 +207,7 @@ def _session_locked(session_id: int, caller: Answerer | None) -> Session | None:
 
 @transaction.atomic
 def _answer_locked(
-    *, session_id: int, stream: int, step: int, answer: bool, caller: Answerer | None
+    *, session_id: int, stream: int, step: int, answer: bool, p_yes: float | None, caller: Answerer | None
 ) -> AnswerResult | ConflictError:
     session = _session_locked(session_id, caller)
     if session is None:
@@ -208,18 +218,22 @@ def _answer_locked(
     session_total_settle(session, plan)
     target = _find(plan, stream, step)
     if target is not None and target.ordinal < session.answered and session.state != SessionState.VOIDED:
-        stored = (
+        stored, stored_p = (
             Answer.objects.filter(session=session, ordinal=target.ordinal)
-            .values_list("answer", flat=True)
+            .values_list("answer", "p_yes")
             .get()
         )
-        if stored != answer:
+        if (stored, stored_p) != (answer, p_yes):
+            given = f"{'yes' if stored else 'no'}" + (
+                f" with p_yes {stored_p:g}" if stored_p is not None else ""
+            )
             return ConflictError(
                 EvaluationErrorCode.ANSWER_CONFLICT,
-                f"Stream {stream}, step {step} was answered {'yes' if stored else 'no'} already; "
-                "an answer is never changed.",
+                f"Stream {stream}, step {step} was answered {given} already; an answer is never changed.",
             )
-        return AnswerResult(session=session, plan=plan, step=target, answer=stored, replay=True)
+        return AnswerResult(
+            session=session, plan=plan, step=target, answer=stored, p_yes=stored_p, replay=True
+        )
     expire_if_due(session)
     if session.over:
         return ConflictError(
@@ -230,14 +244,19 @@ def _answer_locked(
         return _not_current(session, plan)
     correct = answer == (target.answer == "yes")
     Answer.objects.create(
-        session=session, ordinal=target.ordinal, step_id=target.step_id, answer=answer, correct=correct
+        session=session,
+        ordinal=target.ordinal,
+        step_id=target.step_id,
+        answer=answer,
+        p_yes=p_yes,
+        correct=correct,
     )
     session.answered += 1
     session.correct += correct
     session.save(update_fields=["answered", "correct"])
     if session.answered >= session.total:
         _end(session, SessionState.FINISHED)
-    return AnswerResult(session=session, plan=plan, step=target, answer=answer, replay=False)
+    return AnswerResult(session=session, plan=plan, step=target, answer=answer, p_yes=p_yes, replay=False)
 
 
 def _find(plan: TestPlan, stream: int, step: int) -> PlanStep | None:

@@ -9,24 +9,43 @@ from django.db import IntegrityError, transaction
 from accounts.models import ApiToken
 from accounts.services import token_create
 from evaluation.errors import EvaluationErrorCode
-from evaluation.models import VisionSystem
+from evaluation.models import SystemShown, VisionSystem
 from evaluation.scopes import scope_of
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
 
 
 @transaction.atomic
 def system_create(
-    *, owner: Any, name: str, description: str = "", url: str = "", public: bool = True, baseline: str = ""
+    *,
+    owner: Any,
+    name: str,
+    description: str = "",
+    url: str = "",
+    public: bool = True,
+    baseline: str = "",
+    shown: str = SystemShown.IMAGE,
 ) -> VisionSystem:
     name = name.strip()
     if not name:
         raise ApplicationError(
             CommonErrorCode.INVALID, "A vision system needs a name.", fields={"name": ["Required."]}
         )
+    if shown not in SystemShown.values:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            "A system is shown the image or the text only.",
+            fields={"shown": ["Choose image or text."]},
+        )
     try:
         with transaction.atomic():
             return VisionSystem.objects.create(
-                owner=owner, name=name, description=description, url=url, public=public, baseline=baseline
+                owner=owner,
+                name=name,
+                description=description,
+                url=url,
+                public=public,
+                baseline=baseline,
+                shown=shown,
             )
     except IntegrityError:
         raise ConflictError(

@@ -171,3 +171,61 @@ def accuracy_by_kind(
             )
     parts.extend(_legend([name for name, _ in series]))
     return svg(H, title, joined(parts), width=W)
+
+
+def reliability_by_system(series: Series) -> SafeString:
+    """The reliability diagram of the systems that gave probabilities (p_yes), one colour per system:
+    per bin of p_yes, the share of yes truths (with its 95% Wilson interval) against the bin's mean p,
+    on the diagonal of perfect calibration. `series`: (name, the score's `forecasts`.reliability)."""
+    parts = _frame("p_yes given (the bin's mean)")
+
+    def x(value: float) -> float:
+        return LEFT + value * (W - LEFT - RIGHT)
+
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            svg_html(
+                '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                x(tick),
+                H - BOTTOM + 14,
+                f"{tick:.2f}",
+            )
+        )
+    parts.append(
+        svg_html(
+            '<line class="plot-reference" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#999" '
+            'stroke-dasharray="4 3"></line>',
+            x(0),
+            _y(0),
+            x(1),
+            _y(1),
+        )
+    )
+    for n, (name, bins) in enumerate(series):
+        colour = COLOURS[n % len(COLOURS)]
+        for row in bins:
+            parts.append(
+                svg_html(
+                    '<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="{}"></line>'
+                    '<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}"><title>{}: {} answers with p_yes in '
+                    "[{:g}, {:g}): mean p {:.3f}, yes {:.3f}</title></circle>",
+                    x(row["mean_p"]),
+                    x(row["mean_p"]),
+                    _y(row["low"]),
+                    _y(row["high"]),
+                    colour,
+                    x(row["mean_p"]),
+                    _y(row["observed"]),
+                    colour,
+                    name,
+                    row["n"],
+                    row["bin"][0],
+                    row["bin"][1],
+                    row["mean_p"],
+                    row["observed"],
+                )
+            )
+    parts.extend(_legend([name for name, _ in series]))
+    return svg(
+        H, "Reliability of the probabilities given: share of yes truths against p_yes", joined(parts), width=W
+    )

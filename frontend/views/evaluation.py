@@ -42,6 +42,7 @@ def systems(request: HttpRequest) -> HttpResponse:
                 description=request.POST.get("description", ""),
                 url=request.POST.get("url", ""),
                 public=request.POST.get("public") == "on",
+                shown=request.POST.get("shown", "image"),
             )
             messages.success(request, f"Vision system {system.name!r} registered.")
             return redirect("frontend:system", system_id=system.pk)
@@ -144,8 +145,15 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         "by_reference_svg": accuracy_by_reference(
             [(n, row["by_reference"]) for n, row in zip(names, shown, strict=True)]
         ),
+        "reliability_svg": _reliability(board["rows"]),
     }
     return render(request, "frontend/leaderboard.html", context)
+
+
+def _reliability(rows: list[dict[str, Any]]) -> Any:
+    """The reliability diagram of the first eight rows that gave probabilities, or None."""
+    given = [(row["system"]["name"], row["forecasts"]["reliability"]) for row in rows if row["forecasts"]][:8]
+    return plots.reliability_by_system(given) if given else None
 
 
 def _cell(column: Column, row: dict[str, Any]) -> dict[str, Any]:

@@ -19,13 +19,15 @@ from typing import Any
 
 from kernel.errors import CoreErrorCode, QuestionError, at
 from kernel.kinds.base import (
+    EXCLUDING,
     AttributeKind,
     Family,
     InstantiationKind,
     QuestionKind,
     RelationshipKind,
+    label_type,
 )
-from kernel.questions import Question
+from kernel.questions import Label, Question
 from kernel.vocabulary import Vocabulary
 
 # The kinds' modules, in the order reports list the kinds and the engine orders its candidates within
@@ -117,10 +119,12 @@ def label_made(
 
 
 def question_to_json(
-    question: Question, vocabulary: Vocabulary, width: float, height: float
+    question: Question, vocabulary: Vocabulary, width: float, height: float, made: Sequence[Label] = ()
 ) -> dict[str, Any]:
-    """The structured form of docs/method.md section 9; regions as pixel boxes of this image, unrounded."""
-    return kind_of(question).to_json(question, vocabulary, width, height)
+    """The structured form of docs/method.md section 9; regions as pixel boxes of this image, unrounded.
+    `made`: the labels the stream made before the question (an instantiation question names the ones
+    of its type it leaves out)."""
+    return kind_of(question).to_json(question, vocabulary, width, height, made)
 
 
 def question_from_json(
@@ -139,11 +143,28 @@ def question_from_json(
     return kind.parse(document, vocabulary, width, height, where)
 
 
-def render_text(question: Question, vocabulary: Vocabulary) -> str:
-    return kind_of(question).text(question, vocabulary)
+def spelled_out(document: Mapping[str, Any], text: str, made: Sequence[str]) -> tuple[dict[str, Any], str]:
+    """A stored question written before instantiation questions named the labels they leave out, as it
+    is written now, after a stream that made the labels `made` ("vehicle 1"): its structured form with
+    `excluding`, its English with "other than vehicle 1". Anything else comes back as it was."""
+    kind = REGISTRY.get(str(document.get("kind")))
+    if not isinstance(kind, InstantiationKind) or EXCLUDING in document:
+        return dict(document), text
+    type_name = str(document.get("type"))
+    excluding = [label for label in made if label_type(label) == type_name]
+    before, after = kind.text_opening(type_name, []), kind.text_opening(type_name, excluding)
+    if text.startswith(before):
+        text = after + text[len(before) :]
+    return {**document, EXCLUDING: excluding}, text
+
+
+def render_text(question: Question, vocabulary: Vocabulary, made: Sequence[Label] = ()) -> str:
+    """The question in English after a stream that made the labels `made`."""
+    return kind_of(question).text(question, vocabulary, made)
 
 
 __all__ = [
+    "EXCLUDING",
     "KINDS",
     "KIND_MODULES",
     "REGISTRY",
@@ -163,5 +184,6 @@ __all__ = [
     "register",
     "relationship_kinds",
     "render_text",
+    "spelled_out",
     "unregister",
 ]

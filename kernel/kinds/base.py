@@ -60,8 +60,19 @@ class Family(StrEnum):
 
 
 def canonical(question: Mapping[str, Any]) -> str:
-    """A structured question as one string: the same question, the same string."""
-    return json.dumps(question, sort_keys=True, separators=(",", ":"))
+    """A structured question as one string: the same question, the same string. An instantiation
+    question's `excluding` is left out: it is the labels its history made, which every key built on
+    this string holds already (the history, or the definitions of the labels), so a key is the same
+    whether a stored question spells it out or not."""
+    return json.dumps(
+        {key: value for key, value in question.items() if key != EXCLUDING},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+# The key of the labels an instantiation question leaves out, in its structured form.
+EXCLUDING = "excluding"
 
 
 def label_type(label: str) -> str:
@@ -84,11 +95,15 @@ class QuestionKind:
     ) -> Question:
         raise NotImplementedError
 
-    def to_json(self, question: Any, vocabulary: Vocabulary, width: float, height: float) -> dict[str, Any]:
-        """The structured form of docs/method.md section 9; regions as pixel boxes of this image."""
+    def to_json(
+        self, question: Any, vocabulary: Vocabulary, width: float, height: float, made: Sequence[Label] = ()
+    ) -> dict[str, Any]:
+        """The structured form of docs/method.md section 9; regions as pixel boxes of this image. `made`:
+        the labels the stream made before the question, in the order it made them."""
         raise NotImplementedError
 
-    def text(self, question: Any, vocabulary: Vocabulary) -> str:
+    def text(self, question: Any, vocabulary: Vocabulary, made: Sequence[Label] = ()) -> str:
+        """The question in English, after a stream that made the labels `made`."""
         raise NotImplementedError
 
     def answer(self, prepared: PreparedScene, binding: Binding, question: Any) -> tuple[Answer, int | None]:
@@ -171,10 +186,23 @@ class InstantiationKind(QuestionKind):
             document.get("attributes", []), vocabulary.object_type(type_name), at(where, "attributes")
         )
         region = resolve_region(document.get("region"), vocabulary, width, height, at(where, "region"))
+        if EXCLUDING in document:
+            # Its shape is checked here; whether it names the labels the history made, where the
+            # history is known (engine.core.story.parse_history).
+            parse_excluding(document[EXCLUDING], type_name, vocabulary, at(where, EXCLUDING))
         return self.make(type_name, attributes, region.id, vocabulary)
 
+    def excluded(self, question: InstantiationQuestion, made: Sequence[Label]) -> list[str]:
+        """The labels of the question's type made before it: the objects it is not about."""
+        return [str(label) for label in made if label.type == question.type]
+
     def to_json(
-        self, question: InstantiationQuestion, vocabulary: Vocabulary, width: float, height: float
+        self,
+        question: InstantiationQuestion,
+        vocabulary: Vocabulary,
+        width: float,
+        height: float,
+        made: Sequence[Label] = (),
     ) -> dict[str, Any]:
         region = vocabulary.region(question.region)
         return {
@@ -182,12 +210,22 @@ class InstantiationKind(QuestionKind):
             "type": question.type,
             "attributes": list(question.attributes),
             "region": {"id": region.id, "box": region.pixel_box(width, height)},
+            EXCLUDING: self.excluded(question, made),
         }
 
-    def text(self, question: InstantiationQuestion, vocabulary: Vocabulary) -> str:
+    def text(
+        self, question: InstantiationQuestion, vocabulary: Vocabulary, made: Sequence[Label] = ()
+    ) -> str:
         phrases = attribute_phrases(vocabulary.object_type(question.type), question.attributes)
         qualifier = f" that {' and '.join(phrases)}" if phrases else ""
-        return f"Is there {self.article} {question.type}{qualifier} in the designated region?"
+        return f"{self.text_opening(question.type, self.excluded(question, made))}{qualifier} in the designated region?"
+
+    def text_opening(self, type_name: str, excluding: Sequence[str]) -> str:
+        """ "Is there a unique vehicle other than vehicle 1 and vehicle 2": the English up to the
+        attributes. A stored question's text written before questions named what they leave out is
+        this opening without the exclusion (truthing's migration 0007 inserts it)."""
+        other = f" other than {and_list(excluding)}" if excluding else ""
+        return f"Is there {self.article} {type_name}{other}"
 
     def answer(
         self, prepared: PreparedScene, binding: Binding, question: InstantiationQuestion
@@ -264,11 +302,16 @@ class AttributeKind(QuestionKind):
         return self.make(label, attributes, vocabulary)
 
     def to_json(
-        self, question: AttributeQuestion, vocabulary: Vocabulary, width: float, height: float
+        self,
+        question: AttributeQuestion,
+        vocabulary: Vocabulary,
+        width: float,
+        height: float,
+        made: Sequence[Label] = (),
     ) -> dict[str, Any]:
         return {"kind": self.name, "label": str(question.label), "attributes": list(question.attributes)}
 
-    def text(self, question: AttributeQuestion, vocabulary: Vocabulary) -> str:
+    def text(self, question: AttributeQuestion, vocabulary: Vocabulary, made: Sequence[Label] = ()) -> str:
         phrases = attribute_phrases(vocabulary.object_type(question.label.type), question.attributes)
         first = as_question(phrases[0], str(question.label))
         if len(phrases) == 1:
@@ -310,6 +353,28 @@ class AttributeKind(QuestionKind):
             for has in product(*(((True,) if a in known else (False, True)) for a in asked))
         }
         return next(iter(truths)) if len(truths) == 1 else None
+
+
+def parse_excluding(raw: Any, type_name: str, vocabulary: Vocabulary, where: str) -> list[str]:
+    """An instantiation question's `excluding`: distinct labels of its type ("vehicle 1")."""
+    if not isinstance(raw, list):
+        raise QuestionError(f"excluding must be a list of labels like '{type_name} 1'", where=where)
+    labels = [Label.parse(item, vocabulary, at(where, str(i))) for i, item in enumerate(raw)]
+    for i, label in enumerate(labels):
+        if label.type != type_name:
+            raise QuestionError(
+                f"{label} is not a {type_name}: a question about {type_name}s leaves out only {type_name}s",
+                where=at(where, str(i)),
+                code=CoreErrorCode.BAD_LABEL,
+            )
+    if len(set(labels)) != len(labels):
+        raise QuestionError("a label is named twice", where=where, code=CoreErrorCode.BAD_LABEL)
+    return [str(label) for label in labels]
+
+
+def and_list(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _possible(object_type: ObjectType, attributes: Sequence[str]) -> list[tuple[bool, ...]]:
@@ -373,7 +438,12 @@ class RelationshipKind(QuestionKind):
         return self.make(subject, name, obj, vocabulary)
 
     def to_json(
-        self, question: RelationshipQuestion, vocabulary: Vocabulary, width: float, height: float
+        self,
+        question: RelationshipQuestion,
+        vocabulary: Vocabulary,
+        width: float,
+        height: float,
+        made: Sequence[Label] = (),
     ) -> dict[str, Any]:
         return {
             "kind": self.name,
@@ -382,7 +452,7 @@ class RelationshipKind(QuestionKind):
             "object": str(question.object),
         }
 
-    def text(self, question: RelationshipQuestion, vocabulary: Vocabulary) -> str:
+    def text(self, question: RelationshipQuestion, vocabulary: Vocabulary, made: Sequence[Label] = ()) -> str:
         relationship = vocabulary.relationship(question.relationship)
         if relationship.symmetric:
             return f"Are {question.subject} and {question.object} {relationship.phrase}?"

@@ -104,7 +104,7 @@ def bodies(path: str, world) -> list[dict]:
 
 
 # The header of a system's public scores page: what anyone may read of any public system.
-PUBLIC_HEADER = {"id", "name", "description", "owner", "url", "public", "baseline"}
+PUBLIC_HEADER = {"id", "name", "description", "owner", "url", "public", "baseline", "shown"}
 
 
 def check(response, world, where: str, image_allowed: bool = False, system_page: int | None = None) -> None:

@@ -157,6 +157,7 @@ def test_the_header_says_who_the_system_is(scored_world, users, api):
         "url": "https://example.org/a",
         "public": True,
         "baseline": "",
+        "shown": "image",
     }
 
 

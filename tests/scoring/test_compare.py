@@ -67,6 +67,7 @@ def test_different_streams_are_paired_by_image_with_the_exact_sign_test():
         "b_only_right": 1,
         "p_value": 0.125,
         "significant": False,
+        "brier": None,  # neither gave probabilities
     }
 
 
@@ -94,3 +95,15 @@ def test_the_same_questions_are_compared_question_by_question_by_mcnemar():
 def test_the_sign_test_is_scipys_exact_binomial_test(plus, minus):
     expected = 1.0 if plus + minus == 0 else binomtest(plus, plus + minus, 0.5).pvalue
     assert sign_test_exact(plus, minus) == pytest.approx(expected)
+
+
+def test_where_both_gave_probabilities_their_brier_scores_are_compared_by_image():
+    images = [1, 2, 3]
+    a_plan, b_plan = plan(images, [2] * 3, first_step_id=100), plan(images, [3] * 3, first_step_id=500)
+    a_forecasts = {step.ordinal: (0.9, True) for step in a_plan.steps}
+    b_forecasts = {step.ordinal: (0.5, step.ordinal % 2 == 0) for step in b_plan.steps}
+    a = tally_of(a_plan, answers(a_plan, [2, 2, 2]), a_forecasts)
+    b = tally_of(b_plan, answers(b_plan, [1, 1, 1]), b_forecasts)
+    brier = compare_sessions(a, b)["brier"]
+    assert brier["images"] == 3 and brier["difference"] == pytest.approx(0.01 - 0.25)
+    assert compare_sessions(a, tally_of(b_plan, answers(b_plan, [1, 1, 1])))["brier"] is None

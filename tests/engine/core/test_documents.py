@@ -217,3 +217,60 @@ def test_a_box_inside_the_image_is_kept_exactly():
     document = copy.deepcopy(SCENE)
     document["objects"][0]["bbox"] = [12.3, 4.1, 50.1, 33.7]
     assert parse_scene(document, V).objects[0].bbox == (12.3, 4.1, 50.1, 33.7)
+
+
+def test_an_instantiation_question_names_what_it_leaves_out():
+    made = [Label("person", 1), Label("vehicle", 1), Label("person", 2)]
+    unique = make_instantiation(Kind.UNIQUE, "person", ["female"], "left", V)
+    assert question_to_json(unique, V, 640, 480, made)["excluding"] == ["person 1", "person 2"]
+    assert render_text(unique, V, made) == (
+        "Is there a unique person other than person 1 and person 2 that is female in the designated region?"
+    )
+    vehicle = make_instantiation(Kind.EXIST, "vehicle", [], "left", V)
+    assert (
+        render_text(vehicle, V, made) == "Is there a vehicle other than vehicle 1 in the designated region?"
+    )
+    assert question_to_json(vehicle, V, 640, 480)["excluding"] == []
+    assert render_text(vehicle, V) == "Is there a vehicle in the designated region?"
+    # The form with `excluding` parses back to the same question.
+    assert question_from_json(question_to_json(unique, V, 640, 480, made), V, 640, 480) == unique
+
+
+@pytest.mark.parametrize(
+    ("excluding", "message"),
+    [
+        ("person 1", "excluding must be a list"),
+        (["vehicle 1"], "vehicle 1 is not a person"),
+        (["person 1", "person 1"], "a label is named twice"),
+        (["person one"], "is not a label like"),
+    ],
+)
+def test_a_bad_excluding_is_refused_where_it_is(excluding, message):
+    document = {"kind": "exist", "type": "person", "attributes": [], "region": "left", "excluding": excluding}
+    with pytest.raises(QuestionError) as error:
+        question_from_json(document, V, 640, 480)
+    assert message in str(error.value) and error.value.where.startswith("question.excluding")
+
+
+def test_a_history_s_excluding_must_be_the_labels_it_made():
+    unique = {"kind": "unique", "type": "person", "attributes": [], "region": "left", "excluding": []}
+    again = {**unique, "excluding": []}  # after person 1 was made: it must leave person 1 out
+    history = [{"question": unique, "answer": "yes"}, {"question": again, "answer": "no"}]
+    with pytest.raises(HistoryError) as error:
+        parse_history(history, V, 640, 480)
+    assert "['person 1']" in str(error.value) and error.value.where == "history[1].question.excluding"
+    history[1]["question"] = {**unique, "excluding": ["person 1"]}
+    assert len(parse_history(history, V, 640, 480)) == 2
+
+
+def test_a_question_stored_before_exclusions_were_named_is_spelled_out_as_now():
+    from kernel.kinds import spelled_out
+
+    question = make_instantiation(Kind.UNIQUE, "person", ["female"], "left", V)
+    made = [Label("person", 1), Label("vehicle", 1)]
+    old = {k: v for k, v in question_to_json(question, V, 640, 480).items() if k != "excluding"}
+    document, text = spelled_out(old, render_text(question, V), [str(label) for label in made])
+    assert document == question_to_json(question, V, 640, 480, made)
+    assert text == render_text(question, V, made)
+    attribute = {"kind": "attr", "label": "person 1", "attributes": ["male"]}
+    assert spelled_out(attribute, "Is person 1 male?", ["person 1"]) == (attribute, "Is person 1 male?")
