@@ -45,11 +45,7 @@ class BoundedCache(Generic[V]):
                 self._entries.move_to_end(key)
                 return self._entries[key]
         value = build()
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+        self.put(key, value)
         return value
 
     def get(self, key: Hashable) -> V | None:
@@ -59,6 +55,18 @@ class BoundedCache(Generic[V]):
                 return None
             self._entries.move_to_end(key)
             return self._entries[key]
+
+    def put(self, key: Hashable, value: V) -> None:
+        """Keep `value` for `key`, in place of any entry there."""
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def pop(self, key: Hashable) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:

@@ -108,7 +108,7 @@ def _serialized(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -
             labels = [*labels, _plain(s.LabelSerializer({**made, "text": previous.text}).data)]
     return {
         "stream": step.stream_pos,
-        "streams": len(plan.streams),
+        "streams": plan.streams_in_test,
         "step": step.step_pos,
         "image": _plain(s.SessionImageSerializer(image).data),
         "question": _plain(s.QuestionSerializer(step.question).data),

@@ -167,7 +167,10 @@ class SessionAnswerSerializer(serializers.Serializer):
     stream_ended = serializers.BooleanField()
     session_finished = serializers.BooleanField()
     next = CurrentQuestionSerializer(
-        allow_null=True, help_text="The next question; null at the end of the test."
+        allow_null=True,
+        help_text="The next question; null at the end of the test (`session_finished`), or while the next "
+        "stream is still being dealt: then reading the question answers 409 `session_dealing` with "
+        "Retry-After until it is.",
     )
 
 

@@ -17,7 +17,7 @@ from evaluation.models import Session, SessionState, SystemShown, TestSchedule
 from evaluation.scopes import scoped_system_id
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
-from evaluation.selectors.plans import plan_of
+from evaluation.selectors.plans import plan_of, step_to_ask
 from evaluation.selectors.scores import session_score
 from evaluation.services import sessions, systems
 from truthing.published import TestPlan, image_file_of_test, published_tests
@@ -199,7 +199,7 @@ class QuestionApi(APIView):
         )
         session = sessions.session_refresh(session=session)
         plan = plan_of(session)
-        step = None if session.over else step_at(plan, session.answered)
+        step = None if session.over else step_to_ask(session, plan, session.answered)
         # SessionQuestionSerializer's shape, the question serialized once per step (api/questions.py).
         body = {
             "session": session.pk,
@@ -246,7 +246,7 @@ class AnswerApi(APIView):
             "correct": result.answer == (step.answer == "yes"),
             "label": step.label or None,
             "stream_ended": step.last_in_stream,
-            "session_finished": step.ordinal == len(plan.steps) - 1,
+            "session_finished": plan.complete and step.ordinal == len(plan.steps) - 1,
             "next": question_shown(session_id=session_id, plan=plan, step=step_at(plan, step.ordinal + 1)),
         }
         return Response(body)

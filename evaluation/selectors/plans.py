@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, TestSchedule
-from truthing.published import TestPlan, deal_plan, deal_progress, plan_of_test
+from truthing.published import PlanStep, TestPlan, deal_plan, deal_progress, plan_of_test
 from vtt_site.errors import ConflictError
 
 # Seconds a client is told to wait before asking again while its session's streams are generated.
@@ -30,7 +30,8 @@ class SessionDealing(ConflictError):
 
 
 def plan_of(session: Session) -> TestPlan:
-    """The session's plan; SessionDealing (409) while its deal is being generated."""
+    """The session's plan: while its deal is being generated, the streams dealt so far (`complete`
+    false); SessionDealing (409) while there is none."""
     if session.deal_id is not None:
         plan = deal_plan(deal_id=session.deal_id)
         if plan is None:
@@ -42,9 +43,27 @@ def plan_of(session: Session) -> TestPlan:
     return plan
 
 
+def step_to_ask(session: Session, plan: TestPlan, ordinal: int) -> PlanStep | None:
+    """The step at `ordinal` of the session's plan; None past the end of the test; SessionDealing (409,
+    with Retry-After) when the session has caught up with the streams dealt so far."""
+    if ordinal < len(plan.steps):
+        return plan.steps[ordinal]
+    if plan.complete or session.deal_id is None:
+        return None
+    raise SessionDealing(deal_progress(deal_id=session.deal_id))
+
+
 def session_ready(session: Session) -> bool:
-    """Whether the session's questions can be asked (its deal is done)."""
+    """Whether the session's first question can be asked (its first stream is dealt)."""
     return session.deal_id is None or deal_plan(deal_id=session.deal_id) is not None
+
+
+def session_dealt(session: Session) -> bool:
+    """Whether every stream of the session is dealt: its count of questions is known."""
+    if session.deal_id is None:
+        return True
+    plan = deal_plan(deal_id=session.deal_id)
+    return plan is not None and plan.complete
 
 
 def deadline_of(test_id: int):

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from evaluation.models import Score, Session, SessionState
 from evaluation.queues import SCORE_SESSION
+from evaluation.selectors.plans import session_dealt
 from evaluation.selectors.scores import session_score
 from scoring.scores import SCORING_VERSION
 
@@ -28,7 +29,9 @@ def score_store(*, session_id: int) -> Score | None:
     """Compute and store the score of a session that is over (idempotent: a second run rewrites the same
     figures), with the version of the scoring that made it."""
     session = Session.objects.select_for_update().get(pk=session_id)
-    if session.state not in SCORED_STATES:
+    # A session closed by its deadline while its deal was still generating is scored once every
+    # stream is dealt (its unanswered questions count): the beat queues it again until then.
+    if session.state not in SCORED_STATES or not session_dealt(session):
         return None
     data = session_score(session=session)
     score, _ = Score.objects.update_or_create(

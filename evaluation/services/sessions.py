@@ -20,7 +20,7 @@ from django.utils import timezone
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Answer, Session, SessionState, TestSchedule, VisionSystem
 from evaluation.selectors.access import Answerer
-from evaluation.selectors.plans import deadline_of, plan_of, session_ready
+from evaluation.selectors.plans import deadline_of, plan_of, session_dealt
 from evaluation.services.scores import scoring_queue
 from truthing.published import PlanStep, TestPlan, deal_create, deal_plan, published_tests
 from vtt_site.errors import ConflictError, NotFoundError
@@ -73,7 +73,7 @@ def session_enrol(*, system: VisionSystem, test_id: int) -> Session:
 def session_total_settle(session: Session, plan: TestPlan) -> None:
     """Record the session's count of questions once its plan is known (its deal is done); a session
     without a question is over at once. The caller holds the row (or has just created it)."""
-    if session.total == len(plan.steps) and (session.total or session.over):
+    if not plan.complete or (session.total == len(plan.steps) and (session.total or session.over)):
         return
     session.total = len(plan.steps)
     session.save(update_fields=["total"])
@@ -105,7 +105,7 @@ def expire_if_due(session: Session) -> bool:
 def session_refresh(*, session: Session) -> Session:
     """The session as it is now: closed first if its deadline passed; its count of questions recorded
     once its streams are dealt."""
-    unsettled = session.state == SessionState.ACTIVE and session.total == 0 and session_ready(session)
+    unsettled = session.state == SessionState.ACTIVE and session.total == 0 and session_dealt(session)
     if unsettled or (session.state == SessionState.ACTIVE and deadline_of(session.test_id) is not None):
         session = Session.objects.select_for_update().select_related("system").get(pk=session.pk)
         if unsettled:
@@ -142,6 +142,8 @@ def _not_current(session: Session, plan: TestPlan) -> ConflictError:
     if session.answered < len(plan.steps):
         now = plan.steps[session.answered]
         where = f"the current question is stream {now.stream_pos}, step {now.step_pos}"
+    elif not plan.complete:
+        where = "the next question is being prepared"
     else:
         where = "every question is answered"
     return ConflictError(
@@ -254,7 +256,8 @@ def _answer_locked(
     session.answered += 1
     session.correct += correct
     session.save(update_fields=["answered", "correct"])
-    if session.answered >= session.total:
+    # While the deal is still generating, `total` is not known yet (0): the session cannot be over.
+    if plan.complete and session.answered >= session.total:
         _end(session, SessionState.FINISHED)
     return AnswerResult(session=session, plan=plan, step=target, answer=answer, p_yes=p_yes, replay=False)
 

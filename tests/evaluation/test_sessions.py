@@ -268,17 +268,20 @@ def test_the_beat_closes_an_abandoned_session_at_the_deadline_and_it_joins_the_l
 def test_a_session_whose_streams_are_being_prepared_is_told_to_wait_and_stores_nothing(
     published_test, system, system_token, token_client
 ):
-    from truthing.models import Deal
+    from truthing.models import Deal, DealtStream
     from truthing.published import plans_forget
 
     session = session_enrol(system=system, test_id=published_test.pk)
-    Deal.objects.filter(pk=session.deal_id).update(status="dealing", streams_total=3, streams_done=1)
+    # As if the deal's job had written none of its three streams yet.
+    written = dict(DealtStream.objects.filter(deal_id=session.deal_id).values_list("pk", "stream_id"))
+    DealtStream.objects.filter(deal_id=session.deal_id).update(stream=None)
+    Deal.objects.filter(pk=session.deal_id).update(status="dealing", streams_total=3, streams_done=0)
     Session.objects.filter(pk=session.pk).update(total=0)
     plans_forget()
     api = token_client(system_token)
     response = api.get(f"/api/v1/evaluation/sessions/{session.pk}/question/")
     assert response.status_code == 409 and response.json()["code"] == "session_dealing"
-    assert response["Retry-After"] == "2" and "1 of 3 ready" in response.json()["message"]
+    assert response["Retry-After"] == "2" and "0 of 3 ready" in response.json()["message"]
     answer = api.post(
         f"/api/v1/evaluation/sessions/{session.pk}/answers/",
         {"stream": 0, "step": 0, "answer": "yes"},
@@ -286,7 +289,16 @@ def test_a_session_whose_streams_are_being_prepared_is_told_to_wait_and_stores_n
     )
     assert answer.status_code == 409 and not Answer.objects.filter(session=session).exists()
     assert api.get(f"/api/v1/evaluation/sessions/{session.pk}/").json()["ready"] is False
-    # Dealt: the session is takeable, and its count of questions is recorded on the first read.
+    # The first stream written: the session is takeable, its length still unknown.
+    first = DealtStream.objects.get(deal_id=session.deal_id, position=0)
+    DealtStream.objects.filter(pk=first.pk).update(stream_id=written[first.pk])
+    assert api.get(f"/api/v1/evaluation/sessions/{session.pk}/").json()["ready"] is True
+    current = api.get(f"/api/v1/evaluation/sessions/{session.pk}/question/").json()["current"]
+    assert (current["stream"], current["step"], current["streams"]) == (0, 0, 3)
+    assert Session.objects.get(pk=session.pk).total == 0
+    # Dealt: its count of questions is recorded on the first read.
+    for pk, stream_id in written.items():
+        DealtStream.objects.filter(pk=pk).update(stream_id=stream_id)
     Deal.objects.filter(pk=session.deal_id).update(status="done")
     body = api.get(f"/api/v1/evaluation/sessions/{session.pk}/").json()
     assert body["ready"] is True

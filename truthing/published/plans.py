@@ -15,7 +15,7 @@ A published test is frozen (truthing.services.lifecycle), so its plan is compute
 from __future__ import annotations
 
 import mimetypes
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import QuerySet
@@ -62,6 +62,14 @@ class TestPlan:
     test_id: int
     streams: tuple[PlanStream, ...]
     steps: tuple[PlanStep, ...]
+    # A session's plan while its deal is still generating streams holds the streams dealt so far, in
+    # order: `complete` is false and `streams_total` is the number the test will have.
+    complete: bool = True
+    streams_total: int | None = None
+
+    @property
+    def streams_in_test(self) -> int:
+        return len(self.streams) if self.streams_total is None else self.streams_total
 
 
 def published_tests() -> QuerySet[Test]:
@@ -101,8 +109,14 @@ def _build_plan(test_id: int) -> TestPlan:
     return plan_of_streams(test_id, streams)
 
 
-def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> TestPlan:
-    """The plan that asks these streams ((stream, test image, width, height) rows) in this order."""
+def plan_of_streams(
+    test_id: int, streams: list[tuple[int, int, int, int]], *, after: TestPlan | None = None
+) -> TestPlan:
+    """The plan that asks these streams ((stream, test image, width, height) rows) in this order; after
+    the plan `after`, when given (its streams come first, and only the new ones are read)."""
+    plan_streams: list[PlanStream] = list(after.streams) if after else []
+    plan_steps: list[PlanStep] = list(after.steps) if after else []
+    streams = streams[len(plan_streams) :]
     shown: dict[int, list[tuple]] = {pk: [] for pk, *_ in streams}
     for row in (
         Step.objects.filter(stream_id__in=list(shown), answer__in=[StepAnswer.YES, StepAnswer.NO])
@@ -110,9 +124,7 @@ def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> T
         .values_list("stream_id", "pk", "question", "text", "answer", "label", "p")
     ):
         shown[row[0]].append(row[1:])
-    plan_streams: list[PlanStream] = []
-    plan_steps: list[PlanStep] = []
-    for pos, (stream_id, test_image_id, width, height) in enumerate(streams):
+    for pos, (stream_id, test_image_id, width, height) in enumerate(streams, start=len(plan_streams)):
         rows = shown[stream_id]
         plan_streams.append(PlanStream(pos, test_image_id, width, height, len(plan_steps), len(rows)))
         for step_pos, (step_id, question, text, answer, label, p) in enumerate(rows):
@@ -137,26 +149,48 @@ def plan_of_streams(test_id: int, streams: list[tuple[int, int, int, int]]) -> T
 # A deal never changes once done, so its plan is kept like a test's; a process keeps the plans of the
 # sessions being taken now.
 _DEAL_PLANS: BoundedCache[TestPlan] = BoundedCache(256)
+# While a deal is generating, the plan of its streams written so far, by deal: the next read extends it
+# with the streams written since (a system waits for its next stream: rebuilding the whole plan each
+# time would read a 1,000-image deal's steps a thousand times).
+_PARTIAL_PLANS: BoundedCache[TestPlan] = BoundedCache(256)
 
 
 def deal_plan(*, deal_id: int) -> TestPlan | None:
-    """The plan of a session's deal: its streams in its own order; None until the deal is done."""
+    """The plan of a session's deal, its streams in its own order: whole once the deal is done; before,
+    the streams dealt so far from the first on (`complete` false), so that the session can be taken as
+    soon as its first stream is written; None while there is none."""
     plan = _DEAL_PLANS.get(deal_id)
     if plan is not None:
         return plan
-    deal = Deal.objects.filter(pk=deal_id, status=Deal.Status.DONE).values_list("test_id", flat=True).first()
+    deal = Deal.objects.filter(pk=deal_id).values_list("test_id", "status").first()
     if deal is None:
         return None
-    return _DEAL_PLANS.get_or_build(deal_id, lambda: _build_deal_plan(deal_id, deal))
+    test_id, status = deal
+    rows = _dealt_rows(deal_id)
+    if status == Deal.Status.DONE:
+        _PARTIAL_PLANS.pop(deal_id)
+        return _DEAL_PLANS.get_or_build(deal_id, lambda: plan_of_streams(test_id, rows))
+    written = next((i for i, row in enumerate(rows) if row[0] is None), len(rows))
+    if written == 0:
+        return None
+    before = _PARTIAL_PLANS.get(deal_id)
+    if before is not None and len(before.streams) == written:
+        return before
+    after = before if before is not None and len(before.streams) < written else None
+    partial = replace(
+        plan_of_streams(test_id, rows[:written], after=after), complete=False, streams_total=len(rows)
+    )
+    _PARTIAL_PLANS.put(deal_id, partial)
+    return partial
 
 
-def _build_deal_plan(deal_id: int, test_id: int) -> TestPlan:
-    streams = list(
+def _dealt_rows(deal_id: int) -> list[tuple[Any, int, int, int]]:
+    """The deal's (stream, test image, width, height) rows in its order; stream None: not written yet."""
+    return list(
         DealtStream.objects.filter(deal_id=deal_id)
         .order_by("position")
         .values_list("stream_id", "test_image_id", "test_image__image__width", "test_image__image__height")
     )
-    return plan_of_streams(test_id, streams)
 
 
 def deal_progress(*, deal_id: int) -> dict[str, Any]:
@@ -175,6 +209,7 @@ def plans_forget() -> None:
     """Tests only: a test database reuses ids across tests."""
     _PLANS.clear()
     _DEAL_PLANS.clear()
+    _PARTIAL_PLANS.clear()
 
 
 def image_file_of_test(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:
