@@ -14,8 +14,8 @@ the strict retry, or was never understood, stands in the chat as the answer that
 Only the current question's turn carries the image. Its drawing changes at every step (each question
 has its own designated region, and a yes can name a new object), so an image on an earlier turn would
 show an earlier question's regions beside the current one's: the model would have to tell which picture
-is current. One image also keeps each request small, and within what many servers accept (vLLM serves
-one image per prompt unless told otherwise). Earlier turns give their regions in words when the run
+is current. One image also keeps each request small, and within what a server that takes one image
+per prompt accepts. Earlier turns give their regions in words when the run
 shows words; with `--show drawn` they give only their question.
 
 A blind run (`--blind`) is shown no pixels: the same chat without the image, and with a system prompt
