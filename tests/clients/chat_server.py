@@ -15,7 +15,7 @@ no region, or a blind run shown no region, gets yes when its text's SHA-256 star
 Each reply comes in one of a few forms ("Yes.", "**No**", "  yes", "Answer: no", and reasoning in
 <think> that says the opposite first), with the logprobs of its tokens: at the answer's token the
 alternatives give `p_given[text]` as P(yes) / (P(yes) + P(no)), split over variants (" yes", "Yes").
-And it misbehaves on purpose when told: by the ordinal of a request (429, 500, an unclear reply, or a
+And it misbehaves on purpose when told: by the ordinal of a request (400, 429, 500, an unclear reply, or a
 reply later than the client waits), always for some questions (unclear), for every request (a hang),
 after a number of answers (it drops every connection, as a server that died), or on logprobs (a 400).
 """
@@ -69,7 +69,9 @@ class ChatServer:
     words: bool = True  # the run gives regions in words
     drawn: bool = True  # ... and draws them on the image
     blind: bool = False
-    faults: dict[int, str] = field(default_factory=dict)  # request ordinal (1-based) -> 429|500|garbage|slow
+    faults: dict[int, str] = field(
+        default_factory=dict
+    )  # request ordinal (1-based) -> 400|429|500|garbage|slow
     garbage_for: set[str] = field(default_factory=set)  # questions always answered unclearly
     slow_seconds: float = 0.0  # how late a "slow" reply, or every reply in a hang, comes
     hang: bool = False
@@ -118,6 +120,8 @@ class ChatServer:
             return 429, _error("Rate limit reached.", "rate_limit_exceeded"), {"Retry-After": "0"}
         if fault == "500":
             return 500, _error("The server had an error.", "server_error"), {}
+        if fault == "400":
+            return 400, _error("This model does not take images.", "invalid_request_error"), {}
         if fault == "slow":
             time.sleep(self.slow_seconds)  # past the client's timeout: it has gone, nothing is recorded
             return 200, _completion(self.model, "Yes.", [], 0, False), {}

@@ -15,11 +15,21 @@ from vtt_client.runner import cli, conversation
 from vtt_client.runner.conversation import Showing
 from vtt_client.runner.drawing import LABEL_COLOURS, REGION_COLOUR, drawn_png
 from vtt_client.runner.log import Progress
-from vtt_client.runner.model import Failure, ModelError, ModelSetupError, RetryPolicy, with_retries
+from vtt_client.runner.model import (
+    Completion,
+    Failure,
+    ModelError,
+    ModelSetupError,
+    RetryPolicy,
+    with_retries,
+)
 from vtt_client.runner.openai_chat import OpenAIChat
 from vtt_client.runner.prompts import PromptError, load_prompts
 from vtt_client.runner.replies import TokenLogprobs, agrees, p_yes_from, parse_reply
+from vtt_client.runner.take import ask
 from vtt_client.types import history_entry_from, question_from
+
+MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Is it a question?"}]
 
 # --- replies ------------------------------------------------------------------------------------------
 
@@ -97,6 +107,47 @@ def test_a_p_yes_agrees_with_an_answer_on_its_side_of_one_half():
     assert agrees(False, 0.49) and agrees(False, 0.5) and not agrees(False, 0.51)
 
 
+class Replies:
+    """A backend that replies from a list, with the logprobs given (the runner's side of `ask`)."""
+
+    def __init__(self, *replies):
+        self.replies, self.asked = list(replies), []
+
+    def complete(self, messages):
+        self.asked.append(messages)
+        text, tokens = self.replies.pop(0)
+        return Completion(text=text, tokens=tokens, tokens_in=10, tokens_out=1, retries=0)
+
+    def describe(self):
+        return {}
+
+
+def test_a_p_yes_that_contradicts_the_answer_is_not_sent_but_logged():
+    says_no = tuple(_tokens((" no", 0.9, [(" no", 0.2), (" yes", 0.7)])))  # the text no, the logprobs yes
+    asked = ask(Replies(("No.", says_no)), MESSAGES, load_prompts())
+    assert (asked.answer, asked.parsed, asked.p_yes) == (False, True, None)
+    assert asked.p_yes_disagreeing == pytest.approx(0.7 / 0.9)
+
+
+def test_an_unclear_reply_is_asked_again_strictly_once_then_answered_no():
+    backend = Replies(("Hmm.", None), ("Still thinking", None))
+    asked = ask(backend, MESSAGES, load_prompts())
+    assert (asked.answer, asked.parsed, asked.p_yes, asked.replies) == (
+        False,
+        False,
+        None,
+        ("Hmm.", "Still thinking"),
+    )
+    assert asked.tokens_in == 20 and len(backend.asked) == 2
+    assert backend.asked[1][-2:] == [
+        {"role": "assistant", "content": "Hmm."},
+        {
+            "role": "user",
+            "content": "That reply does not say yes or no. Answer with exactly one word: yes or no.",
+        },
+    ]
+
+
 # --- retries ------------------------------------------------------------------------------------------
 
 
@@ -145,9 +196,6 @@ def _backend(server, **overrides) -> OpenAIChat:
     return OpenAIChat(**settings)
 
 
-MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Is it a question?"}]
-
-
 def test_the_backend_retries_429_500_and_a_timeout_and_reads_the_reply_and_usage(chat_servers):
     server = chat_servers(faults={1: "429", 2: "500", 3: "slow"}, slow_seconds=0.8)
     completion = _backend(server).complete(MESSAGES)
@@ -173,6 +221,24 @@ def test_a_wrong_model_name_says_which_models_the_server_has(chat_servers):
         == f"The model server at {server.url} has no model 'gpt-nope' (it serves: test-vlm)."
     )
     assert failed.value.exit_code == 2 and server.ordinal == 0  # a 404 is not retried
+
+
+def test_a_base_url_that_is_not_the_api_and_a_refused_request_are_said_as_such(chat_servers):
+    server = chat_servers()
+    api = server.url.removesuffix("/v1")  # the /v1 forgotten: the server's own 404, and no list of models
+    with pytest.raises(ModelSetupError) as failed:
+        _backend(server, base_url=api).complete(MESSAGES)
+    assert str(failed.value) == (
+        f"The model server at {api} answered 404 for the model 'test-vlm': check --model, and --base-url "
+        "(an OpenAI-compatible API's address usually ends in /v1)."
+    )
+    server.faults = {1: "400"}
+    with pytest.raises(ModelSetupError) as failed:
+        _backend(server).complete(MESSAGES)
+    assert str(failed.value) == (
+        f"The model server at {server.url} refused the request (400: This model does not take images.)."
+    )
+    assert server.ordinal == 1  # a 400 is not retried
 
 
 def test_a_refused_key_and_a_missing_key_are_set_ups_to_fix(chat_servers):

@@ -81,7 +81,10 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="the regions drawn on the image, in words, or both (default)",
     )
     parser.add_argument(
-        "--prompts", type=Path, metavar="DIR", help="prompt templates to use instead of the defaults"
+        "--prompts",
+        type=Path,
+        metavar="DIR",
+        help="prompt templates to use instead of the ones shipped with the client (see the guide)",
     )
     parser.add_argument(
         "--log-dir", type=Path, default=Path("vtt-runs"), metavar="DIR", help="default ./vtt-runs"
@@ -91,32 +94,34 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--temperature", type=float, default=0.0, help="default 0")
     parser.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="seconds to wait for one reply"
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds to wait for one reply (default 120)",
     )
     parser.add_argument(
         "--max-retries",
         type=int,
         default=6,
         metavar="N",
-        help="retries of a request on 429, 5xx and timeouts",
+        help="retries of a request on 429, 5xx and timeouts (default 6)",
     )
     parser.add_argument(
         "--backoff",
         type=float,
         default=1.0,
         metavar="S",
-        help="the first retry's wait, doubled for each one after",
+        help="the first retry's wait, doubled for each one after (default 1)",
     )
 
 
 def run_take(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """The command, with every failure turned into one line on stderr and an exit status."""
-    state: dict[str, Any] = {}
+    state: dict[str, Session] = {}  # the session, once enrolled: a failure says what it keeps
     try:
         _take(args, environ, state)
-    except RunnerError as error:
-        return _fail(str(error), error.exit_code, state)
-    except ModelError as error:
+    except (RunnerError, ModelError) as error:
         return _fail(str(error), error.exit_code, state)
     except PromptError as error:
         return _fail(str(error), 2, state)
@@ -131,7 +136,7 @@ def run_take(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     return 0
 
 
-def _take(args: argparse.Namespace, environ: Mapping[str, str], state: dict[str, Any]) -> None:
+def _take(args: argparse.Namespace, environ: Mapping[str, str], state: dict[str, Session]) -> None:
     token = _token(args, environ)
     model = backend_factory(args.backend).from_arguments(args, environ)
     prompts = load_prompts(args.prompts)
@@ -159,7 +164,9 @@ def _system(client: Client, system_id: int | None) -> dict[str, Any]:
     if system_id is not None:
         return client.system(system_id)
     systems = client.systems()
-    if len(systems) != 1:
+    if not systems:
+        raise RunnerError("This token acts as no vision system: register one, and use its token.", 2)
+    if len(systems) > 1:
         raise RunnerError("This token can act as several systems: say which with --system.", 2)
     return systems[0]
 
@@ -207,8 +214,8 @@ def _platform_refused(error: ApiError, args: argparse.Namespace) -> str:
     return f"The platform at {args.url} answered {error.status}: {error.message}"
 
 
-def _fail(message: str, exit_code: int, state: Mapping[str, Any]) -> int:
-    session: Session | None = state.get("session")
+def _fail(message: str, exit_code: int, state: Mapping[str, Session]) -> int:
+    session = state.get("session")
     if session is not None:
         kept = "answer" if session.answered == 1 else "answers"
         message = (

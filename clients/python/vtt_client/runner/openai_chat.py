@@ -111,8 +111,8 @@ class OpenAIChat:
     def complete(self, messages: Sequence[Mapping[str, Any]]) -> Completion:
         try:
             response, retries = with_retries(lambda: self._create(messages), self.policy, self._transient)
-        except openai.NotFoundError as error:
-            raise ModelSetupError(self._not_found(error)) from None
+        except openai.NotFoundError:
+            raise ModelSetupError(self._not_found()) from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
             raise ModelSetupError(
                 f"The model server at {self.base_url} refused the API key ({error.status_code})."
@@ -163,7 +163,7 @@ class OpenAIChat:
             )
         return None
 
-    def _not_found(self, error: Exception) -> str:
+    def _not_found(self) -> str:
         """A 404: most often a model the server does not serve (say which it does), or a base URL
         that is not the API's."""
         try:
