@@ -143,6 +143,7 @@ def test_a_whole_test_taken_end_to_end(
     assert take(live_server, test, server, tmp_path) == 0, capsys.readouterr().err
     out = capsys.readouterr()
     assert server.violations == []
+    assert "warning" not in out.err  # the platform says what the system is shown: the image
     session = Session.objects.get(test=test)
     records = logged(tmp_path, session.pk)
     # The session's stored answers are the log's, and the chat server's rule applied to the regions
@@ -154,7 +155,8 @@ def test_a_whole_test_taken_end_to_end(
     )
     # The score the platform computed is the log's accuracy, and the summary says it.
     right = sum(r["correct"] for r in records)
-    score = Client(live_server.url, system_token, progress=False).session(test.pk).score()
+    with Client(live_server.url, system_token, progress=False) as client:
+        score = client.session(test.pk).score()
     assert (score.accuracy.successes, score.accuracy.trials, score.complete) == (right, 11, True)
     assert f"accuracy {right / 11:.3f} ({right} of 11 right" in out.out
     assert "logged: 11 questions" in out.out and "1 replies not understood" in out.out
@@ -163,6 +165,9 @@ def test_a_whole_test_taken_end_to_end(
     assert [r["text"] for r in unclear] == [UNCLEAR] and unclear[0]["p_yes"] is None
     assert len(unclear[0]["replies"]) == 2
     assert sum(len(r["replies"]) == 2 for r in records) == 2
+    # Each p_yes the runner gave is the one the platform stored with the answer.
+    kept = Answer.objects.filter(session=session).order_by("ordinal").values_list("p_yes", flat=True)
+    assert list(kept) == [r["p_yes"] for r in records]
     # The 429, the 500 and the timeout were each retried once, and counted.
     assert sum(r["retries"] for r in records) == 3
     # p_yes is the logprobs' P(yes) / (P(yes) + P(no)) at the answer's token, agreeing with the answer.
