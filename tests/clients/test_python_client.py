@@ -225,3 +225,42 @@ def test_a_platform_without_the_history_is_said_to_be_older_than_the_client():
     client = Client("http://vtt.test", "secret", progress=False, transport=httpx.MockTransport(handle))
     with pytest.raises(UnsupportedServer, match="older than this client"):
         ClientSession(client, {"id": 1}).history()
+
+
+def test_a_session_that_catches_up_with_its_deal_waits_for_the_next_stream():
+    """The answer to the last step dealt so far has no next question and does not finish the session:
+    the client asks again, waits out the 409 session_dealing, and goes on (issue 36, point 7)."""
+    image = {"id": 1, "width": 64, "height": 48, "url": "/i"}
+
+    def shown(stream):
+        question = {"kind": "attr", "label": "person 1", "attributes": ["walking"]}
+        return {"stream": stream, "streams": 2, "step": 0, "image": image, "question": question, "text": "?"}
+
+    def answered(finished):
+        return {
+            **{"answer": "yes", "correct_answer": "yes", "correct": True, "label": None, "next": None},
+            **{"stream_ended": True, "session_finished": finished},
+        }
+
+    replies = iter(
+        [
+            httpx.Response(200, json={"session": 1, "state": "active", "answered": 0, "current": shown(0)}),
+            httpx.Response(200, json=answered(False)),
+            httpx.Response(
+                409, json={"code": "session_dealing", "message": "1 of 2"}, headers={"Retry-After": "0"}
+            ),
+            httpx.Response(200, json={"session": 1, "state": "active", "answered": 1, "current": shown(1)}),
+            httpx.Response(200, json=answered(True)),
+        ]
+    )
+    client = Client(
+        "http://vtt.test", "secret", progress=False, transport=httpx.MockTransport(lambda r: next(replies))
+    )
+    from vtt_client.client import Session as ClientSession
+
+    session = ClientSession(client, {"id": 1})
+    taken = []
+    for question in session.questions():
+        taken.append(question.stream)
+        session.answer(question, True)
+    assert taken == [0, 1]

@@ -238,7 +238,10 @@ class Session:
         if p_yes is not None:
             sent["p_yes"] = p_yes
         body = self.client.post(f"/api/v1/evaluation/sessions/{self.id}/answers/", sent)
-        self._next, self._fresh = body["next"], True
+        # No next question before the end: the session's later streams are still being dealt, so the
+        # next current() asks the server (and waits out its 409 session_dealing).
+        self._next = body["next"]
+        self._fresh = body["next"] is not None or body["session_finished"]
         self.answered += 1
         self.right += body["correct"]
         if body["stream_ended"]:
