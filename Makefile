@@ -72,8 +72,9 @@ $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e . -e clients/python
 	touch $@
 
+# The client with its model runner's extra (`vtt take`, tests/clients/test_runner.py).
 $(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e clients/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e 'clients/python[openai]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -178,3 +178,89 @@ def test_the_examples_system_runs_without_a_warning():
         assert example.my_system(picture, exist((20, 0, 20, 30))) is True
         assert example.my_system(picture, exist((0, 0, 20, 30))) is False
         assert example.my_system(picture, exist((5, 5, 0, 10))) is False
+
+
+def test_the_streams_history_and_p_yes_through_the_client(live_server, system_token, test_id):
+    """An answer may carry the system's probability of yes, echoed and kept; the current stream's earlier
+    steps come back from the server as typed entries, with the truths and the labels made."""
+    client = Client(live_server.url, system_token, progress=False)
+    session = client.session(test_id)
+    assert session.history() == []  # a stream's first step
+    given = [(True, 0.8), (False, 0.25)]
+    for (yes, p_yes), question in zip(given, session.questions(), strict=False):
+        assert session.answer(question, yes, p_yes=p_yes).p_yes == p_yes
+    first, second = session.history()
+    assert (first.step, first.answer, first.p_yes, first.truth, first.label) == (0, True, 0.8, True, None)
+    assert (second.step, second.answer, second.p_yes, second.truth, second.label) == (
+        1,
+        False,
+        0.25,
+        True,
+        "person 1",
+    )
+    assert isinstance(second.question, UniqueQuestion) and second.text == "QTEXT-s0-i1-unique"
+    current = session.current()
+    assert (current.stream, current.step) == (0, 2)
+    client.close()
+
+
+def test_an_instantiation_question_names_the_labels_it_excludes():
+    from vtt_client.types import question_from
+
+    region = {"id": "whole", "box": [0, 0, 64, 48]}
+    older = question_from({"question": {"kind": "exist", "type": "vehicle", "region": region}})
+    newer = question_from(
+        {"question": {"kind": "unique", "type": "vehicle", "region": region, "excluding": ["vehicle 1"]}}
+    )
+    assert older.excluding == () and newer.excluding == ("vehicle 1",)
+
+
+def test_a_platform_without_the_history_is_said_to_be_older_than_the_client():
+    from vtt_client import UnsupportedServer
+    from vtt_client.client import Session as ClientSession
+
+    def handle(request):
+        return httpx.Response(200, json={"session": 1, "state": "active", "answered": 0, "current": None})
+
+    client = Client("http://vtt.test", "secret", progress=False, transport=httpx.MockTransport(handle))
+    with pytest.raises(UnsupportedServer, match="older than this client"):
+        ClientSession(client, {"id": 1}).history()
+
+
+def test_a_session_that_catches_up_with_its_deal_waits_for_the_next_stream():
+    """The answer to the last step dealt so far has no next question and does not finish the session:
+    the client asks again, waits out the 409 session_dealing, and goes on (issue 36, point 7)."""
+    image = {"id": 1, "width": 64, "height": 48, "url": "/i"}
+
+    def shown(stream):
+        question = {"kind": "attr", "label": "person 1", "attributes": ["walking"]}
+        return {"stream": stream, "streams": 2, "step": 0, "image": image, "question": question, "text": "?"}
+
+    def answered(finished):
+        return {
+            **{"answer": "yes", "correct_answer": "yes", "correct": True, "label": None, "next": None},
+            **{"stream_ended": True, "session_finished": finished},
+        }
+
+    replies = iter(
+        [
+            httpx.Response(200, json={"session": 1, "state": "active", "answered": 0, "current": shown(0)}),
+            httpx.Response(200, json=answered(False)),
+            httpx.Response(
+                409, json={"code": "session_dealing", "message": "1 of 2"}, headers={"Retry-After": "0"}
+            ),
+            httpx.Response(200, json={"session": 1, "state": "active", "answered": 1, "current": shown(1)}),
+            httpx.Response(200, json=answered(True)),
+        ]
+    )
+    client = Client(
+        "http://vtt.test", "secret", progress=False, transport=httpx.MockTransport(lambda r: next(replies))
+    )
+    from vtt_client.client import Session as ClientSession
+
+    session = ClientSession(client, {"id": 1})
+    taken = []
+    for question in session.questions():
+        taken.append(question.stream)
+        session.answer(question, True)
+    assert taken == [0, 1]

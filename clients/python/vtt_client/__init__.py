@@ -1,10 +1,11 @@
 """The Python client of the visual Turing test platform (vision systems take tests through it)."""
 
-from vtt_client.client import ApiError, Client, Session
+from vtt_client.client import ApiError, Client, Session, UnsupportedServer
 from vtt_client.types import (
     AnswerResult,
     AttributeQuestion,
     ExistQuestion,
+    HistoryEntry,
     Image,
     Label,
     Mean,
@@ -25,6 +26,7 @@ __all__ = [
     "AttributeQuestion",
     "Client",
     "ExistQuestion",
+    "HistoryEntry",
     "Image",
     "Label",
     "Mean",
@@ -38,4 +40,5 @@ __all__ = [
     "StreamScore",
     "SystemScores",
     "UniqueQuestion",
+    "UnsupportedServer",
 ]

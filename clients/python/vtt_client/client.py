@@ -13,10 +13,12 @@ import httpx
 
 from vtt_client.types import (
     AnswerResult,
+    HistoryEntry,
     Image,
     Question,
     Score,
     SystemScores,
+    history_entry_from,
     question_from,
     score_from,
     system_scores_from,
@@ -39,6 +41,10 @@ class ApiError(Exception):
         super().__init__(f"{status} {code}: {message}")
         self.status, self.code, self.message, self.fields = status, code, message, fields or {}
         self.retry_after = retry_after
+
+
+class UnsupportedServer(Exception):
+    """The platform does not send something this client needs: it is older than the client."""
 
 
 class Client:
@@ -127,6 +133,14 @@ class Client:
     def tests(self) -> list[dict[str, Any]]:
         return self.get("/api/v1/evaluation/tests/")["results"]
 
+    def systems(self) -> list[dict[str, Any]]:
+        """The systems the token may act as or see: a token scoped to a system sees that one only."""
+        return self.get("/api/v1/evaluation/systems/")["results"]
+
+    def system(self, system_id: int) -> dict[str, Any]:
+        """A system as registered: `name`, `shown` ("image" or "text": pixels, or text only), ..."""
+        return self.get(f"/api/v1/evaluation/systems/{system_id}/")
+
     def system_scores(self, system_id: int) -> SystemScores:
         """A system's page: the scores of its finished sessions, stream by stream where that cannot help
         to take a test (a public system or a baseline for anyone; a private one for its owner)."""
@@ -168,6 +182,19 @@ class Session:
             self.answered = body["answered"]
         return question_from(self._next, self) if self._next is not None else None
 
+    def history(self) -> list[HistoryEntry]:
+        """The current stream's earlier answered steps, in order, as the server recorded them (empty at a
+        stream's first step and once the session is over). Read afresh: after a crash, what a system was
+        asked and told in this stream can be rebuilt from here (with `current()`, which this refreshes)."""
+        body = self._question_when_dealt()
+        self._next, self._fresh = body["current"], True
+        self.answered = body["answered"]
+        if "history" not in body:
+            raise UnsupportedServer(
+                "The platform does not send a stream's history: it is older than this client."
+            )
+        return [history_entry_from(entry) for entry in body["history"]]
+
     def _question_when_dealt(self, patience: float = 600.0) -> dict[str, Any]:
         """The current question; while the session's own streams are still being prepared (409
         `session_dealing`), wait as the server's Retry-After says, up to `patience` seconds."""
@@ -200,12 +227,21 @@ class Session:
             return False
         return (pending["stream"], pending["step"]) == (question.stream, question.step)
 
-    def answer(self, question: Question, yes: bool) -> AnswerResult:
-        body = self.client.post(
-            f"/api/v1/evaluation/sessions/{self.id}/answers/",
-            {"stream": question.stream, "step": question.step, "answer": "yes" if yes else "no"},
-        )
-        self._next, self._fresh = body["next"], True
+    def answer(self, question: Question, yes: bool, p_yes: float | None = None) -> AnswerResult:
+        """Answer `question`; `p_yes`, the system's probability that the answer is yes, is stored beside
+        the answer if given (it must agree with it: above 0.5 for yes, below for no, 0.5 for either)."""
+        sent: dict[str, Any] = {
+            "stream": question.stream,
+            "step": question.step,
+            "answer": "yes" if yes else "no",
+        }
+        if p_yes is not None:
+            sent["p_yes"] = p_yes
+        body = self.client.post(f"/api/v1/evaluation/sessions/{self.id}/answers/", sent)
+        # No next question before the end: the session's later streams are still being dealt, so the
+        # next current() asks the server (and waits out its 409 session_dealing).
+        self._next = body["next"]
+        self._fresh = body["next"] is not None or body["session_finished"]
         self.answered += 1
         self.right += body["correct"]
         if body["stream_ended"]:
@@ -218,6 +254,7 @@ class Session:
             label=body["label"],
             stream_ended=body["stream_ended"],
             session_finished=body["session_finished"],
+            p_yes=body.get("p_yes"),
         )
 
     def image_bytes(self, image: Image) -> bytes:

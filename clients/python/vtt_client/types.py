@@ -69,11 +69,14 @@ class Question:
 
 @dataclass(frozen=True)
 class ExistQuestion(Question):
-    """Is there a `type` with `attributes` in `region` (not counting labelled objects)?"""
+    """Is there a `type` with `attributes` in `region`, other than the labelled objects in `excluding`?"""
 
     type: str = ""
     attributes: tuple[str, ...] = ()
     region: Region = Region("whole", (0, 0, 0, 0))
+    # The labels of this type made so far in the stream, which the question does not count ("a vehicle
+    # other than vehicle 1"); () from a server older than this field.
+    excluding: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,22 @@ class AnswerResult:
     label: str | None
     stream_ended: bool
     session_finished: bool
+    p_yes: float | None = None  # the probability of yes the system gave with its answer, as stored
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """An earlier answered step of the current stream, as the server recorded it: the question, what the
+    system answered (with its `p_yes`, if it gave one), the truth it was then told, and the `label` a yes
+    to a uniqueness question made."""
+
+    step: int
+    question: Question
+    text: str
+    answer: bool
+    p_yes: float | None
+    truth: bool
+    label: str | None
 
 
 @dataclass(frozen=True)
@@ -207,7 +226,11 @@ def question_from(data: dict[str, Any], session: Any = None, *, labels: bool = T
     if kind in ("exist", "unique"):
         cls = ExistQuestion if kind == "exist" else UniqueQuestion
         return cls(
-            **common, type=q["type"], attributes=tuple(q.get("attributes", [])), region=_region(q["region"])
+            **common,
+            type=q["type"],
+            attributes=tuple(q.get("attributes", [])),
+            region=_region(q["region"]),
+            excluding=tuple(q.get("excluding", [])),
         )
     if kind in ("attr", "attr_and", "attr_or"):
         return AttributeQuestion(**common, label=q["label"], attributes=tuple(q["attributes"]))
@@ -224,6 +247,19 @@ def _label_from(data: dict[str, Any]) -> Label:
     if not isinstance(question, UniqueQuestion):
         raise ValueError(f"A label's question is a uniqueness question, not {question.kind!r}")
     return Label(data["label"], data["step"], question)
+
+
+def history_entry_from(data: dict[str, Any]) -> HistoryEntry:
+    """An entry of the `history` that comes with the current question."""
+    return HistoryEntry(
+        step=data["step"],
+        question=question_from(data, labels=False),
+        text=data["text"],
+        answer=data["answer"] == "yes",
+        p_yes=data.get("p_yes"),
+        truth=data["truth"] == "yes",
+        label=data.get("label"),
+    )
 
 
 def proportion_from(data: dict[str, Any]) -> Proportion:
