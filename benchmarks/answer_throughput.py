@@ -6,14 +6,16 @@ by the Python client.
         .venv/bin/python -m benchmarks.answer_throughput [--connections 32] [--seconds 15] [--rounds 2] \
         [--workers 2] [--write]
 
-Needs the published demo test (`manage.py demo_setup` then `manage.py run_baselines`, which builds it,
-with the same DATABASE_URL and no REDIS_URL: with one, the fits and truthing wait for a worker) and wrk
+Needs the published demo test (`manage.py demo_setup`, with the same DATABASE_URL and no REDIS_URL: with
+one, the fits and truthing wait for a worker) and wrk
 (`make wrk` installs Debian's package). It registers fresh benchmark
-systems each run (owner `benchmark`), starts gunicorn on a free port with the benchmark settings (no
+systems each run (owner `benchmark`); with REDIS_URL it starts a real dealer worker
+(`scripts/serve.sh dealer`) and waits until every session's own streams are dealt (each session is dealt
+fresh streams, issue 18: without a dealer they would wait for good); it starts gunicorn on a free port with the benchmark settings (no
 rate limit to speak of, no enrolment cap; Redis for the throttle counters and the broker when REDIS_URL
 is set, as in production), and drives it with wrk (benchmarks/answer_wrk.lua): `--connections` threads
 of one keep-alive connection each, each answering its own session's questions in turn. The bare view
-and the real endpoint take turns, `--rounds` times, so that a machine whose load changes during the run
+and the real endpoint (each answer with its p_yes) take turns, `--rounds` times, so that a machine whose load changes during the run
 weighs on both alike. Beside throughput and latency it reports the CPU time each answer costs the
 gunicorn workers, their PostgreSQL backends and wrk, which a busy machine changes far less than
 throughput. Targets (issue 9): the real endpoint at least 70% of the bare view's throughput, p95 under
@@ -27,6 +29,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -47,11 +50,12 @@ from vtt_client import Client  # noqa: E402
 from accounts.roles import Role  # noqa: E402
 from accounts.services import user_create_with_role  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
+from benchmarks.truthing_speed import start_process  # noqa: E402
 from evaluation.models import Session  # noqa: E402
+from evaluation.selectors.plans import plan_of  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
-from truthing.models import Test  # noqa: E402
-from truthing.published import plan_of_test  # noqa: E402
+from truthing.models import Deal, Test  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TEST = "Demo street test"
@@ -90,6 +94,26 @@ def start_server(port: int, workers: int) -> subprocess.Popen:
     raise SystemExit("gunicorn did not start")
 
 
+def start_dealer() -> subprocess.Popen | None:
+    """A real dealer worker (`scripts/serve.sh dealer`) on this database and Redis, when REDIS_URL is set:
+    every session is dealt its own streams, and with a broker no enrolment deals them in-process."""
+    if not os.environ.get("REDIS_URL"):
+        return None
+    log = Path(tempfile.mkdtemp()) / "dealer.log"
+    return start_process([str(ROOT / "scripts/serve.sh"), "dealer"], dict(os.environ), log)
+
+
+def wait_dealt(sessions: list[tuple[int | None, str]]) -> float:
+    """Until every session's deal is done (the run measures answering, not dealing); the seconds waited."""
+    started = time.monotonic()
+    deals = list(Session.objects.filter(pk__in=[s for s, _ in sessions]).values_list("deal_id", flat=True))
+    while Deal.objects.filter(pk__in=deals).exclude(status=Deal.Status.DONE).exists():
+        if Deal.objects.filter(pk__in=deals, status=Deal.Status.FAILED).exists():
+            raise SystemExit("a deal failed")
+        time.sleep(0.5)
+    return time.monotonic() - started
+
+
 def sessions_for(test: Test, n: int, tag: str, enrol: bool = True) -> list[tuple[int | None, str]]:
     owner = user_create_with_role(username="benchmark", password=None, role=Role.VISION_SYSTEM_OWNER)
     out = []
@@ -126,8 +150,8 @@ def positions(sessions: list[tuple[int | None, str]]) -> list[tuple[int, str, in
     out = []
     for session_id, token in sessions:
         assert session_id is not None
-        plan = plan_of_test(test_id=Session.objects.get(pk=session_id).test_id)
-        step = plan.steps[answered[session_id]] if plan and answered[session_id] < len(plan.steps) else None
+        plan = plan_of(Session.objects.get(pk=session_id))  # the session's own dealt streams
+        step = plan.steps[answered[session_id]] if answered[session_id] < len(plan.steps) else None
         out.append((session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0))
     return out
 
@@ -260,13 +284,20 @@ def main() -> None:
     load = os.getloadavg()[0]
     port = free_port()
     server = start_server(port, args.workers)
+    dealer = start_dealer()
     base = f"http://127.0.0.1:{port}"
     runs: list[tuple[Run, Run]] = []
     try:
         bare_sessions = sessions_for(test, args.connections, "bare")
         real_sessions = sessions_for(test, args.connections, "real")
-        # Every worker loads the test's plan (and warms its connection) before anything is measured.
-        drive(base, server, sessions_for(test, args.workers * 2, "warm"), 2, bare=False)
+        warm_sessions = sessions_for(test, args.workers * 2, "warm")
+        dealt = wait_dealt(bare_sessions + real_sessions + warm_sessions)
+        print(
+            f"{len(bare_sessions + real_sessions + warm_sessions)} sessions dealt in {dealt:.0f} s",
+            file=sys.stderr,
+        )
+        # Every worker loads the sessions' plans (and warms its connection) before anything is measured.
+        drive(base, server, warm_sessions, 2, bare=False)
         drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True)
         for _ in range(args.rounds):
             bare = drive(base, server, bare_sessions, args.seconds, bare=True)
@@ -277,6 +308,9 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait()
+        if dealer is not None:
+            os.killpg(dealer.pid, signal.SIGTERM)
+            dealer.wait()
     bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
     real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
     worst_p95 = max(r.p95 for _, r in runs)

@@ -5,7 +5,8 @@
 --
 -- VTT_SESSIONS names a file with one line per thread: "session_id token stream step" (the session's
 -- current position, read by the driver before the run). VTT_MODE is "real" (the answer endpoint, token
--- in the header, the next position read from each response) or "bare" (the benchmark's bare view,
+-- in the header, each answer with its p_yes, the next position read from each response) or "bare" (the
+-- benchmark's bare view,
 -- which needs no state). done() prints one line "VTT-RESULT {json}" (latencies in microseconds from
 -- wrk's own distribution) and, when a request failed, "VTT-ERROR status body" for the first failure.
 
@@ -40,7 +41,7 @@ function request()
   end
   return wrk.format("POST", "/api/v1/evaluation/sessions/" .. session .. "/answers/",
     {["Content-Type"] = "application/json", ["Authorization"] = "Token " .. token},
-    '{"stream":' .. stream .. ',"step":' .. step .. ',"answer":"yes"}')
+    '{"stream":' .. stream .. ',"step":' .. step .. ',"answer":"yes","p_yes":0.75}')
 end
 
 function response(status, headers, body)

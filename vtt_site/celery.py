@@ -41,7 +41,10 @@ def queues_use(queue: str, proposal_queue: str, deal_queue: str | None = None) -
     """Send this process's tasks to these queues instead of the settings' (the tests and benchmarks run
     workers on queues of their own; the deals go to `deal_queue`, by default QUEUE-deals). The app
     caches its queues, routes and router at the first send, so all three are dropped and recomputed
-    from the new names."""
+    from the new names. The app is configured first: configured later (on its first read of a setting),
+    its `_routes_and_schedule` would put the settings' routes back over these, and a benchmark's deals
+    went to the settings' queue, where its dealer never saw them."""
+    app.conf.task_routes  # noqa: B018  (reading a setting configures the app)
     app.conf.task_default_queue = queue
     app.conf.task_routes = task_routes(queue_names(queue, proposal_queue, deal_queue or f"{queue}-deals"))
     for cached in ("queues", "default_queue", "router"):

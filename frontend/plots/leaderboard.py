@@ -193,7 +193,7 @@ def reliability_by_system(series: Series) -> SafeString:
         )
     parts.append(
         svg_html(
-            '<line class="plot-reference" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#999" '
+            '<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#999" '
             'stroke-dasharray="4 3"></line>',
             x(0),
             _y(0),
@@ -208,7 +208,7 @@ def reliability_by_system(series: Series) -> SafeString:
                 svg_html(
                     '<line x1="{:.1f}" x2="{:.1f}" y1="{:.1f}" y2="{:.1f}" stroke="{}"></line>'
                     '<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}"><title>{}: {} answers with p_yes in '
-                    "[{:g}, {:g}): mean p {:.3f}, yes {:.3f}</title></circle>",
+                    "[{}, {}): mean p {}, yes {}</title></circle>",
                     x(row["mean_p"]),
                     x(row["mean_p"]),
                     _y(row["low"]),
@@ -219,10 +219,10 @@ def reliability_by_system(series: Series) -> SafeString:
                     colour,
                     name,
                     row["n"],
-                    row["bin"][0],
-                    row["bin"][1],
-                    row["mean_p"],
-                    row["observed"],
+                    f"{row['bin'][0]:g}",
+                    f"{row['bin'][1]:g}",
+                    f"{row['mean_p']:.3f}",
+                    f"{row['observed']:.3f}",
                 )
             )
     parts.extend(_legend([name for name, _ in series]))

@@ -102,6 +102,9 @@ def take(live_server, test, server, log_dir, *options, model="test-vlm") -> int:
             *["take", "--url", live_server.url, "--test", str(test.pk)],
             *["openai", "--base-url", server.url, "--model", model, "--api-key-env", "CHAT_KEY"],
             *["--log-dir", str(log_dir), "--timeout", "0.4", "--max-retries", "1", "--backoff", "0.001"],
+            # PNG: the chat server finds the drawn lines pixel by pixel (the default JPEG is within a few
+            # levels of them: test_runner_parts.py).
+            *["--image-format", "png"],
             *options,
         ]
     )
@@ -168,6 +171,12 @@ def test_a_whole_test_taken_end_to_end(
     # Each p_yes the runner gave is the one the platform stored with the answer.
     kept = Answer.objects.filter(session=session).order_by("ordinal").values_list("p_yes", flat=True)
     assert list(kept) == [r["p_yes"] for r in records]
+    # The platform scored them, and the summary says how (one answer gave none: a partial coverage).
+    given = [(r["p_yes"], r["truth"] == "yes") for r in records if r["p_yes"] is not None]
+    brier = sum((p - y) ** 2 for p, y in given) / len(given)
+    assert score.forecasts is not None and score.forecasts["brier"]["value"] == pytest.approx(brier)
+    assert f"probabilities: Brier {brier:.3f}, log loss " in out.out
+    assert f"(p given on {len(given)} of 11 questions)" in out.out
     # The 429, the 500 and the timeout were each retried once, and counted.
     assert sum(r["retries"] for r in records) == 3
     # p_yes is the logprobs' P(yes) / (P(yes) + P(no)) at the answer's token, agreeing with the answer.

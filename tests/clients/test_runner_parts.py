@@ -13,7 +13,7 @@ import pytest
 from PIL import Image as PILImage
 from vtt_client.runner import cli, conversation
 from vtt_client.runner.conversation import Showing
-from vtt_client.runner.drawing import LABEL_COLOURS, REGION_COLOUR, drawn_png
+from vtt_client.runner.drawing import LABEL_COLOURS, REGION_COLOUR, drawn_image
 from vtt_client.runner.log import Progress
 from vtt_client.runner.model import (
     Completion,
@@ -314,7 +314,8 @@ def _current(step=2, kind="exist", box=(4.4, 4, 24, 20)):
 
 
 def test_the_region_is_outlined_in_red_and_each_label_dashed_where_it_was_found():
-    picture = PILImage.open(io.BytesIO(drawn_png(_png(), _current(), draw=True))).convert("RGB")
+    picture = PILImage.open(io.BytesIO(drawn_image(_png(), _current(), draw=True, image_format="png")))
+    picture = picture.convert("RGB")
     pixels = picture.load()
     # The designated region (4.4, 4) to (28.4, 24), rounded: its edges red, two pixels thick, inside.
     assert (
@@ -324,8 +325,24 @@ def test_the_region_is_outlined_in_red_and_each_label_dashed_where_it_was_found(
     top = [pixels[x, 24] for x in range(36, 60)]
     assert LABEL_COLOURS[0] in top and (10, 120, 30) in top  # dashed: marked and unmarked
     assert pixels[10, 40] == (10, 120, 30)
-    plain = PILImage.open(io.BytesIO(drawn_png(_png(), _current(), draw=False))).convert("RGB")
-    assert plain.tobytes() == PILImage.open(io.BytesIO(_png())).convert("RGB").tobytes()
+    plain = drawn_image(_png(), _current(), draw=False, image_format="png")
+    assert PILImage.open(io.BytesIO(plain)).convert("RGB").tobytes() == (
+        PILImage.open(io.BytesIO(_png())).convert("RGB").tobytes()
+    )
+
+
+def test_the_default_jpeg_keeps_the_lines_within_a_few_levels_of_their_colour():
+    """JPEG by default (benchmarks.runner_cost: a tenth of PNG's time to encode), without chroma
+    subsampling, so a two-pixel red line is still red where it was drawn, and the rest is as it was."""
+    encoded = drawn_image(_png(), _current(), draw=True)
+    assert encoded[:3] == b"\xff\xd8\xff"  # a JPEG
+    pixels = PILImage.open(io.BytesIO(encoded)).convert("RGB").load()
+
+    def near(pixel, colour, levels=40):
+        return all(abs(a - b) <= levels for a, b in zip(pixel, colour, strict=True))
+
+    assert all(near(pixels[x, y], REGION_COLOUR) for x, y in ((16, 4), (4, 14), (27, 14), (16, 23)))
+    assert near(pixels[10, 40], (10, 120, 30)) and not near(pixels[10, 40], REGION_COLOUR)
 
 
 HISTORY = [

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from evaluation.models import Session
+from evaluation.selectors.plans import plan_of
 from tests.evaluation.conftest import build_test
 
 
@@ -26,6 +27,12 @@ def test_the_command_runs_the_blind_baselines_through_the_api(capsys):
     assert always_yes.score.accuracy == pytest.approx(7 / 11)
     # p > 0.5 on hand-built steps: index % 4 == 3 gives p = 0.6 (yes), the others no.
     assert "blind-prior: accuracy" in out.getvalue()
+    # The blind prior gives the engine's p as its probability of yes: the test's own calibration.
+    prior = next(s for s in sessions if s.system.baseline == "blind-prior")
+    given = dict(prior.answers.values_list("ordinal", "p_yes"))
+    assert given == {step.ordinal: step.p for step in plan_of(prior).steps}
+    assert prior.score.data["forecasts"]["complete"] is True
+    assert always_yes.score.data["forecasts"] is None
     # Run again: nothing is taken twice.
     call_command("run_baselines", test=test.pk, only="always-yes", stdout=out)
     assert "took this test already" in out.getvalue()

@@ -101,3 +101,49 @@ def test_someone_who_is_not_the_owner_follows_a_leaderboard_row_to_the_systems_s
     old = scores_on(owner, "old test")
     assert old.get_by_test_id("stream-table").locator("tbody tr").count() == 3
     shot(owner, "system-page-other-owner")
+
+
+def test_probabilities_given_show_on_the_leaderboard_and_the_system_page(new_page, live_server):
+    """Issue 36: a text-only system that gave p_yes on every answer has its Brier score, log loss and
+    calibration error in the Probabilities column and a reliability plot; a system without p has none;
+    its page says what it is shown, with its figures and diagram; a partial coverage is said as such."""
+    test = build_test(name="street test")
+    owner = UserFactory(role=Role.VISION_SYSTEM_OWNER, username="vision-owner")
+    blind = system_create(owner=owner, name="chat model, blind", shown="text")
+    plain = system_create(owner=owner, name="yes-sayer")
+    partial = system_create(owner=UserFactory(role=Role.VISION_SYSTEM_OWNER), name="sometimes sure")
+    from evaluation.services.scores import score_store
+
+    for system, p_of in (
+        (blind, lambda i: 0.8),
+        (plain, lambda i: None),
+        (partial, lambda i: 0.9 if i < 3 else None),
+    ):
+        session = session_enrol(system=system, test_id=test.pk)
+        for i, (stream, step) in enumerate(POSITIONS):
+            answer_submit(session_id=session.pk, stream=stream, step=step, answer=True, p_yes=p_of(i))
+        score_store(session_id=session.pk)
+
+    page = new_page()
+    login(page, owner)
+    page.goto(f"/leaderboards/{test.pk}/")
+    rows = page.get_by_test_id("leaderboard").locator("tbody tr")
+    by_name = {rows.nth(i).locator("td").nth(1).inner_text(): rows.nth(i) for i in range(rows.count())}
+    blind_row = by_name["chat model, blind (text only)"]
+    # Eleven answers at p = 0.8, seven of them yes: Brier (7 * 0.04 + 4 * 0.64) / 11 = 0.258.
+    assert blind_row.locator("[data-figure=brier]").inner_text() == "0.258"
+    assert "log loss" in blind_row.inner_text() and "calibration error" in blind_row.inner_text()
+    assert by_name["yes-sayer"].locator("[data-figure=forecasts]").count() == 0
+    assert "p given on 3 of 11 questions" in by_name["sometimes sure"].inner_text()
+    assert page.locator("[data-testid=plot-reliability] svg circle").count() == 2  # one bin each
+    shot(page, "leaderboard-probabilities")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "leaderboard-probabilities-390")
+    page.set_viewport_size({"width": 1400, "height": 900})
+
+    page.goto(f"/systems/{blind.pk}/")
+    assert page.get_by_test_id("system-shown").inner_text() == "the text only"
+    assert "Brier score 0.258" in page.get_by_test_id("forecasts").inner_text()
+    assert page.locator("[data-testid=system-plot-reliability] svg circle").count() == 1
+    shot(page, "system-page-probabilities")

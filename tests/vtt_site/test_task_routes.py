@@ -65,3 +65,23 @@ def test_no_task_is_named_by_a_string_outside_its_declaration():
                 if isinstance(node, ast.Constant) and node.value in names:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value}")
     assert found == []
+
+
+def test_queues_chosen_before_the_app_is_configured_are_kept():
+    """A process that picks its queues first thing (a benchmark, before any task is sent) must route to
+    them: the app's own configuration, done on its first read of a setting, once put the settings'
+    routes back (the deals went where the benchmark's dealer never looked)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import django; django.setup()\n"
+        "from vtt_site.celery import app, queues_use\n"
+        "queues_use('bench', 'bench-proposals', 'bench-deals')\n"
+        "app.loader.import_default_modules()\n"
+        "print(app.amqp.router.route({}, 'truthing.tasks.deal_run', (1,), {})['queue'].name)\n"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "vtt_site.settings"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert result.stdout.strip().splitlines()[-1] == "bench-deals", result.stderr[-2000:]

@@ -150,6 +150,9 @@ class Score:
     by_position: list[Proportion]
     first_mistake: dict[str, Any]
     complete: bool
+    # The scores of the probabilities given (p_yes): `brier`, `log_loss`, `calibration_error` (each
+    # {value, low, high}), `given` of `questions`, `reliability`; None when no p_yes was given.
+    forecasts: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -273,6 +276,7 @@ def score_from(data: dict[str, Any]) -> Score:
         by_position=[proportion_from(p) for p in data["by_position"]],
         first_mistake=data["first_mistake"],
         complete=data["complete"],
+        forecasts=data.get("forecasts"),
     )
 
 

@@ -1,8 +1,9 @@
 """`vtt take`: a whole test taken by a chat model, from the command line.
 
     vtt take --url URL --token-env VTT_TOKEN --test N openai --base-url URL --model NAME \\
-        [--api-key-env OPENAI_API_KEY] [--blind] [--show drawn|words|both] [--prompts DIR] \\
-        [--log-dir DIR] [--seed 0] [--temperature 0] [--timeout S] [--max-retries N] [--backoff S]
+        [--api-key-env OPENAI_API_KEY] [--blind] [--show drawn|words|both] [--image-format jpeg|png] \\
+        [--prompts DIR] [--log-dir DIR] [--seed 0] [--temperature 0] [--timeout S] [--max-retries N] \\
+        [--backoff S]
 
 The platform's token is read from an environment variable (`--token-env`, default VTT_TOKEN) so that it
 stays out of the process list; `--token` is accepted too. Exit status: 0 the test is done; 1 the model
@@ -25,6 +26,7 @@ import httpx
 
 from vtt_client.client import ApiError, Client, Session, UnsupportedServer
 from vtt_client.runner.conversation import Showing
+from vtt_client.runner.drawing import IMAGE_FORMATS
 from vtt_client.runner.log import Progress, RunLog, Totals, summary
 from vtt_client.runner.model import BACKENDS, Backend, ModelError, backend_factory
 from vtt_client.runner.prompts import PromptError, load_prompts
@@ -79,6 +81,13 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["drawn", "words", "both"],
         default="both",
         help="the regions drawn on the image, in words, or both (default)",
+    )
+    parser.add_argument(
+        "--image-format",
+        choices=IMAGE_FORMATS,
+        default="jpeg",
+        help="how the image is sent: jpeg (default: small and fast, lines within a few levels of their "
+        "colour) or png (every pixel exact)",
     )
     parser.add_argument(
         "--prompts",
@@ -140,7 +149,7 @@ def _take(args: argparse.Namespace, environ: Mapping[str, str], state: dict[str,
     token = _token(args, environ)
     model = backend_factory(args.backend).from_arguments(args, environ)
     prompts = load_prompts(args.prompts)
-    showing = Showing.of(args.show, blind=args.blind)
+    showing = Showing.of(args.show, blind=args.blind, image_format=args.image_format)
     with Client(args.url, token, progress=False) as client:
         system = _system(client, args.system)
         _check_shown(system, blind=args.blind)
@@ -202,6 +211,7 @@ def _settings(args: argparse.Namespace, model: Backend, system: Mapping[str, Any
         "system": system.get("name"),
         "blind": args.blind,
         "show": args.show,
+        "image_format": args.image_format,
         "prompts": str(args.prompts) if args.prompts else "default",
         "model": model.describe(),
         "max_retries": args.max_retries,

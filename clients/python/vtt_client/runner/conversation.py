@@ -45,12 +45,17 @@ class Showing:
     image: bool
     drawn: bool
     words: bool
+    image_format: str = "jpeg"  # how the image is encoded: "jpeg" or "png" (drawing.py)
 
     @classmethod
-    def of(cls, show: str, *, blind: bool) -> Showing:
-        """From `--show drawn|words|both` and `--blind` (a blind run is shown no image to draw on)."""
+    def of(cls, show: str, *, blind: bool, image_format: str = "jpeg") -> Showing:
+        """From `--show drawn|words|both`, `--blind` (a blind run is shown no image to draw on) and
+        `--image-format`."""
         return cls(
-            image=not blind, drawn=not blind and show in ("drawn", "both"), words=show in ("words", "both")
+            image=not blind,
+            drawn=not blind and show in ("drawn", "both"),
+            words=show in ("words", "both"),
+            image_format=image_format,
         )
 
 

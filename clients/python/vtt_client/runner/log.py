@@ -77,6 +77,24 @@ class Totals:
         )
 
 
+def probabilities(forecasts: dict[str, Any]) -> str:
+    """The server's scores of the p_yes given: "Brier 0.212, log loss 0.61, calibration error 0.08"."""
+    figures = ", ".join(
+        f"{name} {forecasts[key]['value']:.3f}"
+        for key, name in (
+            ("brier", "Brier"),
+            ("log_loss", "log loss"),
+            ("calibration_error", "calibration error"),
+        )
+    )
+    given = (
+        ""
+        if forecasts["complete"]
+        else f" (p given on {forecasts['given']} of {forecasts['questions']} questions)"
+    )
+    return f"probabilities: {figures}{given}"
+
+
 def summary(totals: Totals, score: Score, log_path: Path) -> str:
     """The lines printed at the end of a run: the server's score, then this session's log."""
     accuracy = score.accuracy
@@ -91,6 +109,7 @@ def summary(totals: Totals, score: Score, log_path: Path) -> str:
     return "\n".join(
         [
             scored if score.complete else f"{scored}; the test is not finished",
+            *([probabilities(score.forecasts)] if score.forecasts else []),
             f"logged: {totals.questions} questions, {totals.right} right, {totals.unparsed} replies not "
             f"understood (answered no), {totals.retries} retries",
             f"tokens: {totals.tokens_in:,} in, {totals.tokens_out:,} out; {per_question:.2f} s per question",

@@ -25,7 +25,7 @@ from typing import Any
 from vtt_client.client import Session
 from vtt_client.runner import conversation
 from vtt_client.runner.conversation import Showing
-from vtt_client.runner.drawing import data_url, drawn_png
+from vtt_client.runner.drawing import data_url, drawn_image
 from vtt_client.runner.log import Progress, RunLog
 from vtt_client.runner.model import Backend, Completion
 from vtt_client.runner.prompts import Prompts
@@ -95,7 +95,10 @@ def _image_url(question: Question, showing: Showing) -> str | None:
     """The image as the model is shown it, inline; None for a blind run."""
     if not showing.image:
         return None
-    return data_url(drawn_png(question.image_bytes(), question, draw=showing.drawn))
+    encoded = drawn_image(
+        question.image_bytes(), question, draw=showing.drawn, image_format=showing.image_format
+    )
+    return data_url(encoded, showing.image_format)
 
 
 def prompt_sha256(messages: Sequence[Mapping[str, Any]]) -> str:
