@@ -6,8 +6,9 @@ by the Python client.
         .venv/bin/python -m benchmarks.answer_throughput [--connections 32] [--seconds 15] [--rounds 2] \
         [--workers 2] [--write]
 
-Needs the published demo test (`manage.py demo_setup`, with the same DATABASE_URL and no REDIS_URL: with
-one, the fits and truthing wait for a worker) and wrk
+Needs the published demo street test of 40 images (`manage.py demo_setup` then `manage.py run_baselines
+--only always-yes`, which builds it, with the same DATABASE_URL and VAR_DIR and no REDIS_URL: with one,
+the fits and truthing wait for a worker) and wrk
 (`make wrk` installs Debian's package). It registers fresh benchmark
 systems each run (owner `benchmark`); with REDIS_URL it starts a real dealer worker
 (`scripts/serve.sh dealer`) and waits until every session's own streams are dealt (each session is dealt

@@ -32,8 +32,13 @@ from vtt_client.runner.take import ask
 from vtt_client.types import history_entry_from, question_from
 
 from benchmarks.report import commit, machine, write_section
+from kernel.kinds import attribute_kinds, instantiation_kinds
 
 WIDTH, HEIGHT = 640, 480
+# The kinds of the stream, by what they do (no module but a kind's own names a kind).
+EXISTENCE = next(k.name for k in instantiation_kinds() if not k.labels)
+UNIQUENESS = next(k.name for k in instantiation_kinds() if k.labels)
+ONE_ATTRIBUTE = next(k.name for k in attribute_kinds() if k.arity == 1)
 REPLY = {
     "id": "bench",
     "object": "chat.completion",
@@ -104,7 +109,7 @@ def the_question(labels: int, history: int) -> tuple[Any, list[Any]]:
         "step": history,
         "image": {"id": 1, "width": WIDTH, "height": HEIGHT, "url": "/x"},
         "question": {
-            "kind": "exist",
+            "kind": EXISTENCE,
             "type": "person",
             "attributes": [],
             "region": region(320, 160, 160, 160),
@@ -116,7 +121,7 @@ def the_question(labels: int, history: int) -> tuple[Any, list[Any]]:
                 "label": label,
                 "step": n,
                 "question": {
-                    "kind": "unique",
+                    "kind": UNIQUENESS,
                     "type": "person",
                     "attributes": [],
                     "region": region(80 * n, 0, 160, 240),
@@ -131,7 +136,7 @@ def the_question(labels: int, history: int) -> tuple[Any, list[Any]]:
             {
                 "stream": 0,
                 "step": i,
-                "question": {"kind": "attr", "label": "person 1", "attributes": ["walking"]},
+                "question": {"kind": ONE_ATTRIBUTE, "label": "person 1", "attributes": ["walking"]},
                 "text": "Is person 1 walking?",
                 "answer": "yes",
                 "p_yes": 0.7,
