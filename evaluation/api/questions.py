@@ -3,10 +3,11 @@
 A published plan never changes (truthing.published), and neither does what a system is shown of one of
 its steps: the question, its English, the labels instantiated before it in its stream, the image's id
 and size. Running DRF's nested serializers over that on every answer was the largest single cost of
-answering (about a fifth of the endpoint's CPU, docs/benchmarks.md), so each step is serialized the
-first time it is shown, through the same serializers that document it, and kept with its plan. A
-response adds only what depends on the session: the URL of the image, which works for that session
-only.
+answering (about a fifth of the endpoint's CPU, docs/benchmarks.md), so each step is built the first
+time it is shown, as plain values in the shape of the serializers that document it (a test holds them
+equal), and kept with its plan. Since every session is dealt streams of its own, a step is shown to one
+session only, so building it must be cheap too: the serializers are not run at all. A response adds only
+what depends on the session: the URL of the image, which works for that session only.
 
 The kept bodies are shared by every response that shows the step: nothing may change them.
 """
@@ -88,14 +89,16 @@ def _kept(plan: TestPlan, step: PlanStep) -> dict[str, Any]:
             start -= 1
         for ordinal in range(start, step.ordinal + 1):
             before = bodies[ordinal - 1] if ordinal > first else None
-            bodies[ordinal] = _serialized(plan, plan.steps[ordinal], before)
+            bodies[ordinal] = _built(plan, plan.steps[ordinal], before)
         body = bodies[step.ordinal]
     return body  # type: ignore[return-value]
 
 
-def _serialized(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -> dict[str, Any]:
-    """CurrentQuestionSerializer's shape (the test holds them equal), each part through its own
-    serializer, each label serialized once per stream."""
+def _built(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -> dict[str, Any]:
+    """CurrentQuestionSerializer's shape, written as plain values (tests/evaluation/test_answer_path.py
+    holds it equal to the serializer's output for every step): since every session is dealt streams of
+    its own, nearly every answer shows a step no response has shown before, and running the nested
+    serializers on each was a third of the answer's CPU again (benchmarks.answer_throughput)."""
     stream = plan.streams[step.stream_pos]
     # The URL is the session's; the kept body has a placeholder that every response replaces.
     image = {"id": stream.test_image_id, "width": stream.width, "height": stream.height, "url": ""}
@@ -104,23 +107,42 @@ def _serialized(plan: TestPlan, step: PlanStep, before: dict[str, Any] | None) -
         previous = plan.steps[step.ordinal - 1]
         labels = before["labels"]
         if previous.label:
-            made = {"label": previous.label, "step": previous.step_pos, "question": previous.question}
-            labels = [*labels, _plain(s.LabelSerializer({**made, "text": previous.text}).data)]
+            made = {
+                "label": previous.label,
+                "step": previous.step_pos,
+                # The question that made it is the step before's, shown already: kept once.
+                "question": before["question"],
+                "text": previous.text,
+            }
+            labels = [*labels, made]
     return {
         "stream": step.stream_pos,
         "streams": plan.streams_in_test,
         "step": step.step_pos,
-        "image": _plain(s.SessionImageSerializer(image).data),
-        "question": _plain(s.QuestionSerializer(step.question).data),
+        "image": image,
+        "question": plain_question(step.question),
         "text": step.text,
         "labels": labels,
     }
 
 
-def _plain(value: Any) -> Any:
-    """The serializer's ReturnDicts and OrderedDicts as plain dicts and lists (the same JSON)."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
+# The keys of a structured question the API shows, in QuestionSerializer's order; what each holds.
+QUESTION_KEYS = tuple(s.QuestionSerializer().fields)
+LISTS = {"attributes", "excluding"}
+
+
+def plain_question(question: dict[str, Any]) -> dict[str, Any]:
+    """QuestionSerializer's output for a stored question, without the serializer: its documented keys
+    that the question has, strings as strings, lists of strings, the region's box as floats."""
+    shown: dict[str, Any] = {}
+    for key in QUESTION_KEYS:
+        if key not in question:
+            continue
+        value = question[key]
+        if key == "region":
+            shown[key] = {"id": str(value["id"]), "box": [float(v) for v in value["box"]]}
+        elif key in LISTS:
+            shown[key] = [str(v) for v in value]
+        else:
+            shown[key] = str(value)
+    return shown

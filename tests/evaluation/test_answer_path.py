@@ -130,3 +130,25 @@ def labels_before(plan, step) -> list[dict]:
         for s in before
         if s.label
     ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        {"kind": "exist", "type": "person", "attributes": [], "region": {"id": "left", "box": [0, 0, 32, 48]}},
+        {
+            "kind": "unique",
+            "type": "vehicle",
+            "attributes": ["parked"],
+            "region": {"id": "3x3-r0c1", "box": [426.67, 0.0, 426.67, 320.0]},
+            "excluding": ["vehicle 1", "vehicle 2"],
+        },
+        {"kind": "attr_or", "label": "person 2", "attributes": ["walking", "running"]},
+        {"kind": "rel", "subject": "person 1", "relationship": "closer than", "object": "vehicle 1"},
+        {"kind": "attr", "label": "person 1", "attributes": ["male"], "a key no serializer shows": 1},
+    ],
+)
+def test_a_question_is_shown_as_the_serializer_shows_it(question):
+    from evaluation.api.questions import plain_question
+
+    assert plain_question(question) == through(s.QuestionSerializer, question)
