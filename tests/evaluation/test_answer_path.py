@@ -135,7 +135,12 @@ def labels_before(plan, step) -> list[dict]:
 @pytest.mark.parametrize(
     "question",
     [
-        {"kind": "exist", "type": "person", "attributes": [], "region": {"id": "left", "box": [0, 0, 32, 48]}},
+        {
+            "kind": "exist",
+            "type": "person",
+            "attributes": [],
+            "region": {"id": "left", "box": [0, 0, 32, 48]},
+        },
         {
             "kind": "unique",
             "type": "vehicle",
