@@ -26,6 +26,7 @@ class AnnotationErrorCode(StrEnum):
     TOO_MANY_PIXELS = "too_many_pixels"
     DUPLICATE_IMAGE = "duplicate_image"
     IMAGE_NAME_TAKEN = "image_name_taken"
+    PIXELS_SIZE_MISMATCH = "pixels_size_mismatch"
     FILE_NAME_TOO_LONG = "file_name_too_long"
     INVALID_FILE_NAME = "invalid_file_name"
     BAD_ZIP = "bad_zip"

@@ -28,15 +28,16 @@ def scenes_of(
     images = (
         Image.objects.filter(pk__in=ids).order_by("pk").values_list("pk", "original_name", "width", "height")
     )
+    # Depictions and group boxes stay with the annotation but are not objects of a test.
     objects = (
-        ObjectAnnotation.objects.filter(image_id__in=ids)
+        ObjectAnnotation.objects.filter(image_id__in=ids, in_tests=True)
         .order_by("image_id", "position")
         .values_list(
             "image_id", "position", "object_type__name", "x", "y", "w", "h", "attributes", "attributes_known"
         )
     )
     relationships = (
-        RelationshipAnnotation.objects.filter(image_id__in=ids)
+        RelationshipAnnotation.objects.filter(image_id__in=ids, subject__in_tests=True, object__in_tests=True)
         .order_by("image_id", "pk")
         .values_list("image_id", "relationship__name", "subject__position", "object__position")
     )
@@ -60,9 +61,10 @@ def _scene(
     symmetric: set[str],
 ) -> Scene:
     index_of = {row[1]: i for i, row in enumerate(objects)}
+    # Ids from the stored positions, as the annotation's own ("o3" is the same box in both).
     scene_objects = tuple(
-        SceneObject(f"o{i + 1}", type_name, (x, y, w, h), frozenset(attributes), known)
-        for i, (_, _, type_name, x, y, w, h, attributes, known) in enumerate(objects)
+        SceneObject(f"o{position + 1}", type_name, (x, y, w, h), frozenset(attributes), known)
+        for _, position, type_name, x, y, w, h, attributes, known in objects
     )
     related = set()
     for _, predicate, subject_position, object_position in relationships:

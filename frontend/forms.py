@@ -59,3 +59,20 @@ class ImportForm(forms.Form):
     mark_reviewed = forms.BooleanField(
         required=False, label="Mark as reviewed", help_text="The annotations are accepted at once."
     )
+    images = forms.FileField(
+        required=False,
+        label="Images (zip)",
+        help_text="The images of the scene graphs, matched by file name or by the source's image id.",
+    )
+    strict = forms.BooleanField(
+        required=False,
+        label="All or nothing",
+        help_text="One bad entry refuses the whole file (always so for "
+        + ", ".join(spec.name for spec in scene_formats() if not spec.mapped)
+        + ").",
+    )
+    add_relationship_objects = forms.BooleanField(
+        required=False,
+        label="Add objects found only in relationships",
+        help_text="Marked as added; otherwise such relationships are dropped and counted.",
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kernel.errors import CoreErrorCode, SceneError, at
@@ -22,13 +22,35 @@ MIN_BOX_SIDE = 1.0
 MAX_IMAGE_SIDE = 100_000
 
 
+# What a source may say about a box besides its type and attributes (Open Images' Is* columns, COCO's
+# iscrowd), and `added`: an object the importer made from a relationship's box (no box of its own).
+OBJECT_FLAGS = ("occluded", "truncated", "inside", "depiction", "group", "added")
+# A depiction (a poster of a person) or a group box (a crowd in one box) is kept with the annotation but
+# is not an object of the scene a test asks about (docs/decisions/0068-partial-attributes-and-flags.md).
+NOT_IN_TESTS = frozenset({"depiction", "group"})
+# The keys of an object's `source`: its identity in the file it came from, written back by exports.
+SOURCE_KEYS = ("id", "names", "synsets", "label")
+SOURCE_TEXT_MAX = 200
+SOURCE_LIST_MAX = 50
+
+
 @dataclass(frozen=True)
 class SceneObject:
     id: str
     type: str
     bbox: tuple[float, float, float, float]  # x, y, width, height in pixels, inside the image
+    # The values known to hold. With `unknown_groups`, a flag listed here holds and the unlisted flags of
+    # an unknown group are unknown; an unknown exclusive group lists none of its values.
     attributes: frozenset[str]
+    # Every group known: only such an object's attributes are used by the engine (fitting, truthing).
     attributes_known: bool = True
+    unknown_groups: frozenset[str] = frozenset()
+    flags: frozenset[str] = frozenset()
+    source: dict[str, Any] | None = field(default=None, hash=False)
+
+    @property
+    def in_tests(self) -> bool:
+        return not self.flags & NOT_IN_TESTS
 
 
 @dataclass(frozen=True)
@@ -39,6 +61,7 @@ class Scene:
     objects: tuple[SceneObject, ...]
     # (subject index, predicate, object index); a symmetric predicate is stored once, lower index first.
     relationships: frozenset[tuple[int, str, int]]
+    source_id: str = ""  # the image's id in the file it came from, written back by exports
 
     def related(self, subject: int, predicate: str, obj: int, symmetric: bool) -> bool:
         if symmetric:
@@ -47,27 +70,69 @@ class Scene:
 
     def to_document(self, vocabulary: Vocabulary) -> dict[str, Any]:
         objects = [
-            {
-                "id": o.id,
-                "type": o.type,
-                "bbox": list(o.bbox),
+            object_document(
+                o.id,
+                o.type,
+                list(o.bbox),
                 # In vocabulary order, so that an export is stable whatever order the annotator clicked.
-                "attributes": [a for a in vocabulary.object_type(o.type).attributes if a in o.attributes],
-                "attributes_known": o.attributes_known,
-            }
+                [a for a in vocabulary.object_type(o.type).attributes if a in o.attributes],
+                o.attributes_known,
+                unknown_to_write(vocabulary, o.type, o.unknown_groups),
+                [f for f in OBJECT_FLAGS if f in o.flags],
+                o.source,
+            )
             for o in self.objects
         ]
         relationships = [
             {"subject": self.objects[s].id, "predicate": p, "object": self.objects[o].id}
             for s, p, o in sorted(self.relationships)
         ]
-        return {
+        document = {
             "image": self.image,
             "width": self.width,
             "height": self.height,
             "objects": objects,
             "relationships": relationships,
         }
+        if self.source_id:
+            document["source_id"] = self.source_id
+        return document
+
+
+def unknown_to_write(vocabulary: Vocabulary, type_name: str, unknown: Iterable[str]) -> list[str]:
+    """The unknown groups a record names: none when every group is unknown (`attributes_known: false`
+    says so alone, as records did before groups could be unknown one by one)."""
+    groups = [g.name for g in vocabulary.object_type(type_name).groups]
+    named = [g for g in groups if g in unknown]
+    return named if len(named) < len(groups) else []
+
+
+def object_document(
+    object_id: str,
+    type_name: str,
+    bbox: list[float],
+    attributes: list[str],
+    known: bool,
+    unknown: list[str],
+    flags: list[str],
+    source: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """An object of a scene-graph record; `unknown`, `flags` and `source` only when there are some, so
+    that a record of the platform's own reads as it always did."""
+    document: dict[str, Any] = {
+        "id": object_id,
+        "type": type_name,
+        "bbox": bbox,
+        "attributes": attributes,
+        "attributes_known": known,
+    }
+    if unknown:
+        document["unknown"] = unknown
+    if flags:
+        document["flags"] = flags
+    if source:
+        document["source"] = source
+    return document
 
 
 def _fail(message: str, where: str, code: CoreErrorCode | None = None) -> SceneError:
@@ -129,7 +194,17 @@ def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> 
     relationships = parse_relationships(
         document.get("relationships", []), vocabulary, objects, index_of, where
     )
-    return Scene(image.strip(), width, height, objects, relationships)
+    source_id = document.get("source_id", "")
+    if isinstance(source_id, bool) or not isinstance(source_id, str | int):
+        raise _fail("source_id must be a text or a whole number", at(where, "source_id"))
+    return Scene(
+        image.strip(),
+        width,
+        height,
+        objects,
+        relationships,
+        _source_text(str(source_id), at(where, "source_id")),
+    )
 
 
 def _dimension(value: Any, where: str) -> int:
@@ -159,20 +234,93 @@ def parse_object(raw: Any, vocabulary: Vocabulary, width: int, height: int, wher
     known = raw.get("attributes_known", True)
     if not isinstance(known, bool):
         raise _fail("attributes_known must be true or false", at(where, "attributes_known"))
+    object_type = vocabulary.object_type(type_name)
+    unknown = _unknown_groups(raw, object_type, known, at(where, "unknown"))
     attributes = check_attributes(
-        raw.get("attributes", []), vocabulary, type_name, known, at(where, "attributes")
+        raw.get("attributes", []), vocabulary, type_name, unknown, at(where, "attributes")
     )
-    return SceneObject(object_id, type_name, bbox, attributes, known)
+    return SceneObject(
+        object_id,
+        type_name,
+        bbox,
+        attributes,
+        not unknown and (known or not object_type.groups),
+        unknown,
+        _flags(raw.get("flags", []), at(where, "flags")),
+        _source(raw.get("source"), at(where, "source")),
+    )
+
+
+def _unknown_groups(raw: dict[str, Any], object_type: Any, known: bool, where: str) -> frozenset[str]:
+    """The groups nobody has told yet: those `unknown` names, or every group when `attributes_known` is
+    false and `unknown` is left out."""
+    groups = [g.name for g in object_type.groups]
+    if "unknown" not in raw:
+        return frozenset() if known else frozenset(groups)
+    names = raw["unknown"]
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _fail("unknown must be a list of attribute group names", where)
+    for name in names:
+        if name not in groups:
+            raise _fail(
+                f"{name!r} is not an attribute group of {object_type.name}; its groups: "
+                f"{', '.join(groups) or 'none'}",
+                where,
+                CoreErrorCode.UNKNOWN_ATTRIBUTE,
+            )
+    if len(set(names)) != len(names):
+        raise _fail("a group is listed twice", where)
+    if known and names:
+        raise _fail("attributes_known is true, yet some groups are unknown", where)
+    if not known and not names and groups:
+        raise _fail("attributes_known is false, yet no group is unknown", where)
+    return frozenset(names)
+
+
+def _flags(value: Any, where: str) -> frozenset[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(f"flags must be a list of {', '.join(OBJECT_FLAGS)}", where)
+    for flag in value:
+        if flag not in OBJECT_FLAGS:
+            raise _fail(f"{flag!r} is not a flag; the flags are {', '.join(OBJECT_FLAGS)}", where)
+    return frozenset(value)
+
+
+def _source(value: Any, where: str) -> dict[str, Any] | None:
+    """The object's identity in its source: `id` and `label` (text), `names` and `synsets` (lists)."""
+    if value is None or value == {}:
+        return None
+    if not isinstance(value, dict):
+        raise _fail("source must be an object with id, names, synsets, label", where)
+    source: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in SOURCE_KEYS:
+            raise _fail(f"source has no {key!r}; its keys are {', '.join(SOURCE_KEYS)}", where)
+        if key in ("id", "label"):
+            if isinstance(item, bool) or not isinstance(item, str | int):
+                raise _fail("must be a text or a whole number", at(where, key))
+            source[key] = _source_text(str(item), at(where, key))
+        else:
+            if not isinstance(item, list) or len(item) > SOURCE_LIST_MAX:
+                raise _fail(f"must be a list of at most {SOURCE_LIST_MAX} names", at(where, key))
+            source[key] = [_source_text(v, at(where, key)) for v in item]
+    return source or None
+
+
+def _source_text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or len(value) > SOURCE_TEXT_MAX:
+        raise _fail(f"must be a text of at most {SOURCE_TEXT_MAX} characters", where)
+    return value
 
 
 def check_attributes(
-    values: Any, vocabulary: Vocabulary, type_name: str, known: bool, where: str
+    values: Any, vocabulary: Vocabulary, type_name: str, unknown: frozenset[str], where: str
 ) -> frozenset[str]:
+    """The values listed: each of the type, once, at most one per exclusive group, and none in an
+    exclusive group that is unknown (a flag of an unknown group may be listed: it is known to hold)."""
     object_type = vocabulary.object_type(type_name)
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise _fail("attributes must be a list of attribute values", where)
-    if not known and values:
-        raise _fail("an object whose attributes are unknown lists no attributes", where)
     seen: set[str] = set()
     exclusive_taken: dict[int, str] = {}
     for value in values:
@@ -184,11 +332,13 @@ def check_attributes(
             raise _fail(f"attribute {value!r} is listed twice", where, CoreErrorCode.DUPLICATE_ATTRIBUTE)
         seen.add(value)
         group_index = object_type.group_of[value]
-        if object_type.groups[group_index].exclusive:
+        group = object_type.groups[group_index]
+        if group.exclusive and group.name in unknown:
+            raise _fail(f"{value!r} is listed, yet its group {group.name!r} is unknown", where)
+        if group.exclusive:
             if group_index in exclusive_taken:
-                group = object_type.groups[group_index].name
                 raise _fail(
-                    f"{exclusive_taken[group_index]!r} and {value!r} are both in exclusive group {group!r}",
+                    f"{exclusive_taken[group_index]!r} and {value!r} are both in exclusive group {group.name!r}",
                     where,
                     CoreErrorCode.EXCLUSIVE_ATTRIBUTES,
                 )
@@ -197,16 +347,18 @@ def check_attributes(
 
 
 def unfilled_exclusive_groups(obj: SceneObject, vocabulary: Vocabulary) -> list[str]:
-    """Exclusive groups without a value on an object whose attributes are known.
+    """Exclusive groups without a value and not marked unknown.
 
     docs/method.md: an exclusive group has exactly one value per object. A draft may leave some empty (saving
     checks "at most one"); a finished annotation may not, or "Is person 1 a child?" would be truthed "no"
     for a person whose age nobody ticked.
     """
-    if not obj.attributes_known:
-        return []
     groups = vocabulary.object_type(obj.type).groups
-    return [g.name for g in groups if g.exclusive and obj.attributes.isdisjoint(g.values)]
+    return [
+        g.name
+        for g in groups
+        if g.exclusive and g.name not in obj.unknown_groups and obj.attributes.isdisjoint(g.values)
+    ]
 
 
 def parse_relationships(

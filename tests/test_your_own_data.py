@@ -23,6 +23,7 @@ from annotations.services.vocabularies import vocabulary_install_default
 from demo.synthetic import generate_scenes
 from engine import services as engine_services
 from evaluation.models import Session
+from tests.annotations.formats import without_source
 from truthing.models import AutomaticTruthing, TestState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run
@@ -101,15 +102,17 @@ def _name(obj: dict) -> str:
 
 def completed(draft: dict, truth: dict | None, vocabulary) -> dict:
     """What an annotator saves: the whole truth where the scene is known (boxes the mapping dropped
-    restored, every group set), else the draft's boxes with every group set (first value of each
-    exclusive group: what the annotator sees in the picture)."""
+    restored, every group set), else the draft's boxes with what the import kept and the groups still
+    unknown told (first value of each such exclusive group: what the annotator sees in the picture)."""
     if truth is not None:
         return {"objects": truth["objects"], "relationships": truth["relationships"]}
     objects = []
     for obj in draft["objects"]:
         groups = vocabulary.object_type(obj["type"]).groups
-        values = [group.values[0] for group in groups if group.exclusive]
-        objects.append(obj | {"attributes": values, "attributes_known": True})
+        unknown = obj.get("unknown", [] if obj["attributes_known"] else [g.name for g in groups])
+        told = [g.values[0] for g in groups if g.exclusive and g.name in unknown]
+        kept = {k: v for k, v in obj.items() if k != "unknown"}
+        objects.append(kept | {"attributes": obj["attributes"] + told, "attributes_known": True})
     return {"objects": objects, "relationships": draft["relationships"]}
 
 
@@ -198,14 +201,29 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
     assert session.state == "finished" and session.answered > 0
     assert 0 <= session.score.accuracy <= 1
 
-    # 8. And back: the completed annotations in the source's format read back as the same rows.
+    # 8. And back: the completed annotations in the source's format, with its own ids and names, read
+    # back through the same mapping as the same rows.
     archive = tmp_path / "completed.vg.zip"
     call_command("export_scenes", collection=collection.name, format="vg", out=str(archive))
     again = collection_create(name="Read back", vocabulary=vocabulary)
     call_command(
-        "import_scenes", str(archive), collection=again.name, format="vg", complete=True, stdout=io.StringIO()
+        "import_scenes",
+        str(archive),
+        collection=again.name,
+        format="vg",
+        mapping=str(mapping),
+        complete=True,
+        stdout=io.StringIO(),
     )
-    assert [image_annotation(image=i) for i in again.images.order_by("original_name")] == [
-        image_annotation(image=i) for i in collection.images.order_by("original_name")
-    ]
+    before = [image_annotation(image=i) for i in collection.images.order_by("original_name")]
+    after = [image_annotation(image=i) for i in again.images.order_by("original_name")]
+    assert without_source(after) == without_source(before)
+    # What came from Visual Genome goes back as it came: the image's id, each object's id and names.
+    fixture = {r["image"]: r for r in before if r["image"] in ("101.jpg", "102.jpg")}
+    for record in after:
+        if record["image"] in fixture:
+            assert record["source_id"] == fixture[record["image"]]["source_id"]
+            assert [o["source"] for o in record["objects"]] == [
+                o["source"] for o in fixture[record["image"]]["objects"]
+            ]
     assert Image.objects.filter(collection=again, stage=Stage.REVIEW).count() == TRAINING + TESTING + 3

@@ -371,6 +371,11 @@ VTT: dict[str, Any] = {
     # unpacked (annotations.files.InflationBudget). Images hardly compress, so an honest upload unpacks to
     # about its own size (UPLOAD_MAX_REQUEST_BYTES).
     "ZIP_MAX_BYTES": env_int("ZIP_MAX_BYTES", 256 * 1024 * 1024),
+    # An import's images archive (a download's images beside its annotations): unpacked size and files.
+    "IMPORT_IMAGES_MAX_BYTES": env_int("IMPORT_IMAGES_MAX_BYTES", 64 * 1024**3),
+    "IMPORT_IMAGES_MAX_FILES": env_int("IMPORT_IMAGES_MAX_FILES", 2_000_000),
+    # An open-vocabulary import with more refused entries than this share is refused whole (not --strict).
+    "IMPORT_MAX_REFUSED_SHARE": env_float("IMPORT_MAX_REFUSED_SHARE", 0.05),
     "LEASE_MINUTES": env_int("LEASE_MINUTES", 30),
     # Per image, far above a real street scene; checked before any other work on a save or an import.
     "ANNOTATION_MAX_OBJECTS": env_int("ANNOTATION_MAX_OBJECTS", 1000),

@@ -101,6 +101,20 @@ class RelationshipList(_PerImageList):
     limit_setting, noun = "ANNOTATION_MAX_RELATIONSHIPS", "relationships"
 
 
+def _source_text(**kwargs):
+    # As the source wrote it: "Bike " keeps its space, so that an export gives it back.
+    return serializers.CharField(trim_whitespace=False, allow_blank=True, max_length=200, **kwargs)
+
+
+class RecordSourceSerializer(serializers.Serializer):
+    """Who an object is in the file it was imported from; kept and written back by exports."""
+
+    id = _source_text(required=False, help_text="The object's id in its source.")
+    names = serializers.ListField(child=_source_text(), required=False, max_length=50)
+    synsets = serializers.ListField(child=_source_text(), required=False, max_length=50)
+    label = _source_text(required=False, help_text="Open Images' class code (`/m/01g317`).")
+
+
 class RecordObjectSerializer(serializers.Serializer):
     id = serializers.CharField(help_text='Client ids in a request; "o1".."oN" in stored order in a response.')
     type = serializers.CharField()
@@ -110,8 +124,23 @@ class RecordObjectSerializer(serializers.Serializer):
         max_length=4,
         help_text="[x, y, width, height] in pixels.",
     )
-    attributes = serializers.ListField(child=serializers.CharField(), default=list)
-    attributes_known = serializers.BooleanField(default=True)
+    attributes = serializers.ListField(
+        child=serializers.CharField(), default=list, help_text="The values known to hold."
+    )
+    attributes_known = serializers.BooleanField(default=True, help_text="False while any group is unknown.")
+    unknown = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="The attribute groups nobody has told yet (left out: none, or all of them when "
+        "attributes_known is false).",
+    )
+    flags = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="What the source said of the box: occluded, truncated, inside, depiction, group, added. "
+        "A depiction or a group box is never an object of a test.",
+    )
+    source = RecordSourceSerializer(required=False)  # type: ignore[assignment]  # DRF's Field.source
 
     class Meta:
         list_serializer_class = ObjectList
@@ -134,3 +163,4 @@ class SceneRecordSerializer(serializers.Serializer):
     height = serializers.IntegerField()
     objects = RecordObjectSerializer(many=True)
     relationships = RecordRelationshipSerializer(many=True)
+    source_id = serializers.CharField(required=False, help_text="The image's id in the file it came from.")

@@ -51,6 +51,7 @@ class UploadRefusedSerializer(ErrorSerializer):
 
 class UploadResultSerializer(serializers.Serializer):
     created = ImageSerializer(many=True)
+    attached = ImageSerializer(many=True, help_text="Images imported without pixels that got them.")
     rejected = RejectionSerializer(many=True)
 
 
@@ -125,12 +126,16 @@ class ImageListUploadApi(APIView):
             uploaded_by=request.user,
         )
         rejected = RejectionSerializer(result.rejected, many=True).data
-        if not result.created:
+        if not result.created and not result.attached:
             first = result.rejected[0]
             message = f"No image was accepted. {first.file}: {first.message}"
             body = error_body(AnnotationErrorCode.NO_IMAGE_ACCEPTED, message, {"files": rejected})
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
-        body = {"created": ImageSerializer(result.created, many=True).data, "rejected": rejected}
+        body = {
+            "created": ImageSerializer(result.created, many=True).data,
+            "attached": ImageSerializer(result.attached, many=True).data,
+            "rejected": rejected,
+        }
         return Response(body, status=status.HTTP_201_CREATED)
 
 

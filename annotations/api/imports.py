@@ -46,7 +46,20 @@ class ImportJobSerializer(serializers.Serializer):
         help_text="The source is complete: its images go to review (or accepted); otherwise to the "
         "annotation queue, as drafts to complete."
     )
-    status = serializers.CharField(help_text="queued, validating, writing, done or failed.")
+    strict = serializers.BooleanField(
+        help_text="All or nothing. Otherwise (open vocabularies) the good entries go in and every refused "
+        "one is listed in errors, unless more than a set share of the entries is refused."
+    )
+    add_relationship_objects = serializers.BooleanField(
+        help_text="Objects found only in a relationship were added (marked `added`) rather than dropped."
+    )
+    entries_refused = serializers.IntegerField(
+        help_text="Entries refused (all counted; errors lists 10,000)."
+    )
+    pixels_attached = serializers.IntegerField(help_text="Images given their pixels from the images archive.")
+    status = serializers.CharField(
+        help_text="queued, validating, writing, attaching (the pixels of the images archive), done or failed."
+    )
     progress = serializers.FloatField(help_text="From 0 to 1: the records validated, then 1 when done.")
     message = serializers.CharField(
         help_text="For a person: why it failed, or what a queued import waits for (empty otherwise)."
@@ -101,6 +114,24 @@ class ImportListCreateApi(APIView):
             help_text="YAML or JSON: how the source's names become the vocabulary's (formats "
             + ", ".join(spec.value for spec in scene_formats() if spec.mapped)
             + " only; without one, the vocabulary's own names are used).",
+        )
+        images = serializers.FileField(
+            required=False,
+            allow_empty_file=False,
+            help_text="A zip of the images the scene graphs are of: each file is matched to its image by "
+            "name (2370799.jpg), else by the image's id in the source; every file that matches nothing, "
+            "and every image still without pixels, is reported.",
+        )
+        strict = serializers.BooleanField(
+            default=False,
+            help_text="All or nothing: one bad entry refuses the whole file (always so for "
+            + ", ".join(spec.value for spec in scene_formats() if not spec.mapped)
+            + ").",
+        )
+        add_relationship_objects = serializers.BooleanField(
+            default=False,
+            help_text="Make objects, marked `added`, of the subjects and objects of relationships that have "
+            "no box of their own; otherwise such relationships are dropped and counted.",
         )
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")

@@ -1,7 +1,9 @@
 """COCO: one JSON document of images, annotations (boxes) and categories (the vocabulary's types).
 
 COCO carries boxes and categories only, so its objects come in with `attributes_known: false` and no
-relationships. Its records are numbered by their position in `images` (from 1) and every error names its
+relationships. A crowd box (`iscrowd` 1) is kept with the flag `group`, as Open Images' group boxes
+are: never an object of a test. Each image keeps its COCO id and each box its annotation id, which the
+export writes back. Its records are numbered by their position in `images` (from 1) and every error names its
 entry (`images[3]: ...`, `annotations[12]: ...`): a COCO file has no meaningful line numbers. Keys COCO
 has beyond these (segmentation, area, licenses) are left alone: they are COCO's, not mistakes.
 """
@@ -12,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
+from annotations.formats.open_vocabulary import pixel_number, source_number
 from annotations.formats.records import Record, RecordError
 from annotations.formats.registry import (
     ReadContext,
@@ -115,6 +118,7 @@ def _coco_image(image: Any, position: int, errors: list[RecordError]) -> dict[st
         "height": image.get("height"),
         "objects": [],
         "relationships": [],
+        "source_id": image["id"],
     }
 
 
@@ -139,15 +143,22 @@ def _coco_annotation(
             RecordError(None, f"{where}: no usable category with id {annotation.get('category_id')!r}")
         )
         return
-    record["objects"].append(
-        {
-            "id": f"o{len(record['objects']) + 1}",
-            "type": categories[annotation["category_id"]],
-            "bbox": annotation.get("bbox"),
-            "attributes": [],
-            "attributes_known": False,
-        }
-    )
+    crowd = annotation.get("iscrowd", 0)
+    if crowd not in (0, 1):
+        errors.append(RecordError(None, f"{where}: iscrowd must be 0 or 1, not {crowd!r}"))
+        return
+    obj: dict[str, Any] = {
+        "id": f"o{len(record['objects']) + 1}",
+        "type": categories[annotation["category_id"]],
+        "bbox": annotation.get("bbox"),
+        "attributes": [],
+        "attributes_known": False,
+        # A crowd box is Open Images' group box: kept, never an object of a test.
+        "flags": ["group"] if crowd else [],
+    }
+    if "id" in annotation:
+        obj["source"] = {"id": annotation["id"]}
+    record["objects"].append(obj)
 
 
 def coco_document(records: Iterable[dict[str, Any]], type_names: Sequence[str], description: str = ""):
@@ -155,7 +166,9 @@ def coco_document(records: Iterable[dict[str, Any]], type_names: Sequence[str], 
     category_id = {name: number for number, name in enumerate(type_names, start=1)}
     images: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
-    for image_id, record in enumerate(records, start=1):
+    taken: set[Any] = set()
+    for number, record in enumerate(records, start=1):
+        image_id = source_number(record.get("source_id"), number)
         images.append(
             {
                 "id": image_id,
@@ -165,15 +178,20 @@ def coco_document(records: Iterable[dict[str, Any]], type_names: Sequence[str], 
             }
         )
         for obj in record["objects"]:
-            x, y, w, h = obj["bbox"]
+            x, y, w, h = (pixel_number(v) for v in obj["bbox"])
+            own = (obj.get("source") or {}).get("id")
+            annotation_id = source_number(own, len(annotations) + 1)
+            if annotation_id in taken:
+                annotation_id = f"{image_id}-{len(annotations) + 1}"
+            taken.add(annotation_id)
             annotations.append(
                 {
-                    "id": len(annotations) + 1,
+                    "id": annotation_id,
                     "image_id": image_id,
                     "category_id": category_id[obj["type"]],
                     "bbox": [x, y, w, h],
                     "area": w * h,
-                    "iscrowd": 0,
+                    "iscrowd": 1 if "group" in obj.get("flags", ()) else 0,
                 }
             )
     return {

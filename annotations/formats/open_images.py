@@ -15,10 +15,15 @@ a file of this platform's that the export writes too.
 The box and relationship files are sorted by ImageID (as published); they are read side by side, an
 image at a time, in constant memory, and a file out of that order is refused at its line. Objects are
 known by their label and box: a relationship's box is the box of the same label and coordinates in the
-box file, or, when that file has none, an object of its own. An object's names are its label's display
-name, then the label itself (a mapping may name either); `IsOccluded`, `IsTruncated`, `IsDepiction`
-and `IsInside` set to 1 are the attributes `occluded`, `truncated`, `depiction` and `inside`; a group box
-(`IsGroupOf` 1) is dropped by the mapping, and counted.
+box file; a relationship whose box is not there is dropped (or, if the importer asks, its box becomes
+an object marked `added`). An object's names are its label's display name, then the label itself (a
+mapping may name either); `IsOccluded`, `IsTruncated`, `IsGroupOf`, `IsDepiction` and `IsInside` are
+kept as the object's flags; a group box or a depiction is kept but never an object of a test. A row that
+cannot be read is refused with its line, and the rest of its image is read.
+
+The export writes each object under its own label and display name (our type's name for an object
+that did not come from Open Images), its flags, its image's ImageID, coordinates to the source's
+precision, and both description files.
 """
 
 from __future__ import annotations
@@ -76,9 +81,11 @@ VRD_COLUMNS = (
     "RelationshipLabel",
 )
 SIZE_COLUMNS = ("ImageID", "Width", "Height")
+# The box file's flags and the object flags (kernel.scene.OBJECT_FLAGS) they become, in export order.
 FLAGS = {
     "IsOccluded": "occluded",
     "IsTruncated": "truncated",
+    "IsGroupOf": "group",
     "IsDepiction": "depiction",
     "IsInside": "inside",
 }
@@ -140,13 +147,13 @@ def read_open(handle: IO[bytes], context: ReadContext) -> Reading:
     try:
         tables = _tables(handle)
         if not tables or len(tables.get("boxes", [])) > 1 or len(tables.get("relationships", [])) > 1:
-            return Reading(0, [RecordError(None, WHAT)])
+            return Reading(0, [RecordError.of_file(WHAT)])
         if "boxes" not in tables and "relationships" not in tables:
-            return Reading(0, [RecordError(None, WHAT)])
+            return Reading(0, [RecordError.of_file(WHAT)])
         names = {row["id"]: row["name"] for table in tables.get("names", []) for _, row in table.rows()}
         total = _images(tables)
     except (Unreadable, BadEntry) as exc:
-        return Reading(0, [RecordError(None, str(exc))])
+        return Reading(0, [RecordError.of_file(str(exc))])
     return Reading(total, _scenes(tables, names, context))
 
 
@@ -219,7 +226,7 @@ def _scenes(
             except BadEntry as exc:
                 yield exc.error()
     except (BadEntry, Unreadable) as exc:
-        yield exc.error() if isinstance(exc, BadEntry) else RecordError(None, str(exc))
+        yield exc.error() if isinstance(exc, BadEntry) else RecordError.of_file(str(exc))
 
 
 def _scene(
@@ -232,28 +239,43 @@ def _scene(
 ) -> OpenScene:
     name = image_name(image)
     width, height = _size(name, size, context)
-    scene = OpenScene(name, width, height)
+    scene = OpenScene(name, width, height, source_id=image)
     for line, row in groups.get("boxes", []):
         place = f"{files['boxes']} line {line}"
-        scene.add(_object(row, "", width, height, names, place, group=_flag(row, "IsGroupOf", place)))
-        obj = scene.objects[_key(row, "", place)]
-        obj.attributes.extend(
-            a for column, a in FLAGS.items() if _flag(row, column, place) and a not in obj.attributes
-        )
+        try:
+            scene.add(_object(row, "", width, height, names, place, flags=_flags(row, place)))
+        except BadEntry as exc:
+            scene.refused.append(exc.error())
     for line, row in groups.get("relationships", []):
         place = f"{files['relationships']} line {line}"
-        subject = _object(row, "1", width, height, names, place)
-        scene.add_end(subject)
-        label = row.get("RelationshipLabel", "").strip()
-        if label == IS:
-            attribute = names.get(row["LabelName2"], row["LabelName2"])
-            if attribute not in scene.objects[subject.key].attributes:
-                scene.objects[subject.key].attributes.append(attribute)
-            continue
-        obj = _object(row, "2", width, height, names, place)
-        scene.add_end(obj)
-        scene.relationships.append(OpenRelationship(subject.key, label, obj.key))
+        try:
+            _relationship(scene, row, width, height, names, place)
+        except BadEntry as exc:
+            scene.refused.append(exc.error())
     return scene
+
+
+def _relationship(
+    scene: OpenScene, row: dict[str, str], width: int, height: int, names: dict[str, str], place: str
+) -> None:
+    """A relationship row; `is` gives the first box an attribute (the second label is the attribute's)."""
+    subject = _object(row, "1", width, height, names, place)
+    label = row.get("RelationshipLabel", "").strip()
+    if label == IS:
+        scene.add_end(subject)
+        attribute = names.get(row["LabelName2"], row["LabelName2"])
+        target = scene.object_for_attributes(subject.key)
+        if attribute not in target.attributes:
+            target.attributes.append(attribute)
+        return
+    obj = _object(row, "2", width, height, names, place)
+    scene.add_end(subject)
+    scene.add_end(obj)
+    scene.relationships.append(OpenRelationship(subject.key, label, obj.key))
+
+
+def _flags(row: dict[str, str], place: str) -> set[str]:
+    return {flag for column, flag in FLAGS.items() if _flag(row, column, place)}
 
 
 def _size(name: str, size: list | None, context: ReadContext) -> tuple[int, int]:
@@ -306,7 +328,7 @@ def _object(
     height: int,
     names: dict[str, str],
     place: str,
-    group: bool = False,
+    flags: set[str] | None = None,
 ) -> OpenObject:
     label = row.get(f"LabelName{end}", "").strip()
     if not label:
@@ -317,10 +339,12 @@ def _object(
     display = names.get(label)
     return OpenObject(
         key=_key(row, end, place),
-        names=[display, label] if display else [label],
-        synsets=[label],
+        names=[display] if display else [],
+        synsets=[],
         box=(x0 * width, y0 * height, (x1 - x0) * width, (y1 - y0) * height),
-        group=group,
+        flags=flags or set(),
+        label=label,
+        has_id=False,
     )
 
 
@@ -328,47 +352,80 @@ def _object(
 
 
 def write(records: Iterable[dict[str, Any]], context: WriteContext) -> Iterator[bytes]:
-    """A zip of the box, relationship, description and size files; our names are the labels."""
+    """A zip of the box, relationship, size and both description files. An object is written under its
+    Open Images label and display name when it came from Open Images, else under our type's name."""
     with (
         tempfile.TemporaryFile("w+", newline="", encoding="utf-8") as links,
         tempfile.TemporaryFile("w+", newline="", encoding="utf-8") as sizes,
     ):
-        labels: dict[str, None] = {}
+        classes: dict[str, str] = {}  # label -> display name, filled as the boxes are written
+        attributes: dict[str, str] = {}
         yield from zip_stream(
             [
-                ("boxes.csv", _boxes(records, csv.writer(links), csv.writer(sizes), labels)),
+                ("boxes.csv", _boxes(records, csv.writer(links), csv.writer(sizes), classes, attributes)),
                 ("relationships.csv", _header_and(VRD_COLUMNS, links)),
                 ("image_sizes.csv", _header_and(SIZE_COLUMNS, sizes)),
-                ("class-descriptions.csv", _lines([("LabelName", "DisplayName"), *((n, n) for n in labels)])),
+                # Generators: read only once the boxes are written, when the labels are all known.
+                ("class-descriptions.csv", _descriptions(classes)),
+                ("attributes-description.csv", _descriptions(attributes)),
             ]
         )
 
 
+def _descriptions(labels: dict[str, str]) -> Iterator[bytes]:
+    yield _line(("LabelName", "DisplayName"))
+    for label, display in labels.items():
+        yield _line((label, display))
+
+
 def _boxes(
-    records: Iterable[dict[str, Any]], links: Any, sizes: Any, labels: dict[str, None]
+    records: Iterable[dict[str, Any]],
+    links: Any,
+    sizes: Any,
+    classes: dict[str, str],
+    attributes: dict[str, str],
 ) -> Iterator[bytes]:
     yield _line(BOX_COLUMNS)
     for record in sorted_records(records):
-        image, width, height = image_key(record["image"]), record["width"], record["height"]
+        image, width, height = _image_id(record), record["width"], record["height"]
         sizes.writerow((image, width, height))
         unit = {}
         for obj in record["objects"]:
-            x, y, w, h = obj["bbox"]
-            unit[obj["id"]] = (
-                obj["type"],
-                repr(x / width),
-                repr((x + w) / width),
-                repr(y / height),
-                repr((y + h) / height),
-            )
-            labels[obj["type"]] = None
-            yield _line((image, "vtt", obj["type"], "1", *unit[obj["id"]][1:], "0", "0", "0", "0", "0"))
+            label, display = _label(obj)
+            classes.setdefault(label, display)
+            unit[obj["id"]] = (label, *_unit_box(obj["bbox"], width, height))
+            flags = ("1" if flag in obj.get("flags", ()) else "0" for flag in FLAGS.values())
+            yield _line((image, "vtt", label, "1", *unit[obj["id"]][1:], *flags))
             for value in obj["attributes"]:
-                labels[value] = None
-                links.writerow((image, obj["type"], value, *unit[obj["id"]][1:], *unit[obj["id"]][1:], IS))
+                attributes.setdefault(value, value)
+                links.writerow((image, label, value, *unit[obj["id"]][1:], *unit[obj["id"]][1:], IS))
         for link in record["relationships"]:
             subject, obj = unit[link["subject"]], unit[link["object"]]
             links.writerow((image, subject[0], obj[0], *subject[1:], *obj[1:], link["predicate"]))
+
+
+def _image_id(record: dict[str, Any]) -> str:
+    return record.get("source_id") or image_key(record["image"])
+
+
+def _label(obj: dict[str, Any]) -> tuple[str, str]:
+    """(LabelName, DisplayName): the object's own from Open Images, else our type's name for both."""
+    source = obj.get("source") or {}
+    label = source.get("label") or obj["type"]
+    names = source.get("names") or []
+    return label, names[0] if names else obj["type"]
+
+
+def _unit_box(bbox: list[float], width: int, height: int) -> tuple[str, str, str, str]:
+    """XMin, XMax, YMin, YMax as the source wrote them: the division back from pixels leaves float noise
+    (0.8799999999999999) that twelve significant digits drop; Open Images gives at most seven, and a box
+    drawn here keeps its tenths of a pixel."""
+    x, y, w, h = bbox
+    return tuple(unit_text(v) for v in (x / width, (x + w) / width, y / height, (y + h) / height))  # type: ignore[return-value]
+
+
+def unit_text(value: float) -> str:
+    return repr(float(f"{value:.12g}"))
 
 
 def sorted_records(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -380,7 +437,7 @@ def sorted_records(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]
             database.execute("CREATE TABLE record (key TEXT, data TEXT)")
             database.executemany(
                 "INSERT INTO record VALUES (?, ?)",
-                ((image_key(r["image"]), json.dumps(r, ensure_ascii=False)) for r in records),
+                ((_image_id(r), json.dumps(r, ensure_ascii=False)) for r in records),
             )
             for (data,) in database.execute("SELECT data FROM record ORDER BY key"):
                 yield json.loads(data)

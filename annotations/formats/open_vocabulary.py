@@ -5,17 +5,25 @@ names, synsets, boxes in pixels and predicates, checked for shape (a bad entry i
 place) but not yet for meaning. `SceneMapper` then applies the mapping file (annotations.formats.mapping)
 and counts in an `ImportReport` what it mapped, merged and dropped:
 
-- an object takes the type of its first name (then synset) the mapping knows; one without is dropped,
-  and so is an Open Images group box (it stands for several objects nobody boxed one by one) and a box
-  wholly outside the image (a box partly outside is clipped, as everywhere);
+- an object takes the type of its first name (then synset, then Open Images label) the mapping knows;
+  one without is dropped, and so is a box wholly outside the image (a box partly outside is clipped, as
+  everywhere). A depiction or a group box (Open Images' IsDepiction, IsGroupOf; COCO's iscrowd) is
+  kept with its flag, shown and exported, but is never an object of a test;
+- an entry that cannot be read (a zero-width box) is refused with its place, and the rest of its image
+  is read (`OpenScene.refused`);
 - objects listed twice under one id, and objects of one type with the very same box, are merged;
-- an object's attributes are known only if the source speaks to every attribute group of its type: an
-  exclusive group needs a value; a group of independent flags needs a value unless the importer says
-  the source is complete (then silence means "no"). Otherwise the object's attributes are unknown,
-  never false, and the values it did give are counted as set aside;
+- attributes are settled group by group: a source name mapped to a value of an exclusive group sets
+  that group (two values contradict each other: the group stays unknown); a mapped flag the source
+  states holds; a group the source says nothing about is unknown, never "no", unless the importer says
+  the source is complete (then a silent group of flags means "no"). What a name `implies` counts as
+  stated. The annotation queue then asks for the unknown groups only;
 - a relationship takes the mapped relationship (reversed if the mapping says so); one whose subject or
-  object is missing or dropped, whose predicate is not mapped, or that the vocabulary does not allow
-  between the two types, is dropped; one found twice is merged.
+  object has no box in the source's object lists is dropped and counted (nothing is invented) unless
+  the importer asks to add such objects, which are then marked `added`; one whose object is dropped,
+  whose predicate is not mapped, or that the vocabulary does not allow between the two types, is
+  dropped; one found twice is merged;
+- the source's ids, names, synsets and labels stay with each object (`source`), and the image's id with
+  the image (`source_id`): the exports write them back.
 """
 
 from __future__ import annotations
@@ -31,9 +39,10 @@ from annotations.formats.records import ImportReport, Record, RecordError
 from annotations.formats.registry import ReadContext, Reader, Reading, SceneFormat
 from annotations.formats.streaming import describe
 from kernel.errors import SceneError
-from kernel.scene import clip_box
+from kernel.scene import NOT_IN_TESTS, OBJECT_FLAGS, SOURCE_LIST_MAX, clip_box, object_document
 from kernel.vocabulary import Vocabulary
 
+FLAG_NAMES = {"depiction": "depictions", "group": "group boxes (several objects in one box)"}
 IMAGE_EXTENSION = re.compile(r"\.(jpe?g|png|webp)$", re.IGNORECASE)
 
 
@@ -80,6 +89,19 @@ def names(value: Any, place: str, single: bool = False) -> list[str]:
     return [v for v in value if v.strip()]
 
 
+def source_number(value: Any, fallback: int) -> int | str:
+    """A source's id as it wrote it: `2370799` a number again, `n123` a text; `fallback` when absent."""
+    if value is None or value == "":
+        return fallback
+    text = str(value)
+    return int(text) if (text.isdigit() and not text.startswith("0")) or text == "0" else text
+
+
+def pixel_number(value: float) -> int | float:
+    """A coordinate in pixels as a source writes it: a whole number as one (`412`, not `412.0`)."""
+    return int(value) if float(value).is_integer() else value
+
+
 def image_name(key: str) -> str:
     """The image a source's image id stands for: `2370799` -> `2370799.jpg` (a name with its extension
     stays as it is)."""
@@ -94,12 +116,27 @@ def image_key(name: str) -> str:
 
 @dataclass
 class OpenObject:
-    key: str  # the source's id of the object in its image
+    key: str  # the source's id of the object in its image (Open Images: its label and box)
     names: list[str]
     synsets: list[str]
     box: tuple[float, float, float, float]  # x, y, width, height in pixels; width and height positive
     attributes: list[str] = field(default_factory=list)
-    group: bool = False  # Open Images' IsGroupOf: a box around several objects
+    flags: set[str] = field(default_factory=set)  # kernel.scene.OBJECT_FLAGS the source states
+    label: str | None = None  # Open Images' class code (`/m/01g317`), which its files name objects by
+    has_id: bool = True  # False where the source gives objects no id of their own (Open Images)
+
+    def source(self) -> dict[str, Any] | None:
+        """Who the object is in its source, kept with the annotation and written back by exports."""
+        source: dict[str, Any] = {}
+        if self.has_id:
+            source["id"] = self.key
+        if self.names:
+            source["names"] = self.names[:SOURCE_LIST_MAX]
+        if self.synsets:
+            source["synsets"] = self.synsets[:SOURCE_LIST_MAX]
+        if self.label:
+            source["label"] = self.label
+        return source or None
 
 
 def _name(obj: OpenObject) -> str:
@@ -121,7 +158,12 @@ class OpenScene:
     objects: dict[str, OpenObject] = field(default_factory=dict)
     relationships: list[OpenRelationship] = field(default_factory=list)
     merged: list[str] = field(default_factory=list)  # names of objects listed again under their id
-    added: list[str] = field(default_factory=list)  # names of objects found only in a relationship
+    # The subjects and objects of relationships that have no box of their own in the source's object
+    # lists: never objects unless the importer asks (`ReadContext.add_relationship_objects`).
+    unboxed: dict[str, OpenObject] = field(default_factory=dict)
+    source_id: str = ""  # the image's id in its source
+    # Entries of this image refused with their place (a zero-width box): the rest of the image is read.
+    refused: list[RecordError] = field(default_factory=list)
 
     def add(self, obj: OpenObject, *, join: bool = False) -> None:
         """Add an object; one already there under its key gains its names and attributes. `join`: the
@@ -132,67 +174,100 @@ class OpenScene:
             return
         if not join:
             self.merged.append(_name(obj))
-        known.names.extend(n for n in obj.names if n not in known.names)
-        known.synsets.extend(s for s in obj.synsets if s not in known.synsets)
-        known.attributes.extend(a for a in obj.attributes if a not in known.attributes)
+        _join(known, obj)
 
     def add_end(self, obj: OpenObject) -> None:
         """The subject or object a relationship carries whole (Visual Genome's relationships.json, Open
-        Images' relationship rows): the same object as the image's, or one found only there."""
-        if obj.key not in self.objects:
-            self.added.append(_name(obj))
-        self.add(obj, join=True)
+        Images' relationship rows): the image's own object, or one with no box elsewhere (kept apart)."""
+        if obj.key in self.objects:
+            _join(self.objects[obj.key], obj)
+        elif obj.key in self.unboxed:
+            _join(self.unboxed[obj.key], obj)
+        else:
+            self.unboxed[obj.key] = obj
+
+    def object_for_attributes(self, key: str) -> OpenObject:
+        return self.objects.get(key) or self.unboxed[key]
+
+
+def _join(known: OpenObject, obj: OpenObject) -> None:
+    known.names.extend(n for n in obj.names if n not in known.names)
+    known.synsets.extend(s for s in obj.synsets if s not in known.synsets)
+    known.attributes.extend(a for a in obj.attributes if a not in known.attributes)
+    known.flags |= obj.flags
 
 
 class SceneMapper:
-    def __init__(self, mapping: Mapping | None, vocabulary: Vocabulary, complete: bool, report: ImportReport):
+    def __init__(
+        self,
+        mapping: Mapping | None,
+        vocabulary: Vocabulary,
+        complete: bool,
+        report: ImportReport,
+        add_relationship_objects: bool = False,
+    ):
         self.mapping = mapping or identity_mapping(vocabulary)
+        # The vocabulary's own names mean themselves where the mapping says nothing of them: an export
+        # (which writes our values and relationships beside the source's own object names) reads back
+        # through the mapping it was imported with.
+        self.own = identity_mapping(vocabulary)
         self.vocabulary, self.complete, self.report = vocabulary, complete, report
+        self.add_relationship_objects = add_relationship_objects
 
     def record(self, scene: OpenScene) -> dict[str, Any]:
         """The scene-graph record of docs/method.md section 9 for an open scene."""
         for name in scene.merged:
             self.report.add("merged: objects listed twice under one id", name)
-        for name in scene.added:
-            self.report.add("added: objects found only in a relationship", name)
         objects, id_of = self._objects(scene)
-        return {
+        record = {
             "image": scene.image,
             "width": scene.width,
             "height": scene.height,
             "objects": objects,
             "relationships": self._relationships(scene, objects, id_of),
         }
+        if scene.source_id:
+            record["source_id"] = scene.source_id
+        return record
 
     # --- Objects ---
 
     def _objects(self, scene: OpenScene) -> tuple[list[dict[str, Any]], dict[str, str | None]]:
         objects: list[dict[str, Any]] = []
-        by_box: dict[tuple[str, tuple[float, ...]], dict[str, Any]] = {}
+        by_box: dict[tuple[str, tuple[float, ...], frozenset[str]], dict[str, Any]] = {}
         id_of: dict[str, str | None] = {}  # source key -> our id, or None: dropped
-        for key, obj in scene.objects.items():
+        for key, obj in self._with_unboxed(scene):
             mapped = self._object(obj, scene)
             if mapped is None:
                 id_of[key] = None
                 continue
-            same = by_box.get((mapped["type"], tuple(mapped["bbox"])))
+            same_key = (mapped["type"], tuple(mapped["bbox"]), frozenset(mapped["flags"]))
+            same = by_box.get(same_key)
             if same is not None:
                 self.report.add("merged: objects of one type with the same box", mapped["type"])
-                same["_values"].extend(v for v in mapped["_values"] if v not in same["_values"])
+                held = {value for value, _ in same["_values"]}
+                same["_values"].extend(v for v in mapped["_values"] if v[0] not in held)
                 id_of[key] = same["id"]
                 continue
             mapped["id"] = f"o{len(objects) + 1}"
-            by_box[(mapped["type"], tuple(mapped["bbox"]))] = mapped
+            by_box[same_key] = mapped
             objects.append(mapped)
             id_of[key] = mapped["id"]
         return [self._attributes_settled(o) for o in objects], id_of
 
+    def _with_unboxed(self, scene: OpenScene) -> Iterator[tuple[str, OpenObject]]:
+        """The image's objects, then (when the importer asks) those found only in a relationship,
+        marked `added`: their box is the relationship's, not an object of the source's lists."""
+        yield from scene.objects.items()
+        if self.add_relationship_objects:
+            for key, obj in scene.unboxed.items():
+                obj.flags.add("added")
+                yield key, obj
+
     def _object(self, obj: OpenObject, scene: OpenScene) -> dict[str, Any] | None:
         name = _name(obj)
-        if obj.group:
-            self.report.add("dropped: group boxes (several objects in one box)", name)
-            return None
-        found = self.mapping.type_of(obj.names, obj.synsets)
+        names = [*obj.names, *([obj.label] if obj.label else [])]
+        found = self.mapping.type_of(names, obj.synsets) or self._own_type(names)
         if found is None:
             dropped = any(normalize(n) in self.mapping.drop_names for n in [*obj.names, *obj.synsets])
             why = (
@@ -209,18 +284,32 @@ class SceneMapper:
             self.report.add("dropped: boxes outside the image", type_name)
             return None
         self.report.add(f"mapped: objects to {type_name}", decided_by)
-        values = list(implied)
+        for flag in sorted(obj.flags & NOT_IN_TESTS):
+            self.report.add(f"mapped: {FLAG_NAMES[flag]} (kept, never an object of a test)", type_name)
+        values = [(value, f"{decided_by} (implies)") for value in implied]
         for attribute in obj.attributes:
             value = self._attribute(type_name, attribute)
-            if value is not None and value not in values:
-                values.append(value)
-        return {"type": type_name, "bbox": list(box), "_values": values}
+            if value is not None and value not in [v for v, _ in values]:
+                values.append((value, normalize(attribute)))
+        return {
+            "type": type_name,
+            "bbox": list(box),
+            "_values": values,
+            "flags": [f for f in OBJECT_FLAGS if f in obj.flags],
+            "source": obj.source(),
+        }
+
+    def _own_type(self, names: list[str]) -> tuple[str, tuple[str, ...], str] | None:
+        if any(normalize(n) in self.mapping.drop_names for n in names):
+            return None
+        return self.own.type_of(names, [])
 
     def _attribute(self, type_name: str, name: str) -> str | None:
         normal = normalize(name)
         value = self.mapping.attributes.get(type_name, {}).get(normal)
+        if value is None and normal not in self.mapping.drop_attributes:
+            value = self.own.attributes.get(type_name, {}).get(normal)
         if value is not None:
-            self.report.add(f"mapped: attributes of {type_name}", f"{normal} -> {value}")
             return value
         why = (
             "dropped: attributes the mapping drops"
@@ -231,37 +320,52 @@ class SceneMapper:
         return None
 
     def _attributes_settled(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Known values only when the source speaks to every group (module docstring); else unknown."""
-        values: list[str] = obj.pop("_values")
+        """Group by group: an exclusive group is known when the source gives it one value; a group of
+        flags holds the flags the source states, and is known (silence meaning "no") only when the
+        importer says the source is complete. Every other group is unknown, never "no"."""
+        values: list[tuple[str, str]] = obj.pop("_values")
         object_type = self.vocabulary.object_type(obj["type"])
-        chosen: dict[int, str] = {}
-        conflicting = False
-        for value in values:
-            group = object_type.group_of[value]
-            if object_type.groups[group].exclusive and chosen.get(group, value) != value:
-                conflicting = True
-            chosen.setdefault(group, value)
-        known = (
-            bool(values)
-            and not conflicting
-            and all(
-                index in chosen or (not group.exclusive and self.complete)
-                for index, group in enumerate(object_type.groups)
+        first: dict[str, str] = {}  # each value once, said by the first name that said it
+        for value, said_by in values:
+            first.setdefault(value, said_by)
+        given: dict[int, list[tuple[str, str]]] = {}
+        for value, said_by in first.items():
+            given.setdefault(object_type.group_of[value], []).append((value, said_by))
+        kept: set[str] = set()
+        unknown: list[str] = []
+        for index, group in enumerate(object_type.groups):
+            stated = given.get(index, [])
+            if group.exclusive and len(stated) > 1:
+                self.report.add(
+                    "dropped: attribute values that contradict each other",
+                    f"{obj['type']} {group.name}: {', '.join(v for v, _ in stated)}",
+                )
+                stated = []
+            for value, said_by in stated:
+                kept.add(value)
+                self.report.add(f"mapped: attributes of {obj['type']}", f"{said_by} -> {value}")
+            # A group of flags is told when the source is complete (and says anything of the object at
+            # all: a complete source that lists no value for it says nothing), or states every flag.
+            said = (
+                bool(stated)
+                if group.exclusive
+                else (self.complete and bool(first)) or len(stated) == len(group.values)
             )
+            if not said:
+                unknown.append(group.name)
+                self.report.add(
+                    "unknown: attribute groups the source does not give", f"{obj['type']} {group.name}"
+                )
+        return object_document(
+            obj["id"],
+            obj["type"],
+            obj["bbox"],
+            [value for value in object_type.attributes if value in kept],
+            not unknown,
+            unknown,
+            obj["flags"],
+            obj["source"],
         )
-        if conflicting:
-            self.report.add("unknown: attributes that contradict each other", obj["type"])
-        elif not known:
-            why = "unknown: attributes the source gives only in part" if values else "unknown: no attributes"
-            self.report.add(why, obj["type"])
-        ordered = [value for value in object_type.attributes if value in values] if known else []
-        return {
-            "id": obj["id"],
-            "type": obj["type"],
-            "bbox": obj["bbox"],
-            "attributes": ordered,
-            "attributes_known": known,
-        }
 
     # --- Relationships ---
 
@@ -287,13 +391,15 @@ class SceneMapper:
     ) -> tuple[str, str, str] | None:
         predicate = normalize(relation.predicate)
         if relation.subject not in id_of or relation.object not in id_of:
-            self.report.add("dropped: relationships whose subject or object is missing", predicate)
+            self.report.add("dropped: relationships whose subject or object has no box", predicate)
             return None
         subject, obj = id_of[relation.subject], id_of[relation.object]
         if subject is None or obj is None:
             self.report.add("dropped: relationships of dropped objects", predicate)
             return None
         rule = self.mapping.relationships.get(predicate)
+        if rule is None and predicate not in self.mapping.drop_predicates:
+            rule = self.own.relationships.get(predicate)
         if rule is None:
             why = (
                 "dropped: predicates the mapping drops"
@@ -332,7 +438,13 @@ def mapped_reader(read_open: Reader) -> Reader:
 
     def read(handle: IO[bytes], context: ReadContext) -> Reading:
         opened = read_open(handle, context)
-        mapper = SceneMapper(context.mapping, context.vocabulary, context.complete, context.report)
+        mapper = SceneMapper(
+            context.mapping,
+            context.vocabulary,
+            context.complete,
+            context.report,
+            context.add_relationship_objects,
+        )
         return Reading(opened.total, _mapped(opened.items, mapper))
 
     return read
@@ -341,6 +453,7 @@ def mapped_reader(read_open: Reader) -> Reader:
 def _mapped(items: Iterable[Record | RecordError], mapper: SceneMapper) -> Iterator[Record | RecordError]:
     for item in items:
         if isinstance(item, Record):
+            yield from item.data.refused
             yield Record(item.number, mapper.record(item.data), item.place)
         else:
             yield item

@@ -25,6 +25,13 @@ class RecordError:
     # line numbers, whose message starts with its place in the file (`images[3]: ...`).
     line: int | None
     message: str
+    # The file as a whole cannot be read on (not one entry of it): the import is refused whatever the
+    # share of bad entries.
+    whole_file: bool = False
+
+    @classmethod
+    def of_file(cls, message: str) -> RecordError:
+        return cls(None, message, whole_file=True)
 
     def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "message": self.message}

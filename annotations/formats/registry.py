@@ -37,6 +37,9 @@ class ReadContext:
     mapping: VocabularyMapping | None = None
     complete: bool = True
     report: ImportReport = field(default_factory=ImportReport)
+    # Make objects of the subjects and objects of relationships that have no box of their own (marked
+    # `added`); otherwise such relationships are dropped and counted.
+    add_relationship_objects: bool = False
     # The sizes of the images already in the collection, by name, for a format that gives none.
     sizes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 

@@ -17,9 +17,14 @@ does. `image_data.json` may be left out when the images are in the collection al
 their ids, `2370799.jpg`): their sizes are the collection's. An image's name is the last part of its
 `url` (`.../VG_100K/2370799.jpg`), else its id with `.jpg`.
 
-The export writes `image_data.json` and `scene_graphs.json` (our type as the name, our values as the
-attributes, the image's name as its `url`): read back, it gives the same rows, the importer saying the
-source is complete.
+A relationship whose subject or object has no box in objects.json or scene_graphs.json is dropped and
+counted (the importer may ask to add such objects, marked `added`); an entry that cannot be read (a
+zero-width box) is refused with its place, and the rest of its image is read.
+
+The export writes `image_data.json` and `scene_graphs.json`: each object under its own Visual Genome
+object_id, names and synsets where it came from Visual Genome (our type as its name otherwise), our
+values as its attributes, each image under its image_id, whole pixels as whole numbers. Read back with
+the same mapping, it gives the same rows.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ from annotations.formats.open_vocabulary import (
     image_name,
     names,
     open_vocabulary_format,
+    pixel_number,
     pixels,
+    source_number,
 )
 from annotations.formats.records import Record, RecordError
 from annotations.formats.registry import ReadContext, Reading, WriteContext, register
@@ -74,7 +81,7 @@ def read_open(handle: IO[bytes], context: ReadContext) -> Reading:
     files = {m.group(1): info for base, info in (members or {}).items() if (m := FILE.match(base))}
     content = [name for name in CONTENT if name in files]
     if members is None or not content or ("scene_graphs" in content and len(content) > 1):
-        return Reading(0, [RecordError(None, WHAT)])
+        return Reading(0, [RecordError.of_file(WHAT)])
     archive = zipfile.ZipFile(handle)
     lead = "image_data" if "image_data" in files else content[0]
     return Reading(
@@ -102,7 +109,7 @@ def _scenes(
     others = {name: stream(name) for name in content if name != lead}
     for item in leading:
         if isinstance(item, Unreadable):
-            yield RecordError(None, str(item))
+            yield RecordError.of_file(str(item))
             return
         position, entry = item
         place = f"{lead}.json[{position}]"
@@ -116,8 +123,7 @@ def _scenes(
         for name, entries in others.items():
             other = next(entries, None)
             if other is None or isinstance(other, Unreadable):
-                yield RecordError(
-                    None,
+                yield RecordError.of_file(
                     str(other)
                     if other
                     else f"{name}.json ends before {place}: {WHAT}, one entry per image in the same order",
@@ -130,8 +136,7 @@ def _scenes(
                 yield exc.error()
                 continue
             if image_id is not None and other_id != image_id:
-                yield RecordError(
-                    None,
+                yield RecordError.of_file(
                     f"{other_place} is image {other_id} where {place} is image {image_id}: the files must "
                     "list the same images in the same order, as Visual Genome's do",
                 )
@@ -149,8 +154,7 @@ def _scenes(
     for name, entries in others.items():
         extra = next(entries, None)
         if extra is not None:
-            yield RecordError(
-                None,
+            yield RecordError.of_file(
                 f"{name}.json has more entries than {lead}.json, from {name}.json[{extra[0] if not isinstance(extra, Unreadable) else '?'}] on",
             )
 
@@ -177,7 +181,7 @@ def _scene(
         width, height = context.sizes[name]
     else:
         raise BadEntry(place, f"image {name!r} has no size: add image_data.json, or upload the image first")
-    return OpenScene(name, width, height)
+    return OpenScene(name, width, height, source_id=str(image_id))
 
 
 def _add(scene: OpenScene, file: str, entry: dict[str, Any], place: str) -> None:
@@ -187,25 +191,33 @@ def _add(scene: OpenScene, file: str, entry: dict[str, Any], place: str) -> None
         raise BadEntry(f"{place}.{key}", f"must be a list, not {describe(items)}")
     for i, item in enumerate(items):
         where = f"{place}.{key}[{i}]"
-        if file == "relationships":
-            _relationship_with_objects(scene, item, where)
-        else:
-            scene.add(_object(item, where), join=file == "attributes")
+        try:
+            if file == "relationships":
+                _relationship_with_objects(scene, item, where)
+            else:
+                scene.add(_object(item, where), join=file == "attributes")
+        except BadEntry as exc:  # this entry only: the rest of the image is read
+            scene.refused.append(exc.error())
     if file == "scene_graphs":
         links = entry.get("relationships") or []
         if not isinstance(links, list):
             raise BadEntry(f"{place}.relationships", f"must be a list, not {describe(links)}")
         for i, link in enumerate(links):
             where = f"{place}.relationships[{i}]"
-            if not isinstance(link, dict):
-                raise BadEntry(where, f"a relationship is an object, not {describe(link)}")
-            scene.relationships.append(
-                OpenRelationship(
-                    _object_id(link.get("subject_id"), f"{where}.subject_id"),
-                    _predicate(link.get("predicate"), where),
-                    _object_id(link.get("object_id"), f"{where}.object_id"),
-                )
-            )
+            try:
+                scene.relationships.append(_relationship(link, where))
+            except BadEntry as exc:
+                scene.refused.append(exc.error())
+
+
+def _relationship(link: Any, where: str) -> OpenRelationship:
+    if not isinstance(link, dict):
+        raise BadEntry(where, f"a relationship is an object, not {describe(link)}")
+    return OpenRelationship(
+        _object_id(link.get("subject_id"), f"{where}.subject_id"),
+        _predicate(link.get("predicate"), where),
+        _object_id(link.get("object_id"), f"{where}.object_id"),
+    )
 
 
 def _object(item: Any, place: str) -> OpenObject:
@@ -235,8 +247,8 @@ def _predicate(value: Any, place: str) -> str:
 
 
 def _relationship_with_objects(scene: OpenScene, item: Any, place: str) -> None:
-    """relationships.json carries its two objects whole: each joins the image's objects (an object found
-    only here is added: its relationship's object is not missing)."""
+    """relationships.json carries its two objects whole: each is the image's own object, or one with no
+    box in objects.json (kept apart: not an object unless the importer asks)."""
     if not isinstance(item, dict):
         raise BadEntry(place, f"a relationship is an object, not {describe(item)}")
     ends = []
@@ -260,32 +272,21 @@ def write(records: Iterable[dict[str, Any]], context: WriteContext) -> Iterator[
 
 def _scene_graphs(records: Iterable[dict[str, Any]], images: IO[bytes]) -> Iterator[bytes]:
     yield b"["
-    for image_id, record in enumerate(records, start=1):
-        ids = {obj["id"]: number for number, obj in enumerate(record["objects"], start=1)}
+    for number, record in enumerate(records, start=1):
+        image_id = source_number(record.get("source_id"), number)
+        ids = _object_ids(record["objects"])
         entry = {
             "image_id": image_id,
-            "objects": [
-                {
-                    "object_id": ids[obj["id"]],
-                    "x": obj["bbox"][0],
-                    "y": obj["bbox"][1],
-                    "w": obj["bbox"][2],
-                    "h": obj["bbox"][3],
-                    "names": [obj["type"]],
-                    "synsets": [],
-                    "attributes": obj["attributes"],
-                }
-                for obj in record["objects"]
-            ],
+            "objects": [_object_entry(obj, ids[obj["id"]]) for obj in record["objects"]],
             "relationships": [
                 {
-                    "relationship_id": number,
+                    "relationship_id": relationship,
                     "predicate": link["predicate"],
                     "synsets": [],
                     "subject_id": ids[link["subject"]],
                     "object_id": ids[link["object"]],
                 }
-                for number, link in enumerate(record["relationships"], start=1)
+                for relationship, link in enumerate(record["relationships"], start=1)
             ],
         }
         image = {
@@ -297,8 +298,39 @@ def _scene_graphs(records: Iterable[dict[str, Any]], images: IO[bytes]) -> Itera
             "flickr_id": None,
         }
         images.write(json.dumps(image, ensure_ascii=False).encode() + b"\n")
-        yield (b"," if image_id > 1 else b"") + json.dumps(entry, ensure_ascii=False).encode()
+        yield (b"," if number > 1 else b"") + json.dumps(entry, ensure_ascii=False).encode()
     yield b"]"
+
+
+def _object_ids(objects: list[dict[str, Any]]) -> dict[str, int | str]:
+    """Each object's id: its Visual Genome object_id where it has one (and no other object took it),
+    else its number in the image."""
+    ids: dict[str, int | str] = {}
+    taken: set[int | str] = set()
+    for number, obj in enumerate(objects, start=1):
+        own = (obj.get("source") or {}).get("id")
+        chosen = source_number(own, number) if own is not None else number
+        if chosen in taken:
+            chosen = f"{number}"
+        ids[obj["id"]] = chosen
+        taken.add(chosen)
+    return ids
+
+
+def _object_entry(obj: dict[str, Any], object_id: int | str) -> dict[str, Any]:
+    """An object as Visual Genome writes it: its own names and synsets when it came from there."""
+    source = obj.get("source") or {}
+    x, y, w, h = (pixel_number(v) for v in obj["bbox"])
+    return {
+        "object_id": object_id,
+        "x": x,
+        "y": y,
+        "w": w,
+        "h": h,
+        "names": source.get("names") or [obj["type"]],
+        "synsets": source.get("synsets") or [],
+        "attributes": obj["attributes"],
+    }
 
 
 def _replay(images: IO[bytes]) -> Iterator[bytes]:

@@ -23,9 +23,18 @@ class ObjectAnnotation(models.Model):
     y = models.FloatField()
     w = models.FloatField()
     h = models.FloatField()
-    # Attribute value names, in the vocabulary's order; empty when the attributes are unknown.
+    # Attribute value names known to hold, in the vocabulary's order (kernel.scene.SceneObject).
     attributes = models.JSONField(default=list, blank=True)
+    # False while any group is unknown: then the engine uses none of the object's attributes.
     attributes_known = models.BooleanField(default=True)
+    # The attribute groups nobody has told yet, by name: what the annotation queue still asks for.
+    unknown_groups = models.JSONField(default=list, blank=True)
+    # What the source said besides the type (kernel.scene.OBJECT_FLAGS): occluded, depiction, group...
+    flags = models.JSONField(default=list, blank=True)
+    # False for a depiction or a group box: kept, shown and exported, but not an object of a test.
+    in_tests = models.BooleanField(default=True)
+    # The object's identity in the file it came from ({id, names, synsets, label}), written back by exports.
+    source = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["image", "position"]
@@ -46,6 +55,10 @@ OBJECT_COLUMNS = (
     "h",
     "attributes",
     "attributes_known",
+    "unknown_groups",
+    "flags",
+    "in_tests",
+    "source",
 )
 RELATIONSHIP_COLUMNS = ("image_id", "relationship_id", "subject_id", "object_id")
 

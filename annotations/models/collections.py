@@ -82,6 +82,9 @@ class Image(Leased):
     # Blank for an imported scene graph whose pixels the platform never received.
     file = models.FileField(upload_to=image_path, blank=True, max_length=300)
     original_name = models.CharField(max_length=255)
+    # The image's id in the scene-graph file it was imported from (Visual Genome's image_id, Open Images'
+    # ImageID), written back by exports; blank for an image of the platform's own.
+    source_id = models.CharField(max_length=200, blank=True)
     # SHA-256 of the bytes as uploaded (before the EXIF rotation), so the same upload is recognised.
     content_hash = models.CharField(max_length=64, blank=True)
     width = models.PositiveIntegerField()

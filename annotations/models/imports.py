@@ -28,10 +28,11 @@ class ImportJob(Job):
         QUEUED = "queued"
         VALIDATING = "validating"
         WRITING = "writing"
+        ATTACHING = "attaching", "attaching pixels"
         DONE = "done"
         FAILED = "failed"
 
-    running_statuses = (Status.VALIDATING, Status.WRITING)
+    running_statuses = (Status.VALIDATING, Status.WRITING, Status.ATTACHING)
     done_status = Status.DONE
     task = IMPORT_RUN
 
@@ -53,6 +54,26 @@ class ImportJob(Job):
     mapping = models.FileField(
         upload_to=import_path, max_length=300, blank=True, help_text="The mapping file of an open vocabulary."
     )
+    strict = models.BooleanField(
+        default=False,
+        help_text="All or nothing: one bad entry refuses the file. Otherwise (open vocabularies) the good "
+        "entries go in and every refused one is reported, unless more than a set share is bad.",
+    )
+    add_relationship_objects = models.BooleanField(
+        default=False,
+        help_text="Make objects, marked as added, of the subjects and objects of relationships that have no "
+        "box of their own. Otherwise such relationships are dropped and counted.",
+    )
+    images = models.FileField(
+        upload_to=import_path,
+        max_length=300,
+        blank=True,
+        help_text="A zip of the images, matched by name or id.",
+    )
+    # Set in the writing transaction: a run that takes the job over after it only attaches the pixels.
+    written_at = models.DateTimeField(null=True, blank=True)
+    entries_refused = models.PositiveIntegerField(default=0)
+    pixels_attached = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     lines_total = models.PositiveIntegerField(default=0)
     lines_done = models.PositiveIntegerField(default=0, help_text="Records validated so far.")

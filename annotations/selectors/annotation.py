@@ -14,6 +14,7 @@ from typing import Any
 from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation
 from annotations.models.annotation import OBJECT_COLUMNS
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
+from kernel.scene import object_document, unknown_to_write
 
 
 def object_id(position: int) -> str:
@@ -45,7 +46,7 @@ def scene_records(*, images: Sequence[Image], index: VocabularyIndex) -> list[di
 
 
 def _record(image: Image, objects: list[tuple], links: list[tuple[int, str, int]], index: VocabularyIndex):
-    return {
+    record = {
         "image": image.original_name,
         "width": image.width,
         "height": image.height,
@@ -54,17 +55,24 @@ def _record(image: Image, objects: list[tuple], links: list[tuple[int, str, int]
             {"subject": object_id(s), "predicate": p, "object": object_id(o)} for s, p, o in sorted(links)
         ],
     }
+    if image.source_id:
+        record["source_id"] = image.source_id
+    return record
 
 
 def _object(row: tuple, index: VocabularyIndex) -> dict[str, Any]:
-    _, _, position, type_id, x, y, w, h, attributes, known = row
-    return {
-        "id": object_id(position),
-        "type": index.type_names[type_id],
-        "bbox": [x, y, w, h],
-        "attributes": list(attributes),
-        "attributes_known": known,
-    }
+    _, _, position, type_id, x, y, w, h, attributes, known, unknown, flags, _, source = row
+    type_name = index.type_names[type_id]
+    return object_document(
+        object_id(position),
+        type_name,
+        [x, y, w, h],
+        list(attributes),
+        known,
+        unknown_to_write(index.core, type_name, unknown),
+        list(flags),
+        source or None,
+    )
 
 
 def image_annotation(*, image: Image) -> dict[str, Any]:

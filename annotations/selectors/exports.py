@@ -18,7 +18,7 @@ def export_images(*, collection: Collection, stage: str | None = None) -> QueryS
     images = Image.objects.filter(collection=collection, annotated_at__isnull=False)
     if stage:
         images = images.filter(stage=stage)
-    return images.only("id", "original_name", "width", "height").order_by("id")
+    return images.only("id", "original_name", "source_id", "width", "height").order_by("id")
 
 
 def scene_export(

@@ -21,7 +21,7 @@ from annotations.models.annotation import OBJECT_COLUMNS, RELATIONSHIP_COLUMNS
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
-from kernel.scene import Scene, parse_scene, unfilled_exclusive_groups
+from kernel.scene import OBJECT_FLAGS, Scene, parse_scene, unfilled_exclusive_groups
 from kernel.vocabulary import Vocabulary as CoreVocabulary
 from vtt_site.errors import ApplicationError, ConflictError, PermissionDeniedError
 from vtt_site.leases import holds_lease, lease_renew, lease_require
@@ -188,8 +188,21 @@ def object_rows(image_id: int, scene: Scene, index: VocabularyIndex) -> list[tup
     """Values of OBJECT_COLUMNS per object, in the scene's order (which makes their ids o1..oN)."""
     rows = []
     for position, obj in enumerate(scene.objects):
-        ordered = [a for a in index.core.object_type(obj.type).attributes if a in obj.attributes]
-        rows.append((image_id, position, index.type_ids[obj.type], *obj.bbox, ordered, obj.attributes_known))
+        object_type = index.core.object_type(obj.type)
+        rows.append(
+            (
+                image_id,
+                position,
+                index.type_ids[obj.type],
+                *obj.bbox,
+                [a for a in object_type.attributes if a in obj.attributes],
+                obj.attributes_known,
+                [g.name for g in object_type.groups if g.name in obj.unknown_groups],
+                [f for f in OBJECT_FLAGS if f in obj.flags],
+                obj.in_tests,
+                obj.source or {},
+            )
+        )
     return rows
 
 

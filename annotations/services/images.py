@@ -47,6 +47,8 @@ class Rejection:
 class UploadResult:
     created: list[Image] = field(default_factory=list)
     rejected: list[Rejection] = field(default_factory=list)
+    # Images imported without pixels (scene graphs) that this upload gave their pixels.
+    attached: list[Image] = field(default_factory=list)
 
 
 def limits_from_settings() -> FileLimits:
@@ -77,11 +79,10 @@ def image_upload(
             if isinstance(payload, Refused):
                 raise payload
             checked = check_image(payload, limits)
-            result.created.append(
-                _store(
-                    collection=collection, name=name, checked=checked, split=split, uploaded_by=uploaded_by
-                )
+            image, attached = _store(
+                collection=collection, name=name, checked=checked, split=split, uploaded_by=uploaded_by
             )
+            (result.attached if attached else result.created).append(image)
         except Refused as refused:
             result.rejected.append(Rejection(name, str(refused.code), refused.message))
     return result
@@ -147,7 +148,13 @@ def _read(upload: File, limits: FileLimits) -> bytes | Refused:
 @transaction.atomic
 def _store(
     *, collection: Collection, name: str, checked: CheckedImage, split: str, uploaded_by: Any
-) -> Image:
+) -> tuple[Image, bool]:
+    """(the image, whether it was one imported without pixels that these pixels now complete)."""
+    waiting = (
+        Image.objects.select_for_update().filter(collection=collection, original_name=name, file="").first()
+    )
+    if waiting is not None:  # an imported scene graph's image: these are its pixels
+        return image_pixels_attach(image=waiting, checked=checked), True
     _refuse_duplicates(collection, name, checked.content_hash)
     image = Image(
         collection=collection,
@@ -171,6 +178,35 @@ def _store(
         image.file.delete(save=False)
         _refuse_duplicates(collection, name, checked.content_hash)  # a concurrent upload won the race
         raise
+    return image, False
+
+
+@transaction.atomic
+def image_pixels_attach(*, image: Image, checked: CheckedImage) -> Image:
+    """Give an image imported without pixels (a scene graph's) its pixels, which must be of the size its
+    annotation's boxes were drawn on. `Refused` (with nothing changed) when they are not, or when the
+    same pixels are in the collection already."""
+    if (checked.width, checked.height) != (image.width, image.height):
+        raise Refused(
+            Code.PIXELS_SIZE_MISMATCH,
+            f"{image.original_name} is {checked.width}x{checked.height} pixels, but its scene graph was "
+            f"drawn on {image.width}x{image.height}: not attached.",
+        )
+    same = Image.objects.filter(collection=image.collection_id, content_hash=checked.content_hash).first()
+    if same is not None:
+        raise Refused(
+            Code.DUPLICATE_IMAGE, f"The same image is already in this collection as {same.original_name!r}."
+        )
+    image.content_hash, image.format = checked.content_hash, checked.format
+    image.file.save(f"{checked.content_hash[:32]}.{checked.extension}", ContentFile(checked.data), save=False)
+    try:
+        with transaction.atomic():
+            image.save(update_fields=["file", "content_hash", "format"])
+    except IntegrityError:
+        image.file.delete(save=False)
+        raise Refused(
+            Code.DUPLICATE_IMAGE, "The same image was added to this collection meanwhile."
+        ) from None
     return image
 
 

@@ -32,6 +32,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotations.errors import AnnotationErrorCode
+from annotations.files import FileLimits, InflationBudget, Refused, check_image, zip_entries
 from annotations.formats import (
     ReadContext,
     Reading,
@@ -47,12 +48,14 @@ from annotations.formats.records import ImportReport
 from annotations.models import Collection, Image, ImportJob, Split, Stage
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
+from annotations.services.images import image_pixels_attach, limits_from_settings
 from kernel.errors import SceneError
 from kernel.scene import Scene, parse_scene
 from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 PROGRESS_EVERY = 500
+ERRORS_KEPT = 10_000  # refused entries listed on the job (all are counted: `entries_refused`)
 WRITE_CHUNK = 500  # scenes written per round of bulk inserts
 NAME_MAX_LENGTH = 255
 Status = ImportJob.Status
@@ -68,6 +71,9 @@ def import_create(
     mark_reviewed: bool = False,
     complete: bool | None = None,
     mapping: File | None = None,
+    images: File | None = None,
+    strict: bool = False,
+    add_relationship_objects: bool = False,
     created_by: Any = None,
     start: bool = True,
 ) -> ImportJob:
@@ -85,12 +91,16 @@ def import_create(
         split=split,
         mark_reviewed=mark_reviewed,
         complete=complete,
+        strict=strict or not spec.mapped,
+        add_relationship_objects=add_relationship_objects,
         created_by=created_by,
         original_name=os.path.basename(file.name or "")[:255],
     )
     job.file.save(f"{uuid.uuid4().hex}.{spec.extension}", file, save=False)
     if mapping_data is not None:
         job.mapping.save(f"{uuid.uuid4().hex}.mapping", ContentFile(mapping_data), save=False)
+    if images is not None:
+        job.images.save(f"{uuid.uuid4().hex}.zip", images, save=False)
     job.save()
     if start:
         job_enqueue(job)
@@ -139,13 +149,23 @@ def import_run(*, job_id: int) -> ImportJob:
         ImportJob,
         job_id,
         _run,
-        reset={"lines_done": 0, "errors": [], "report": []},
+        # Errors and the report are written once, at the end of a phase: a run that takes over keeps
+        # those of the phases before (the report of an import whose pixels were being attached).
+        reset={"lines_done": 0},
         unexpected=_failed("The import failed on the server (the error is logged); nothing was imported."),
     )
     return ImportJob.objects.get(pk=job_id)
 
 
 def _run(job: ImportJob) -> None:
+    if job.written_at is None:
+        _read_and_write(job)
+    if job.images:
+        _attach_pixels(job)
+    job_finish(job)
+
+
+def _read_and_write(job: ImportJob) -> None:
     job.collection = Collection.objects.select_related("vocabulary").get(pk=job.collection_id)
     index = vocabulary_index(job.collection.vocabulary)
     spec = _format_of(job)
@@ -156,18 +176,38 @@ def _run(job: ImportJob) -> None:
         mapping=_mapping_of(job, index),
         complete=job.complete,
         report=report,
+        add_relationship_objects=job.add_relationship_objects,
         sizes=_sizes(job.collection),
     )
     with job.file.open("rb") as handle, tempfile.TemporaryFile() as spool:
         reading = spec.read(handle, context)
         job_progress(job, lines_total=reading.total)
-        errors = _validate(job, spec, reading, index, context.sizes, spool)
-        if errors:
-            raise JobFailed(
-                _problems(len(errors)), errors=[e.as_dict() for e in errors], report=report.as_list()
-            )
+        errors, good = _validate(job, spec, reading, index, context.sizes, spool)
+        _refuse_if_too_bad(job, errors, good, report)
         job_progress(job, status=Status.WRITING)
-        _write(job, _spooled(spool), index, report=report.as_list())
+        _write(
+            job,
+            _spooled(spool),
+            index,
+            report=report.as_list(),
+            errors=[e.as_dict() for e in errors[:ERRORS_KEPT]],
+            entries_refused=len(errors),
+        )
+
+
+def _refuse_if_too_bad(job: ImportJob, errors: list[RecordError], good: int, report: ImportReport) -> None:
+    """All or nothing for a strict import; otherwise the good entries go in unless the file cannot be
+    read on, or more than IMPORT_MAX_REFUSED_SHARE of its entries (images read plus entries refused)
+    are refused: a file that bad is more likely the wrong file than a download with a few flaws."""
+    if not errors:
+        return
+    share = len(errors) / (good + len(errors))
+    limit = settings.VTT["IMPORT_MAX_REFUSED_SHARE"]
+    if job.strict or any(e.whole_file for e in errors) or share > limit:
+        message = _problems(len(errors))
+        if not job.strict and share > limit:
+            message += f" {share:.0%} of the entries are refused, more than the {limit:.0%} an import allows."
+        raise JobFailed(message, errors=[e.as_dict() for e in errors[:ERRORS_KEPT]], report=report.as_list())
 
 
 def _mapping_of(job: ImportJob, index: VocabularyIndex) -> Mapping | None:
@@ -218,13 +258,13 @@ def _validate(
     index: VocabularyIndex,
     sizes: abc.Mapping[str, tuple[int, int]],
     spool: IO[bytes],
-) -> list[RecordError]:
-    """Every record checked; the good scenes pickled into `spool` for the writing phase, the errors
-    returned in the order of the file."""
+) -> tuple[list[RecordError], int]:
+    """Every record checked; the good scenes pickled into `spool` for the writing phase; (the errors in
+    the order of the file, how many records are good)."""
     limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
     seen: dict[str, str] = {}  # image name -> the place of its record
     errors: list[RecordError] = []
-    done = 0
+    done = good = 0
     for item in reading.items:
         if isinstance(item, RecordError):
             errors.append(item)
@@ -246,14 +286,15 @@ def _validate(
                 )
             else:
                 seen[scene.image] = item.place
-                if not errors:  # once a record is bad nothing is written: no need to keep the rest
+                good += 1
+                if not (errors and job.strict):  # a strict import with a bad record writes nothing
                     pickle.dump(scene, spool, protocol=pickle.HIGHEST_PROTOCOL)
         done += 1
         if done % PROGRESS_EVERY == 0:
             job_progress(job, lines_done=done, progress=done / max(job.lines_total, 1))
     # Every record has been checked, those that could not be read at all included.
     job_progress(job, lines_done=reading.total, progress=1.0 if reading.total else 0.0)
-    return sorted(errors, key=lambda e: (e.line is not None, e.line or 0))
+    return sorted(errors, key=lambda e: (e.line is not None, e.line or 0)), good
 
 
 def _spooled(spool: IO[bytes]) -> Iterator[Scene]:
@@ -296,12 +337,19 @@ def _without_place(exc: SceneError, place: str) -> str:
 
 
 def _write(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex, **values: Any) -> None:
-    """One transaction: the images, their annotations and the job marked done (with `values`), or
+    """One transaction: the images, their annotations and the job marked written (with `values`), or
     nothing."""
     try:
         with transaction.atomic():
             created, updated = _write_all(job, scenes, index)
-            job_finish(job, images_created=created, images_updated=updated, **values)
+            job_progress(
+                job,
+                status=Status.ATTACHING if job.images else Status.WRITING,
+                written_at=timezone.now(),
+                images_created=created,
+                images_updated=updated,
+                **values,
+            )
     except IntegrityError:
         raise _failed(
             "Images were added to the collection while this import ran, under names it uses; "
@@ -338,6 +386,7 @@ def _write_chunk(
         Image(
             collection=job.collection,
             original_name=scene.image,
+            source_id=scene.source_id,
             width=scene.width,
             height=scene.height,
             split=job.split,
@@ -351,6 +400,9 @@ def _write_chunk(
     replaced = [existing[scene.image] for scene in scenes if scene.image in existing]
     for ids in chunked(replaced):
         Image.objects.filter(pk__in=ids).update(**state)
+    for scene in scenes:
+        if scene.image in existing and scene.source_id:
+            Image.objects.filter(pk=existing[scene.image]).update(source_id=scene.source_id)
     annotation_delete(image_ids=replaced)
     by_name = {image.original_name: image for image in new}
     by_name |= {scene.image: Image(pk=existing[scene.image]) for scene in scenes if scene.image in existing}
@@ -374,3 +426,62 @@ def _imported_state(job: ImportJob, now) -> dict[str, Any]:
         "reviewed_by": job.created_by if job.mark_reviewed else None,
         "reviewed_at": now if job.mark_reviewed else None,
     }
+
+
+# --- Attaching the pixels ------------------------------------------------------------------------------------
+
+
+def _attach_pixels(job: ImportJob) -> None:
+    """Give the collection's images that have no pixels those of the images archive, matched by file
+    name (`2370799.jpg`), else by the image's id in its source (`2370799.png`). Image by image, each in
+    its own transaction: a run that takes over goes on where this one stopped (an image with pixels is
+    not matched again). Every file that matched nothing, or whose pixels were refused, is reported."""
+    collection = job.collection
+    waiting = dict(collection.images.filter(file="").values_list("original_name", "id"))
+    by_id = dict(collection.images.filter(file="").exclude(source_id="").values_list("source_id", "id"))
+    by_stem = {os.path.splitext(name)[0]: pk for name, pk in waiting.items()}
+    done = set(collection.images.exclude(file="").values_list("original_name", flat=True))
+    report = ImportReport()
+    attached = 0
+    limits = import_image_limits()
+    with job.images.open("rb") as handle:
+        for number, (entry, payload) in enumerate(
+            zip_entries(handle, limits, limits.files, InflationBudget(limits.zip_bytes)), start=1
+        ):
+            name = os.path.basename(entry or job.images.name)
+            stem = os.path.splitext(name)[0]
+            pk = waiting.get(name) or by_id.get(stem) or by_stem.get(stem)
+            if isinstance(payload, Refused) and not entry:
+                raise _failed(f"The images archive cannot be read: {payload.message}")
+            if pk is None:
+                why = "images that have pixels already" if name in done else "files that match no image"
+                report.add(f"pixels: {why}", name)
+                continue
+            try:
+                if isinstance(payload, Refused):
+                    raise payload
+                image_pixels_attach(image=Image.objects.get(pk=pk), checked=check_image(payload, limits))
+            except Refused as refused:
+                report.add("pixels: files refused", f"{name}: {refused.message}")
+                continue
+            attached += 1
+            report.add("pixels: attached", "images")
+            if number % PROGRESS_EVERY == 0:
+                job_progress(job, pixels_attached=job.pixels_attached + attached)
+                attached = 0
+    missing = collection.images.filter(file="").values_list("original_name", flat=True)
+    for name in missing.iterator():
+        report.add("pixels: images still without pixels", name)
+    job_progress(job, pixels_attached=job.pixels_attached + attached, report=[*job.report, *report.as_list()])
+
+
+def import_image_limits() -> FileLimits:
+    """An import's images archive holds a download's images (Visual Genome: 108,077, 15 GB): each image
+    is checked as an upload is, but the archive is not held to an upload's count and size."""
+    limits = limits_from_settings()
+    return FileLimits(
+        image_bytes=limits.image_bytes,
+        pixels=limits.pixels,
+        zip_bytes=settings.VTT["IMPORT_IMAGES_MAX_BYTES"],
+        files=settings.VTT["IMPORT_IMAGES_MAX_FILES"],
+    )

@@ -58,6 +58,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_result": request.session.pop(_upload_key(collection), None),
         "upload_max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
         "import_form": ImportForm() if actions["import"] else None,
+        "refused_share": f"{settings.VTT['IMPORT_MAX_REFUSED_SHARE']:.0%}",
         # So an import can be found again after leaving its progress page.
         "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
         if actions["import"]
@@ -95,6 +96,7 @@ def upload(request: HttpRequest, collection_id: int) -> HttpResponse:
 def _upload_summary(result: Any) -> dict[str, Any]:
     return {
         "created": [{"id": image.pk, "name": image.original_name} for image in result.created],
+        "attached": [{"id": image.pk, "name": image.original_name} for image in result.attached],
         "rejected": [{"file": r.file, "code": r.code, "message": r.message} for r in result.rejected],
     }
 

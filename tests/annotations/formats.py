@@ -51,3 +51,13 @@ def rows(collection) -> list[dict]:
     """The collection's annotations as our own records, image by image in name order."""
     records = [json.loads(line) for line in exported(collection, "jsonl").decode().splitlines()]
     return sorted(records, key=lambda record: record["image"])
+
+
+def without_source(records: list[dict]) -> list[dict]:
+    """Records without the source's identities: what a round trip through our own export keeps of a
+    collection that came from no source (the export's ids become the new collection's source ids)."""
+    return [
+        {k: v for k, v in r.items() if k != "source_id"}
+        | {"objects": [{k: v for k, v in o.items() if k != "source"} for o in r["objects"]]}
+        for r in records
+    ]

@@ -112,10 +112,28 @@ RULES = {
         "exclusive group",
         "exclusive_attributes",
     ),
-    "attributes listed although unknown": (
+    "a value listed although its exclusive group is unknown": (
         _set(["objects", 1, "attributes"], ["male"]),
         "objects[1].attributes",
-        "unknown lists no attributes",
+        "yet its group 'sex' is unknown",
+        "invalid_scene",
+    ),
+    "an unknown group the type does not have": (
+        _set(["objects", 1, "unknown"], ["tone"]),
+        "objects[1].unknown",
+        "not an attribute group of person",
+        "unknown_attribute",
+    ),
+    "known attributes with unknown groups": (
+        _set(["objects", 0, "unknown"], ["sex"]),
+        "objects[0].unknown",
+        "attributes_known is true, yet some groups are unknown",
+        "invalid_scene",
+    ),
+    "a flag that does not exist": (
+        _set(["objects", 0, "flags"], ["blurry"]),
+        "objects[0].flags",
+        "is not a flag",
         "invalid_scene",
     ),
     "attribute listed twice": (
@@ -257,3 +275,29 @@ def test_members_read_annotations_and_outsiders_do_not_see_them(
     response = api.as_user(outsider).get(url(leased_image))
     assert response.status_code == 404
     assert response.json()["code"] == "image_not_found"
+
+
+def test_what_an_import_said_of_a_box_survives_a_save(api, annotator, leased_image):
+    """The annotator's page sends back the groups still unknown, the flags and the source's identity as
+    they came (issue 37: a save must not lose them, nor the export after it)."""
+    scene = copy.deepcopy(SCENE)
+    scene["objects"][1] |= {
+        "attributes": ["male", "wearing a hat"],
+        "unknown": ["age", "motion", "place", "carrying", "hat", "interacting"],
+        "flags": ["occluded", "depiction"],
+        "source": {"id": "1001", "names": ["Mann "], "synsets": ["man.n.01"]},
+    }
+    saved = api.as_user(annotator).put(url(leased_image), scene, format="json")
+    assert saved.status_code == 200, saved.content
+    read = api.as_user(annotator).get(url(leased_image)).json()
+    assert read["objects"][1] == {
+        "id": "o2",
+        "type": "person",
+        "bbox": [100.0, 20.0, 30.0, 60.0],
+        "attributes": ["male", "wearing a hat"],
+        "attributes_known": False,
+        "unknown": ["age", "motion", "place", "carrying", "hat", "interacting"],
+        "flags": ["occluded", "depiction"],
+        "source": {"id": "1001", "names": ["Mann "], "synsets": ["man.n.01"]},
+    }
+    assert "unknown" not in read["objects"][0] and "source" not in read["objects"][0]

@@ -49,19 +49,41 @@ def mapped(attributes: list[str], complete: bool, names=("person",)) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("attributes", "complete", "known", "stored"),
+    ("attributes", "complete", "stored", "unknown"),
     [
-        ([], True, False, []),  # the source says nothing about this object's attributes
-        (["male"], False, False, []),  # not complete: the hat is not said, so it is unknown, not "no"
-        (["male"], True, True, ["male"]),  # complete: no hat means no hat
-        (["male", "wearing a hat"], False, True, ["male", "wearing a hat"]),  # every group said
-        (["wearing a hat"], True, False, []),  # an exclusive group is never filled by silence
-        (["male", "female"], True, False, []),  # a contradiction is unknown, not a pick
+        ([], True, [], ["sex", "hat"]),  # even a complete source says nothing of an object it gives nothing
+        ([], False, [], ["sex", "hat"]),  # the source says nothing about this object's attributes
+        (["male"], False, ["male"], ["hat"]),  # the sex is kept; the hat is not said: unknown, not "no"
+        (["male"], True, ["male"], []),  # complete: no hat means no hat
+        (["male", "wearing a hat"], False, ["male", "wearing a hat"], []),  # every group said
+        (
+            ["wearing a hat"],
+            True,
+            ["wearing a hat"],
+            ["sex"],
+        ),  # an exclusive group is never filled by silence
+        (["male", "female"], True, [], ["sex"]),  # a contradiction is unknown, not a pick
     ],
 )
-def test_what_a_source_does_not_say_is_unknown_never_false(attributes, complete, known, stored):
+def test_what_a_source_does_not_say_is_unknown_never_false(attributes, complete, stored, unknown):
+    """Group by group: what the source states is kept, what it does not is unknown (issue 37: before,
+    one silent group threw away every attribute of the object)."""
     obj = mapped(attributes, complete)
-    assert (obj["attributes_known"], obj["attributes"]) == (known, stored)
+    assert (obj["attributes"], obj.get("unknown", []), obj["attributes_known"]) == (
+        stored,
+        unknown,
+        not unknown,
+    )
+
+
+def test_what_a_name_implies_is_kept_and_the_rest_asked():
+    """`implies` applies whatever else the source leaves unsaid: man -> male and adult."""
+    mapping = identity_mapping(PERSON_ONLY)
+    mapping.names["man"] = ("person", ("male",))
+    scene = OpenScene("a.jpg", 100, 100)
+    scene.add(OpenObject("1", ["man"], [], (1, 1, 10, 10), []))
+    obj = SceneMapper(mapping, PERSON_ONLY, False, ImportReport()).record(scene)["objects"][0]
+    assert (obj["attributes"], obj["unknown"]) == (["male"], ["hat"])
 
 
 def test_a_mapping_is_checked_whole_and_every_problem_has_its_place(collection):

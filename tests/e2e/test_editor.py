@@ -146,3 +146,43 @@ def test_release_gives_the_image_back_to_the_queue(team, page):
     image.refresh_from_db()
     assert image.lease_holder is None
     assert annotation_next(collection=collection, user=members["anton"]).pk == image.pk
+
+
+def test_an_imported_box_shows_what_is_still_unknown_and_keeps_its_source_through_a_save(team, page):
+    """Issue 37: what an import kept stays editable, the groups it did not give are marked "still
+    unknown" one by one, telling one takes it off, and the box's flags and source ids survive the save."""
+    collection, members = team
+    upload_street(collection)
+    imported = person(100, 100, 60, 150, "male", id="a") | {
+        "attributes_known": False,
+        "unknown": ["age", "motion", "place", "carrying", "hat", "interacting"],
+        "flags": ["occluded"],
+        "source": {"id": "1001", "names": ["Mann"], "synsets": ["man.n.01"]},
+    }
+    image = hold_with_annotation(collection, members["alice"], {"objects": [imported], "relationships": []})
+    login(page, members["alice"])
+    open_next(page, collection)
+    page.locator("[data-testid=objects] li").first.click()
+    unknown = page.locator("fieldset.group.unknown")
+    unknown.first.wait_for()
+    marked = [f.get_attribute("data-group") for f in unknown.all()]
+    assert marked == ["age", "motion", "place", "carrying", "hat", "interacting"]
+    assert page.locator("fieldset[data-group=sex] input[data-value=male]").is_checked()
+    assert not page.locator("fieldset[data-group=sex] input[data-value=male]").is_disabled()
+    assert "occluded" in page.get_by_test_id("flags").inner_text()
+    assert "Mann" in page.get_by_test_id("flags").inner_text()
+    shot(page, "editor-imported-box")
+
+    page.locator("fieldset[data-group=age] input[data-value=adult]").check()
+    page.locator("fieldset[data-group=carrying] [data-clear]").click()  # "none": nothing carried
+    marked = [f.get_attribute("data-group") for f in page.locator("fieldset.group.unknown").all()]
+    assert marked == ["motion", "place", "hat", "interacting"]
+    save(page)
+    page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
+    stored = image_annotation(image=Image.objects.get(pk=image.pk))["objects"][0]
+    assert (stored["attributes"], stored["unknown"]) == (
+        ["male", "adult"],
+        ["motion", "place", "hat", "interacting"],
+    )
+    assert stored["flags"] == ["occluded"]
+    assert stored["source"] == {"id": "1001", "names": ["Mann"], "synsets": ["man.n.01"]}

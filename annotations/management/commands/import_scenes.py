@@ -20,7 +20,9 @@ class Command(BaseCommand):
         "Import scene graphs ("
         + ", ".join(spec.name for spec in scene_formats())
         + ") into a collection, now. All or nothing: on any bad record every one is printed and nothing "
-        "is imported. A folder is read as a zip of its files (Visual Genome's, Open Images')."
+        "is imported (with --strict, or for jsonl and coco); an open-vocabulary download's good entries go "
+        "in and every refused one is printed, unless too many are bad. A folder is read as a zip of its "
+        "files (Visual Genome's, Open Images')."
     )
 
     def add_arguments(self, parser):
@@ -48,14 +50,46 @@ class Command(BaseCommand):
             action="store_true",
             help="Accept the annotations at once (a reviewed dataset).",
         )
+        parser.add_argument(
+            "--images",
+            type=Path,
+            help="The images, a folder or a zip: each matched to its scene graph by file name, else by the "
+            "image's id in the source.",
+        )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="All or nothing: one bad entry refuses the whole file. Otherwise the good entries of an "
+            "open-vocabulary download go in and every refused one is printed, unless too many are bad.",
+        )
+        parser.add_argument(
+            "--add-relationship-objects",
+            action="store_true",
+            help="Make objects (marked as added) of relationship ends that have no box of their own; "
+            "otherwise those relationships are dropped and counted.",
+        )
 
-    def handle(self, *args, file: Path, collection: str, mapping: Path | str | None, **options):
+    def handle(
+        self,
+        *args,
+        file: Path,
+        collection: str,
+        mapping: Path | str | None,
+        images: Path | str | None,
+        **options,
+    ):
         file, mapping = Path(file), Path(mapping) if mapping else None
+        pictures = Path(images) if images else None
         try:
             target = collection_find(reference=collection)
             with ExitStack() as stack:
                 handle = stack.enter_context(_zipped(file) if file.is_dir() else file.open("rb"))
                 rules = stack.enter_context(mapping.open("rb")) if mapping else None
+                archive = (
+                    stack.enter_context(_zipped(pictures) if pictures.is_dir() else pictures.open("rb"))
+                    if pictures
+                    else None
+                )
                 job = import_create(
                     collection=target,
                     format=options["format"],
@@ -64,6 +98,9 @@ class Command(BaseCommand):
                     mark_reviewed=options["mark_reviewed"],
                     complete=options["complete"],
                     mapping=File(rules, name=mapping.name) if rules and mapping else None,
+                    images=File(archive, name="images.zip") if archive else None,
+                    strict=options["strict"],
+                    add_relationship_objects=options["add_relationship_objects"],
                     start=False,
                 )
         except OSError as exc:
@@ -80,12 +117,18 @@ class Command(BaseCommand):
             for error in job.errors:
                 where = f"line {error['line']}: " if error["line"] is not None else ""
                 self.stderr.write(f"{file}: {where}{error['message']}")
-            raise CommandError(f"Nothing was imported: {len(job.errors)} problem(s) in {file}.")
+            raise CommandError(f"{job.message or 'Nothing was imported.'} ({file})")
+        for error in job.errors:  # entries refused from a download whose other entries went in
+            self.stderr.write(f"{file}: refused: {error['message']}")
+        if job.entries_refused > len(job.errors):
+            self.stderr.write(f"{file}: ... and {job.entries_refused - len(job.errors):,} more refused")
         where = "review" if job.complete else "the annotation queue, as drafts to complete"
         self.stdout.write(
             f"Imported {job.lines_total} scene graph(s) into {target.name!r}: "
             f"{job.images_created} new image(s), {job.images_updated} existing image(s) annotated"
             + ("." if job.mark_reviewed else f"; they are in {where}.")
+            + (f" {job.entries_refused:,} entries refused (above)." if job.entries_refused else "")
+            + (f" {job.pixels_attached:,} image(s) given their pixels." if job.images else "")
         )
 
 

@@ -41,7 +41,7 @@ export class EditSession {
         editorActions: {
           setType: (key, type) => this.setType(key, type),
           setBox: (key, bbox) => view.store.setBox(key, bbox),
-          setAttributes: (key, values, known) => view.store.setAttributes(key, values, known),
+          setAttributes: (key, values, known, told) => view.store.setAttributes(key, values, known, told),
           remove: (key) => view.store.remove(key),
           link: (key) => this.link.open(key),
         },
@@ -105,7 +105,10 @@ export class EditSession {
 
   toggleUnknown() {
     const o = this.store.get(this.view.selected);
-    if (o) this.store.setAttributes(o.key, [], !o.known);
+    if (!o) return;
+    const groups = this.store.vocabulary.groups(o.type).map((g) => g.name);
+    const allUnknown = groups.length > 0 && o.unknown.length === groups.length && o.attributes.length === 0;
+    this.store.setAttributes(o.key, allUnknown ? o.attributes : [], allUnknown, groups);
   }
 
   escape() {

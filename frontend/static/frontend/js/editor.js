@@ -30,6 +30,7 @@ export class ObjectEditor {
     this.typeSelect = root.querySelector("[data-role=type]");
     this.coords = [...root.querySelectorAll("[data-coord]")];
     this.unknown = root.querySelector("[data-role=unknown]");
+    this.flags = root.querySelector("[data-role=flags]");
     this.attributes = root.querySelector("[data-role=attributes]");
     this.actionsRow = root.querySelector("[data-role=editor-actions]");
     this.note = root.querySelector("[data-role=editor-note]");
@@ -79,7 +80,13 @@ export class ObjectEditor {
         if (bbox.every(Number.isFinite)) act("setBox")(this.key, bbox);
       });
     }
-    this.unknown.addEventListener("change", () => act("setAttributes")(this.key, [], !this.unknown.checked));
+    // Unticked: every group is told, with the values already there (an import's partial ones kept).
+    this.unknown.addEventListener("change", () => {
+      const o = this.store.get(this.key);
+      if (!o) return;
+      const groups = this.vocabulary.groups(o.type).map((g) => g.name);
+      act("setAttributes")(this.key, this.unknown.checked ? [] : o.attributes, !this.unknown.checked, groups);
+    });
     this.attributes.addEventListener("change", (e) => this._ticked(e.target));
     this.attributes.addEventListener("click", (e) => {
       const group = e.target.closest("[data-clear]")?.dataset.clear;
@@ -106,7 +113,7 @@ export class ObjectEditor {
     const o = this.store.get(this.key);
     if (this.readOnly || !o) return;
     const group = this.vocabulary.groups(o.type).find((g) => g.name === groupName);
-    this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), true);
+    this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), true, [groupName]);
   }
 
   // --- showing ---
@@ -134,16 +141,25 @@ export class ObjectEditor {
     this.coords.forEach((input, i) => {
       input.value = +o.bbox[i].toFixed(2);
     });
-    this.unknown.checked = !o.known;
+    // Some groups unknown (an import's partial attributes): those are marked, the rest stay editable.
+    const groups = this.vocabulary.groups(o.type);
+    const allUnknown = groups.length > 0 && o.unknown.length === groups.length && o.attributes.length === 0;
+    this.unknown.checked = allUnknown;
     const ticked = new Set(o.attributes);
     for (const input of this.attributes.querySelectorAll("input[data-value]")) {
       input.checked = ticked.has(input.dataset.value);
-      input.disabled = this.readOnly || !o.known;
+      input.disabled = this.readOnly || allUnknown;
     }
     for (const button of this.attributes.querySelectorAll("[data-clear]")) {
-      button.disabled = this.readOnly || !o.known;
+      button.disabled = this.readOnly || allUnknown;
     }
-    this.attributes.classList.toggle("disabled", !o.known);
+    for (const fieldset of this.attributes.querySelectorAll("fieldset[data-group]")) {
+      const unknown = !allUnknown && o.unknown.includes(fieldset.dataset.group);
+      fieldset.classList.toggle("unknown", unknown);
+      fieldset.querySelector(".still-unknown").hidden = !unknown;
+    }
+    this.attributes.classList.toggle("disabled", allUnknown);
+    if (this.flags) this.flags.textContent = flagText(o);
   }
 
   _build(o) {
@@ -163,8 +179,11 @@ export class ObjectEditor {
         ),
       );
       const legend = el("legend", { text: group.name });
-      if (group.exclusive && !this.readOnly) {
-        legend.append(" ", el("button", { type: "button", class: "link clear", "data-clear": group.name, text: "clear", title: `No ${group.name}` }));
+      legend.append(" ", el("span", { class: "still-unknown", text: "still unknown", hidden: true }));
+      if (!this.readOnly) {
+        // For a group of flags "none" tells the group: none of them holds.
+        const text = group.exclusive ? "clear" : "none";
+        legend.append(" ", el("button", { type: "button", class: "link clear", "data-clear": group.name, text, title: `No ${group.name}` }));
       }
       return el("fieldset", { class: group.exclusive ? "group exclusive" : "group", "data-group": group.name }, legend, ...inputs);
     });
@@ -186,4 +205,14 @@ export class ObjectEditor {
       slot.hidden = true;
     }
   }
+}
+
+// What the source said of the box besides its type: shown, never edited here (kept and exported back).
+const FLAG_TEXT = { occluded: "occluded", truncated: "truncated", inside: "seen from inside", depiction: "a depiction (not in tests)", group: "a group box (not in tests)", added: "added from a relationship" };
+
+export function flagText(o) {
+  const flags = o.flags.map((f) => FLAG_TEXT[f] || f);
+  const source = o.source && o.source.id !== undefined ? `source id ${o.source.id}` : "";
+  const name = o.source && o.source.names && o.source.names.length ? `named “${o.source.names[0]}”` : "";
+  return [...flags, name, source].filter(Boolean).join(" · ");
 }

@@ -20,9 +20,9 @@ function render(job) {
   const result = part("result");
   result.className = job.status === "failed" ? "error" : job.status === "done" ? "success" : "";
   if (job.status === "done") {
-    result.textContent = `Imported: ${job.images_created} image${job.images_created === 1 ? "" : "s"} created, ${job.images_updated} updated.`;
+    result.textContent = doneText(job);
   } else if (job.status === "failed") {
-    result.textContent = `Nothing was imported: ${job.errors.length} problem${job.errors.length === 1 ? "" : "s"}.`;
+    result.textContent = job.message || `Nothing was imported: ${job.errors.length} problem${job.errors.length === 1 ? "" : "s"}.`;
   }
   // Errors arrive all at once, when validation ends: one fragment, however many there are.
   const fragment = document.createDocumentFragment();
@@ -73,3 +73,12 @@ async function poll(delay) {
 }
 
 if (root.dataset.finished !== "true") poll(FIRST_DELAY);
+
+// What a finished import did: the images, the entries it refused (listed below), the pixels it attached.
+function doneText(job) {
+  const plural = (n, word) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+  let text = `Imported: ${plural(job.images_created, "image")} created, ${job.images_updated.toLocaleString()} updated.`;
+  if (job.entries_refused) text += ` ${plural(job.entries_refused, "entry")} refused (listed below).`.replace("entrys", "entries");
+  if (job.pixels_attached) text += ` ${plural(job.pixels_attached, "image")} given their pixels.`;
+  return text;
+}

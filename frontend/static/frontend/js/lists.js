@@ -18,7 +18,11 @@ const button = (text, attributes) => {
   return b;
 };
 
-export const summary = (o) => (o.known ? o.attributes.join(", ") || "no attributes ticked" : "attributes unknown");
+export const summary = (o) => {
+  if (o.known) return o.attributes.join(", ") || "no attributes ticked";
+  if (!o.attributes.length) return `unknown: ${o.unknown.join(", ") || "attributes"}`;
+  return `${o.attributes.join(", ")}; unknown: ${o.unknown.join(", ")}`;
+};
 
 export class ObjectList {
   constructor(root, { store, onSelect }) {

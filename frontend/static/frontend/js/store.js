@@ -55,7 +55,12 @@ export class AnnotationStore extends EventTarget {
     return {
       objects: this.order.map((key) => {
         const o = this.objects.get(key);
-        return { id: key, type: o.type, bbox: [...o.bbox], attributes: [...o.attributes], attributes_known: o.known };
+        // What the source said besides (flags, its own ids and names) goes back as it came.
+        const object = { id: key, type: o.type, bbox: [...o.bbox], attributes: [...o.attributes], attributes_known: o.known };
+        if (o.unknown.length) object.unknown = [...o.unknown];
+        if (o.flags.length) object.flags = [...o.flags];
+        if (o.source) object.source = o.source;
+        return object;
       }),
       relationships: this.relationships.map((r) => ({ ...r })),
     };
@@ -104,8 +109,24 @@ export class AnnotationStore extends EventTarget {
     return true;
   }
 
+  // `unknown`: the attribute groups nobody has told yet (all of them when a record says only
+  // attributes_known: false); `known` while there are none.
   _object(key, o) {
-    return { key, type: o.type, bbox: o.bbox.map(Number), attributes: [...o.attributes], known: o.attributes_known !== false };
+    const unknown = o.unknown ? [...o.unknown] : o.attributes_known === false ? this._groupNames(o.type) : [];
+    return {
+      key,
+      type: o.type,
+      bbox: o.bbox.map(Number),
+      attributes: [...o.attributes],
+      unknown,
+      known: unknown.length === 0,
+      flags: [...(o.flags || [])],
+      source: o.source || null,
+    };
+  }
+
+  _groupNames(type) {
+    return this.vocabulary.groups(type).map((g) => g.name);
   }
 
   // --- changing ---
@@ -114,7 +135,7 @@ export class AnnotationStore extends EventTarget {
     const key = newKey();
     this._change(() => {
       this.order.push(key);
-      this.objects.set(key, { key, type, bbox, attributes: [], known: true });
+      this.objects.set(key, { key, type, bbox, attributes: [], unknown: [], known: true, flags: [], source: null });
     });
     this._emit("add", key);
     return key;
@@ -148,6 +169,7 @@ export class AnnotationStore extends EventTarget {
     this._change(() => {
       o.type = type;
       o.attributes = this.vocabulary.keep(type, o.attributes);
+      o.unknown = o.known ? [] : this._groupNames(type);
       const before = this.relationships.length;
       this.relationships = this.relationships.filter((r) => {
         if (r.subject !== key && r.object !== key) return true;
@@ -160,12 +182,25 @@ export class AnnotationStore extends EventTarget {
   }
 
   // "Attributes unknown" means no attributes at all (docs/method.md section 9), so the switch clears them.
-  setAttributes(key, attributes, known = true) {
+  // `known` false: every group unknown. Otherwise the groups whose values changed (and `told`, a group
+  // set to none) are told: they leave `unknown`; the others stay as they were.
+  setAttributes(key, attributes, known = true, told = []) {
     const o = this.objects.get(key);
     if (!o) return;
     this._change(() => {
-      o.known = known;
-      o.attributes = known ? this.vocabulary.keep(o.type, attributes) : [];
+      if (!known) {
+        o.unknown = this._groupNames(o.type);
+        o.attributes = [];
+      } else {
+        const next = this.vocabulary.keep(o.type, attributes);
+        const changed = new Set(told);
+        for (const value of [...next, ...o.attributes]) {
+          if (next.includes(value) !== o.attributes.includes(value)) changed.add(this.vocabulary.groupOf(o.type, value).name);
+        }
+        o.unknown = o.unknown.filter((g) => !changed.has(g));
+        o.attributes = next;
+      }
+      o.known = o.unknown.length === 0;
     });
     this._emit("attributes", key);
   }
