@@ -15,7 +15,7 @@ from annotations.models import Image, ObjectAnnotation
 from annotations.selectors.vocabularies import vocabulary_index
 from annotations.services.images import image_upload
 from engine.bridge import scenes_of
-from tests.annotations.formats import FIXTURES, MAPPING, rows, run_import, zipped
+from tests.annotations.formats import FIXTURES, MAPPING, exported, rows, run_import, zipped
 from tests.annotations.images import image_bytes
 
 pytestmark = pytest.mark.django_db
@@ -133,3 +133,30 @@ def test_depictions_and_group_boxes_are_kept_but_never_objects_of_a_test(collect
     assert [o.type for o in scenes["aa02.jpg"].objects] == ["vehicle"]  # the group of persons left out
     assert scenes["aa02.jpg"].objects[0].id == "o2"  # the annotation's own id for the bicycle
     assert scenes["bb03.jpg"].objects == ()
+
+
+def test_a_coco_crowd_box_is_a_group_box_and_ids_go_back_as_they_came(collection):
+    document = {
+        "images": [{"id": 397133, "file_name": "000000397133.jpg", "width": 640, "height": 427}],
+        "annotations": [
+            {"id": 1768, "image_id": 397133, "category_id": 1, "bbox": [388, 69, 110, 308], "iscrowd": 0},
+            {
+                "id": 900100397133,
+                "image_id": 397133,
+                "category_id": 1,
+                "bbox": [0, 200, 300, 200.5],
+                "iscrowd": 1,
+            },
+        ],
+        "categories": [{"id": 1, "name": "person"}],
+    }
+    job = run_import(collection, "coco", json.dumps(document).encode())
+    assert job.status == "done", job.errors
+    crowd = ObjectAnnotation.objects.get(position=1)
+    assert (crowd.flags, crowd.in_tests, crowd.source) == (["group"], False, {"id": "900100397133"})
+    back = json.loads(exported(collection, "coco"))
+    assert back["images"][0]["id"] == 397133
+    assert [(a["id"], a["iscrowd"], a["bbox"]) for a in back["annotations"]] == [
+        (1768, 0, [388, 69, 110, 308]),
+        (900100397133, 1, [0, 200, 300, 200.5]),
+    ]
