@@ -49,8 +49,9 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {exc.filename or file}: {exc.strerror}") from None
         for problem in counted.problems:
             self.stderr.write(f"{file}: {problem}")
-        if counted.bad > len(counted.problems):
-            self.stderr.write(f"{file}: and {counted.bad - len(counted.problems):,} more bad entries.")
+        more = counted.bad - len(counted.problems)
+        if more:
+            self.stderr.write(f"{file}: and {more:,} more bad entr{'y' if more == 1 else 'ies'}.")
         if counted.bad and not counted.images:
             raise CommandError(f"No mapping proposed: nothing in {file} could be read.")
         if counted.bad:
