@@ -98,7 +98,11 @@ class ImportListCreateApi(APIView):
             choices=Split.choices, default=Split.TRAIN, help_text="Split of the images the import creates."
         )
         mark_reviewed = serializers.BooleanField(
-            default=False, help_text="Accept the annotations at once (an existing reviewed dataset)."
+            default=False,
+            help_text="Accept the annotations at once (an existing reviewed dataset). Only from a complete "
+            "source: with complete true for "
+            + ", ".join(spec.value for spec in scene_formats() if not spec.complete)
+            + " (400 otherwise).",
         )
         complete = serializers.BooleanField(
             required=False,

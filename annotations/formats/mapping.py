@@ -19,17 +19,19 @@ YAML or JSON (JSON is YAML too), one document:
       attributes: [green]
       predicates: [on, has]
 
-Names are compared case- and space-insensitively (`normalize`). Whatever the mapping does not name is
-dropped too, and the import's report counts it apart ("not in the mapping") from what `drop` names. A
-mapping is checked as a whole against the vocabulary before anything is read: every problem has its
-place (`types.person.implies.man[1]`). With no mapping file, the vocabulary's own names map to
-themselves (`identity_mapping`), which is what a round trip through an export needs.
+Names are compared case- and space-insensitively, in Unicode's composed form (`normalize`; the whole
+file is read in that form, its values too). Whatever the mapping does not name is dropped too, and the
+import's report counts it apart ("not in the mapping") from what `drop` names. A mapping is checked as
+a whole against the vocabulary before anything is read: every problem has its place
+(`types.person.implies.man[1]`). With no mapping file, the vocabulary's own names map to themselves
+(`identity_mapping`), which is what a round trip through an export needs.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,8 +63,16 @@ _Loader.add_implicit_resolver(
 
 
 def normalize(name: str) -> str:
-    """How source names are compared: "Man ", "man" and "MAN" are one name."""
-    return " ".join(name.casefold().split())
+    """How source names are compared, the mapping's and the data's alike: "Man ", "man" and "MAN" are
+    one name, and so are "Señora" with ñ and with n and a combining tilde (Unicode's NFC: a mapping
+    typed on one system and a download made on another need not agree on the form)."""
+    folded = name.casefold() if name.isascii() else nfc(nfc(name).casefold())  # ASCII is NFC already
+    return " ".join(folded.split())
+
+
+def nfc(text: str) -> str:
+    """Unicode's composed normal form, which names take wherever a mapping or a source gives them."""
+    return unicodedata.normalize("NFC", text)
 
 
 class MappingInvalid(ValueError):
@@ -140,7 +150,8 @@ def _parse(data: bytes, max_depth: int) -> Any:
     if len(data) > MAX_BYTES:
         raise MappingInvalid([("", f"a mapping file has at most {MAX_BYTES // 1024 // 1024} MB")])
     try:
-        text = data.decode("utf-8-sig")
+        # Keys and values alike: a value is a vocabulary's name, compared with it as it is.
+        text = nfc(data.decode("utf-8-sig"))
         safejson.check_depth(text.encode(), max_depth)
     except UnicodeDecodeError:
         raise MappingInvalid([("", "the mapping file is not UTF-8 text")]) from None

@@ -108,13 +108,19 @@ def import_create(
 
 
 def _complete(spec: SceneFormat, complete: bool | None, mark_reviewed: bool) -> bool:
-    if complete is False and mark_reviewed:
+    """Whether the source is complete: as the importer says, else as the format says. Marking as
+    reviewed needs a complete source, said so or by the format's default: accepting a partial source
+    (an open vocabulary's, unless the importer says otherwise) would turn what it does not say into "no"."""
+    complete = spec.complete if complete is None else complete
+    if mark_reviewed and not complete:
         raise ApplicationError(
             CommonErrorCode.INVALID,
-            "Only a complete source can be marked as reviewed: its images would skip the annotation queue.",
-            fields={"mark_reviewed": ["Needs complete."]},
+            f"Mark as reviewed needs a complete source, and this {spec.name} source is not declared "
+            'complete: accepted as it is, everything it does not say would count as "no". Declare it '
+            "complete if it is (every object boxed, every attribute given), or leave mark as reviewed off.",
+            fields={"mark_reviewed": ["Only with a source declared complete."]},
         )
-    return spec.complete or mark_reviewed if complete is None else complete
+    return complete
 
 
 def _mapping_data(spec: SceneFormat, mapping: File | None, collection: Collection) -> bytes | None:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from accounts.roles import Role
@@ -54,3 +58,28 @@ def test_a_collection_of_an_unknown_vocabulary_is_a_404(api, users):
     )
     assert response.status_code == 404
     assert response.json()["code"] == "vocabulary_not_found"
+
+
+def test_the_guide_says_how_to_make_people_members_and_its_way_lets_them_in(api, client, users):
+    """docs/guides/your-own-data.md, section 2: a reviewer who is not a member of a new collection gets
+    404s; the guide's step, followed as written, lets them in (issue 37)."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guides" / "your-own-data.md").read_text()
+    section = guide.split("## 2.")[1].split("## 3.")[0]
+    assert all(role in section for role in ("annotator", "reviewer", "operator"))
+    call = re.search(r"POST (/api/v1/collections/\{id\}/members/)\s+(\{.*\})", section)
+    assert call is not None, "section 2 gives the API call that adds a member"
+    reviewer, admin = users[Role.REVIEWER], users[Role.ADMIN]
+    collection = CollectionFactory()
+    url = f"/api/v1/collections/{collection.pk}/"
+    assert api.as_user(reviewer).get(url).status_code == 404
+
+    body = json.loads(call.group(2).replace("USER_ID", str(reviewer.pk)))
+    added = api.as_user(admin).post(call.group(1).replace("{id}", str(collection.pk)), body, format="json")
+    assert added.status_code == 201, added.content
+    assert api.as_user(reviewer).get(url).status_code == 200
+    assert api.as_user(reviewer).get(f"{url}imports/").status_code == 200
+    # The Django admin's way, as the guide names it: the collection's page lists its memberships.
+    assert "Collection memberships" in section
+    client.force_login(admin)
+    page = client.get(f"/admin/annotations/collection/{collection.pk}/change/").content.decode()
+    assert "Collection memberships" in page and reviewer.username in page

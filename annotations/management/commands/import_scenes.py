@@ -48,7 +48,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--mark-reviewed",
             action="store_true",
-            help="Accept the annotations at once (a reviewed dataset).",
+            help="Accept the annotations at once (a reviewed dataset). Only from a complete source: with "
+            "--complete for " + ", ".join(spec.value for spec in scene_formats() if not spec.complete) + ".",
         )
         parser.add_argument(
             "--images",
@@ -106,9 +107,10 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"Cannot read {exc.filename or file}: {exc.strerror}") from None
         except ApplicationError as exc:
-            for messages in exc.fields.values():
+            for field, messages in exc.fields.items():
+                where = {"mapping": mapping, "mark_reviewed": "--mark-reviewed"}.get(field, file)
                 for message in messages:
-                    self.stderr.write(f"{mapping or file}: {message}")
+                    self.stderr.write(f"{where}: {message}")
             raise CommandError(exc.message) from None
         job = import_run(job_id=job.pk)
         for line in report_lines(job.report):

@@ -1,13 +1,11 @@
 import sys
-from collections.abc import Iterable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.formats import ReadContext, Record, RecordError, scene_format, scene_formats
-from annotations.formats.open_vocabulary import OpenScene
+from annotations.formats import ReadContext, scene_format, scene_formats
 from annotations.formats.proposal import count, propose
 from annotations.management.commands.import_scenes import _zipped
 from annotations.selectors.collections import collection_find
@@ -19,7 +17,8 @@ class Command(BaseCommand):
     help = (
         "Propose a first mapping file (YAML) from the source's own frequencies: the top names per type "
         "with their counts, the attribute names seldom on one object together as candidate exclusive "
-        "groups, and the rest to drop, for you to edit before the import."
+        "groups, and the rest to drop, for you to edit before the import. Bad entries of the source are "
+        "read past, counted and listed with their places."
     )
 
     def add_arguments(self, parser):
@@ -41,18 +40,26 @@ class Command(BaseCommand):
             ((n, (w, h)) for n, w, h in target.images.values_list("original_name", "width", "height"))
         )
         context = ReadContext(vocabulary=index.core, max_depth=settings.JSON_MAX_DEPTH, sizes=sizes)
-        errors: list[RecordError] = []
         try:
             with ExitStack() as stack:
                 handle = stack.enter_context(_zipped(file) if file.is_dir() else file.open("rb"))
                 reading = spec.read_open(handle, context)  # type: ignore[misc]
-                text = propose(count(_scenes(reading.items, errors)), index.core, file.name)
+                counted = count(reading.items)
         except OSError as exc:
             raise CommandError(f"Cannot read {exc.filename or file}: {exc.strerror}") from None
-        if errors:
-            for error in errors:
-                self.stderr.write(f"{file}: {error.message}")
-            raise CommandError(f"No mapping proposed: {len(errors)} problem(s) in {file}.")
+        for problem in counted.problems:
+            self.stderr.write(f"{file}: {problem}")
+        more = counted.bad - len(counted.problems)
+        if more:
+            self.stderr.write(f"{file}: and {more:,} more bad entr{'y' if more == 1 else 'ies'}.")
+        if counted.bad and not counted.images:
+            raise CommandError(f"No mapping proposed: nothing in {file} could be read.")
+        if counted.bad:
+            self.stderr.write(
+                f"Read past {counted.bad:,} bad entr{'y' if counted.bad == 1 else 'ies'} of {file}: the "
+                f"proposal counts the {counted.images:,} image(s) read."
+            )
+        text = propose(counted, index.core, file.name)
         if out == "-":
             sys.stdout.write(text)
         else:
@@ -60,12 +67,3 @@ class Command(BaseCommand):
             self.stderr.write(
                 f"Wrote the proposed mapping to {out}: edit it, then import with --mapping {out}."
             )
-
-
-def _scenes(items: Iterable[Record | RecordError], errors: list[RecordError]) -> Iterator[OpenScene]:
-    """The file's scenes, one at a time; a bad record goes into `errors` instead."""
-    for item in items:
-        if isinstance(item, Record):
-            yield item.data
-        else:
-            errors.append(item)
