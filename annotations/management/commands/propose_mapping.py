@@ -52,8 +52,8 @@ class Command(BaseCommand):
         more = counted.bad - len(counted.problems)
         if more:
             self.stderr.write(f"{file}: and {more:,} more bad entr{'y' if more == 1 else 'ies'}.")
-        if counted.bad and not counted.images:
-            raise CommandError(f"No mapping proposed: nothing in {file} could be read.")
+        if counted.bad and not counted.objects:  # images with no readable object: nothing to propose
+            raise CommandError(f"No mapping proposed: nothing in {file} could be read (no object).")
         if counted.bad:
             self.stderr.write(
                 f"Read past {counted.bad:,} bad entr{'y' if counted.bad == 1 else 'ies'} of {file}: the "
