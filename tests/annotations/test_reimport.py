@@ -19,6 +19,10 @@ from annotations.models import Image, ImportJob, ObjectAnnotation, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.services import imports
 from annotations.services.imports import import_cancel, import_confirm, import_create, import_run
+from tests.annotations.formats import FIXTURES, MAPPING, zipped
+from tests.annotations.formats import run_import as run_download
+from tests.annotations.images import image_bytes
+from tests.annotations.test_download_whole import images_zip, vg_with_a_zero_width_box
 from tests.annotations.test_import_export import record
 from tests.factories import CollectionFactory
 from vtt_site import jobs
@@ -227,8 +231,8 @@ def test_a_change_between_the_plan_and_the_write_rolls_the_write_back_and_stops(
     Image.objects.create(collection=collection, original_name="e.jpg", width=640, height=480)
     planned = imports._stopped
 
-    def then_someone_annotates(job, plan, report):
-        stopped = planned(job, plan, report)
+    def then_someone_annotates(job, plan, **values):
+        stopped = planned(job, plan, **values)
         Image.objects.filter(original_name="e.jpg").update(annotated_at=timezone.now(), stage=Stage.ACCEPTED)
         return stopped
 
@@ -264,6 +268,57 @@ def test_only_a_previewed_import_goes_on_or_is_cancelled_and_the_choice_is_one_o
     assert import_run(job_id=job.pk).status == "cancelled"  # a late delivery of its task does nothing
     with pytest.raises(imports.ApplicationError, match="keep' or 'replace"):
         start(collection, mixed, accepted="always")
+
+
+# --- Downloads: flags, source ids, refused entries, pixels -------------------------------------------------
+
+
+DOWNLOADS = {
+    "vg": (lambda: zipped(FIXTURES / "vg" / "scene_graphs"), MAPPING),
+    "gqa": (lambda: (FIXTURES / "gqa" / "sceneGraphs.json").read_bytes(), MAPPING),
+    "openimages": (lambda: zipped(FIXTURES / "openimages"), FIXTURES / "openimages-mapping.yaml"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(DOWNLOADS))
+def test_a_download_imported_again_is_unchanged_its_flags_and_source_ids_compared_too(collection, fmt):
+    data, mapping = DOWNLOADS[fmt]
+    first = run_download(collection, fmt, data(), mapping, complete=True)
+    assert first.status == "done" and first.images_created > 0, first.errors
+    before = annotations_of(collection)
+    again = run_download(collection, fmt, data(), mapping, complete=True)
+    assert (again.status, again.images_updated, again.images_unchanged) == ("done", 0, first.images_created)
+    assert annotations_of(collection) == before
+    # The same download with its source ids changed only: changed, and the import stops to say so.
+    flags = ObjectAnnotation.objects.exclude(flags=[]).values_list("pk", flat=True)
+    if fmt == "openimages":
+        assert flags  # the fixture's depictions and occluded boxes are compared as stored
+    Image.objects.filter(collection=collection).update(source_id="elsewhere")
+    third = run_download(collection, fmt, data(), mapping, complete=True)
+    assert (third.status, third.plan["changed"]) == ("previewed", first.images_created)
+
+
+def test_a_previewed_download_keeps_its_refused_entries_and_report_and_attaches_pixels_once_it_goes_on(
+    collection, users, tmp_path, settings
+):
+    settings.VTT = {**settings.VTT, "IMPORT_MAX_REFUSED_SHARE": 0.5}  # the fixture is small: 1 entry in 4
+    data = zipped(FIXTURES / "vg" / "scene_graphs")
+    assert run_download(collection, "vg", data, MAPPING, mark_reviewed=True, complete=True).status == "done"
+    pictures = images_zip({"101.jpg": image_bytes("JPEG", size=(800, 600))})
+    job = run_download(
+        collection,
+        "vg",
+        vg_with_a_zero_width_box(tmp_path),
+        MAPPING,
+        complete=True,
+        images=ContentFile(pictures, name="images.zip"),
+    )
+    assert (job.status, job.entries_refused, job.plan["accepted"]) == ("previewed", 1, 1)
+    assert "a box has a positive width and height" in job.errors[0]["message"] and job.report
+    assert not Image.objects.exclude(file="").exists()  # nothing attached before the choice
+    job = import_run(job_id=import_confirm(job=job, accepted="keep").pk)
+    assert (job.status, job.images_kept, job.images_unchanged, job.pixels_attached) == ("done", 1, 2, 1)
+    assert job.entries_refused == 1 and Image.objects.get(original_name="101.jpg").stage == Stage.ACCEPTED
 
 
 # --- API -----------------------------------------------------------------------------------------------------
