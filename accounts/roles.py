@@ -65,6 +65,8 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
     "import.list": allow(Role.REVIEWER),
+    "import.confirm": allow(Role.REVIEWER),
+    "import.cancel": allow(Role.REVIEWER),
     "export.read": COLLECTION_WORKERS,
     # engine: everyone may see what statistics exist and ask for estimates (vision-system designers are
     # given the training data anyway, docs/method.md); fitting is an admin's decision.
@@ -117,7 +119,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
 
 # Operations that queue a Celery task: with the broker down they answer 503 (Retry-After) instead of
 # creating a job that would never run; everything else keeps working (issue 11, decision 0009).
-QUEUEING_OPERATIONS = frozenset({"import.create", "statistics.create"})
+QUEUEING_OPERATIONS = frozenset({"import.create", "import.confirm", "statistics.create"})
 
 # What a token scoped to one vision system may do (decision 0030): take tests as that system, and read
 # what any system may read, including the vocabularies: the words its questions are made of, public to

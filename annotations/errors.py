@@ -43,5 +43,6 @@ class AnnotationErrorCode(StrEnum):
     IMPORT_UNREADABLE = "import_unreadable"
     IMPORT_INVALID = "import_invalid"
     IMPORT_CONFLICT = "import_conflict"
+    IMPORT_NOT_WAITING = "import_not_waiting"
     UNKNOWN_FORMAT = "unknown_format"
     MAPPING_INVALID = "mapping_invalid"

@@ -59,6 +59,8 @@ urlpatterns = [
         name="export",
     ),
     path("imports/<int:job_id>/", imports.ImportDetailApi.as_view(), name="import"),
+    path("imports/<int:job_id>/confirm/", imports.ImportConfirmApi.as_view(), name="import-confirm"),
+    path("imports/<int:job_id>/cancel/", imports.ImportCancelApi.as_view(), name="import-cancel"),
     path("images/<int:image_id>/", images.ImageDetailApi.as_view(), name="image"),
     path("images/<int:image_id>/file/", images.ImageFileApi.as_view(), name="image-file"),
     path("images/<int:image_id>/annotation/", annotation.AnnotationApi.as_view(), name="image-annotation"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from annotations.formats import format_choices, scene_formats
-from annotations.models import Split, Stage
+from annotations.models import AcceptedImages, Split, Stage
 from annotations.selectors.collections import NEW
 
 
@@ -75,4 +75,16 @@ class ImportForm(forms.Form):
         required=False,
         label="Add objects found only in relationships",
         help_text="Marked as added; otherwise such relationships are dropped and counted.",
+    )
+    accepted = forms.ChoiceField(
+        choices=[("", "ask me, showing what changes"), *AcceptedImages.choices],
+        required=False,
+        label="Accepted images whose annotation it changes",
+        help_text="By default an import that would replace existing annotations stops and shows what "
+        "it would change, before writing anything.",
+    )
+    preview = forms.BooleanField(
+        required=False,
+        label="Show what it would do first",
+        help_text="Stop before writing, whatever changes.",
     )

@@ -29,6 +29,8 @@ urlpatterns = [
     path("collections/<int:collection_id>/upload/", collections.upload, name="upload"),
     path("collections/<int:collection_id>/import/", collections.import_start, name="import-start"),
     path("imports/<int:job_id>/", collections.import_detail, name="import"),
+    path("imports/<int:job_id>/confirm/", collections.import_go_on, name="import-confirm"),
+    path("imports/<int:job_id>/cancel/", collections.import_stop, name="import-cancel"),
     # The queues and the pages to work on an image
     path("collections/<int:collection_id>/annotate/next/", work.annotate_next, name="annotate-next"),
     path("collections/<int:collection_id>/review/next/", work.review_next_view, name="review-next"),

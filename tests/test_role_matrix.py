@@ -26,7 +26,7 @@ from accounts.services import token_create
 from annotations.formats import jsonl_line
 from annotations.models import MemberRole, Stage
 from annotations.services.images import image_upload
-from annotations.services.imports import import_create
+from annotations.services.imports import import_create, import_run
 from tests.factories import (
     CollectionFactory,
     ImageFactory,
@@ -71,6 +71,18 @@ class World:
 
     def in_review(self, **fields) -> Any:
         return self.image(stage=Stage.REVIEW, annotator=self.other, annotated_at=timezone.now(), **fields)
+
+
+def previewed_import(w: World) -> Any:
+    """An import waiting for a choice (asked to preview)."""
+    job = import_create(
+        collection=w.collection,
+        format="jsonl",
+        file=ContentFile(jsonl_line(RECORD).encode(), name="s.jsonl"),
+        preview=True,
+        start=False,
+    )
+    return import_run(job_id=job.pk)
 
 
 def png(name: str = "matrix.png") -> SimpleUploadedFile:
@@ -151,6 +163,10 @@ CALLS: dict[str, Builder] = {
         ),
     ),
     "import.list": lambda w: Call("get", f"{w.c}/imports/"),
+    "import.confirm": lambda w: Call(
+        "post", f"/api/v1/imports/{previewed_import(w).pk}/confirm/", {"accepted": "keep"}
+    ),
+    "import.cancel": lambda w: Call("post", f"/api/v1/imports/{previewed_import(w).pk}/cancel/"),
     "export.read": lambda w: Call("get", f"{w.c}/export/jsonl/?stage=accepted"),
     # engine
     "statistics.list": lambda w: Call("get", "/api/v1/statistics/"),

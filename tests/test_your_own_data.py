@@ -174,6 +174,23 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
         review_decide(image=image, user=reviewer, decision="accept")
     assert set(collection.images.values_list("stage", flat=True)) == {Stage.ACCEPTED}
 
+    # 4, again: importing the download a second time keeps the reviewed work (decision 0071).
+    reviewed = [image_annotation(image=i) for i in collection.images.order_by("original_name")]
+    again_options = {
+        "collection": collection.name,
+        "format": "vg",
+        "mapping": str(mapping),
+        "split": Split.TRAIN,
+    }
+    out = io.StringIO()
+    call_command("import_scenes", str(tmp_path / "train"), preview=True, stdout=out, **again_options)
+    assert "accepted image(s) would change" in out.getvalue() and "nothing was imported" in out.getvalue()
+    out = io.StringIO()
+    call_command("import_scenes", str(tmp_path / "train"), stdout=out, **again_options)
+    assert "accepted image(s) as they were" in out.getvalue()
+    assert set(collection.images.values_list("stage", flat=True)) == {Stage.ACCEPTED}
+    assert [image_annotation(image=i) for i in collection.images.order_by("original_name")] == reviewed
+
     # 6. The fit, the test on the test images, truthed by the oracle, published.
     statistics = engine_services.statistics_fit_start(user=admin, collections=[collection])
     engine_services.statistics_fit_run(statistics_id=statistics.pk)

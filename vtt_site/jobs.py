@@ -13,6 +13,10 @@ machinery, who holds it and whether that holder is alive:
   `job_finish`, `job_fail`) is conditional on its claim token, so a presumed-dead holder that wakes up
   after a takeover changes nothing (`JobLost`), and a job finishes exactly once. Work that must be all
   or nothing calls `job_finish` inside its own transaction.
+- `job_wait` parks a held job until a person decides (an import showing what it would change): the
+  job holds no worker and no claim, and no sweep touches it. `job_resume` queues it again with the
+  person's decision, `job_cancel` ends it; both change only a job still waiting, so two decisions at
+  once cannot both be taken.
 - `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`) queues again the jobs whose heartbeat went
   stale and the queued jobs that never reached the broker, or whose message was lost.
 
@@ -65,6 +69,7 @@ class Job(models.Model):
 
     QUEUED: ClassVar[str] = "queued"
     FAILED: ClassVar[str] = "failed"
+    CANCELLED: ClassVar[str] = "cancelled"  # by a person, while it waited for them (`job_cancel`)
     # The statuses while a worker holds the job (the first is the one a claim sets), and the final one.
     running_statuses: ClassVar[tuple[str, ...]]
     done_status: ClassVar[str]
@@ -142,7 +147,10 @@ def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
 
 def job_enqueue(job: Job) -> None:
     """Queue the job's task once the current transaction commits (at once outside one)."""
-    model, pk = type(job), job.pk
+    _enqueue(type(job), job.pk)
+
+
+def _enqueue(model: type[Job], pk: int) -> None:
     transaction.on_commit(lambda: _send(model, pk))
 
 
@@ -370,6 +378,36 @@ def job_finish(job: Job, **values: Any) -> None:
     """The job is done. Call it inside the transaction of the result: `JobLost` rolls the result back."""
     now = timezone.now()
     _update_held(job, status=job.done_status, progress=1.0, finished_at=now, heartbeat_at=now, **values)
+
+
+def job_wait(job: Job, status: str, message: str, **values: Any) -> None:
+    """The job stops in `status` (one that is neither queued nor running) until a person decides:
+    `message` says what it waits for. Its claim is dropped, so neither the sweeper nor a takeover runs
+    it again; only `job_resume` or `job_cancel` moves it on."""
+    if status == job.QUEUED or status in job.running_statuses:
+        raise ValueError(f"{status!r} is not a status a job waits in")
+    _update_held(job, status=status, message=message, claim=None, heartbeat_at=timezone.now(), **values)
+
+
+def job_resume(model: type[Job], pk: int, *, waiting: str, **values: Any) -> bool:
+    """Queue again a job that waits in `waiting`, with `values` (the person's decision); False when it
+    does not wait there (any more). A fresh start: it runs from the beginning, as a new job would, and
+    the takeovers of its earlier runs no longer count against it."""
+    resumed = model._default_manager.filter(pk=pk, status=waiting).update(
+        status=model.QUEUED, message="", progress=0.0, attempts=0, enqueued_at=None, **values
+    )
+    if resumed:
+        _enqueue(model, pk)
+    return bool(resumed)
+
+
+def job_cancel(model: type[Job], pk: int, *, waiting: str, message: str) -> bool:
+    """End a job that waits in `waiting` without running it further; False when it does not wait there."""
+    return bool(
+        model._default_manager.filter(pk=pk, status=waiting).update(
+            status=model.CANCELLED, message=message, finished_at=timezone.now()
+        )
+    )
 
 
 def job_fail(job: Job, message: str, **values: Any) -> None:

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -13,11 +18,11 @@ from rest_framework.views import APIView
 
 from annotations.api.common import multipart_data
 from annotations.formats import SceneFormat, format_choices, format_values, scene_formats
-from annotations.models import Split, Stage
+from annotations.models import AcceptedImages, ImportJob, Split, Stage
 from annotations.selectors.collections import access_collection
 from annotations.selectors.exports import export_file_name, scene_export
 from annotations.selectors.imports import access_import, import_list
-from annotations.services.imports import import_create
+from annotations.services.imports import import_cancel, import_confirm, import_create
 from vtt_site.api.fields import NonEmptyFileField, QueryChoiceField
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer
@@ -33,6 +38,30 @@ def _export_responses() -> dict:
     return {
         (200, kind): OpenApiTypes.OBJECT if kind == "application/json" else OpenApiTypes.STR for kind in kinds
     }
+
+
+ACCEPTED_HELP = (
+    "What becomes of the accepted images whose annotation the import would change: keep (they stay as "
+    "they are, counted in images_kept) or replace (their annotations are replaced and they go where the "
+    "import's images go)."
+)
+
+
+class ImportPlanSerializer(serializers.Serializer):
+    created = serializers.IntegerField(help_text="Images the import creates.")
+    changed = serializers.IntegerField(
+        help_text="Existing images whose annotation the import changes (the two counts below included)."
+    )
+    unannotated = serializers.IntegerField(
+        help_text="Of the changed: images nobody annotated yet (uploaded pixels), given their first annotation."
+    )
+    accepted = serializers.IntegerField(help_text="Of the changed: accepted images.")
+    unchanged = serializers.IntegerField(
+        help_text="Existing images whose stored annotation equals the imported one: left as they are."
+    )
+    accepted_names = serializers.ListField(
+        child=serializers.CharField(), help_text="The first accepted images changed, by name."
+    )
 
 
 class ImportJobSerializer(serializers.Serializer):
@@ -58,7 +87,8 @@ class ImportJobSerializer(serializers.Serializer):
     )
     pixels_attached = serializers.IntegerField(help_text="Images given their pixels from the images archive.")
     status = serializers.CharField(
-        help_text="queued, validating, writing, attaching (the pixels of the images archive), done or failed."
+        help_text="queued, validating, writing, attaching (the pixels of the images archive), previewed "
+        "(waiting for a choice: see plan, then confirm/ or cancel/), done, failed or cancelled."
     )
     progress = serializers.FloatField(help_text="From 0 to 1: the records validated, then 1 when done.")
     message = serializers.CharField(
@@ -72,8 +102,19 @@ class ImportJobSerializer(serializers.Serializer):
         help_text="Every bad record: {line, message}. Line null: the whole file, or a COCO entry, whose "
         "place in the document starts the message (images[3]: ..., annotations[12]: ...).",
     )
+    accepted = serializers.CharField(help_text=f"{ACCEPTED_HELP} Empty: not chosen yet.")
+    preview = serializers.BooleanField(help_text="Asked to stop and show its plan before writing.")
+    plan = serializers.SerializerMethodField(
+        help_text="What the import would do (previewed), or did (done); null before it is planned."
+    )
     images_created = serializers.IntegerField()
-    images_updated = serializers.IntegerField()
+    images_updated = serializers.IntegerField(help_text="Existing images whose annotation was replaced.")
+    images_unchanged = serializers.IntegerField(
+        help_text="Existing images whose annotation equals the imported one: left as they were."
+    )
+    images_kept = serializers.IntegerField(
+        help_text="Accepted images the import would have changed, kept as they were (accepted: keep)."
+    )
     report = serializers.ListField(
         child=serializers.DictField(),
         help_text="For a format with an open vocabulary, what the mapping did: one {section, total, top: "
@@ -82,6 +123,10 @@ class ImportJobSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(ImportPlanSerializer(allow_null=True))
+    def get_plan(self, job: ImportJob) -> dict | None:
+        return ImportPlanSerializer(job.plan).data if job.plan else None
 
 
 class ImportListCreateApi(APIView):
@@ -137,6 +182,16 @@ class ImportListCreateApi(APIView):
             help_text="Make objects, marked `added`, of the subjects and objects of relationships that have "
             "no box of their own; otherwise such relationships are dropped and counted.",
         )
+        accepted = serializers.ChoiceField(
+            choices=AcceptedImages.choices,
+            required=False,
+            default="",
+            help_text=f"{ACCEPTED_HELP} Unset: when the import would replace existing annotations it "
+            "stops as previewed, with its plan, until confirm/ says.",
+        )
+        preview = serializers.BooleanField(
+            default=False, help_text="Stop as previewed, with the plan, before writing anything."
+        )
 
     @extend_schema(responses=paginated(ImportJobSerializer), summary="The collection's imports, newest first")
     def get(self, request, collection_id: int):
@@ -170,6 +225,39 @@ class ImportDetailApi(APIView):
                 access_import(user=request.user, job_id=job_id, operation=request.operation)
             ).data
         )
+
+
+class ImportConfirmApi(APIView):
+    operation = "import.confirm"
+
+    @extend_schema_serializer(component_name="ImportConfirm")
+    class InputSerializer(serializers.Serializer):
+        accepted = serializers.ChoiceField(choices=AcceptedImages.choices, help_text=ACCEPTED_HELP)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={202: ImportJobSerializer, 409: ErrorSerializer},
+        summary="Go on with a previewed import, saying what becomes of the accepted images it would change",
+    )
+    def post(self, request, job_id: int):
+        job = access_import(user=request.user, job_id=job_id, operation=request.operation)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = import_confirm(job=job, user=request.user, **data.validated_data)
+        return Response(ImportJobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportCancelApi(APIView):
+    operation = "import.cancel"
+
+    @extend_schema(
+        request=None,
+        responses={200: ImportJobSerializer, 409: ErrorSerializer},
+        summary="Cancel a previewed import: nothing of it is written",
+    )
+    def post(self, request, job_id: int):
+        job = access_import(user=request.user, job_id=job_id, operation=request.operation)
+        return Response(ImportJobSerializer(import_cancel(job=job)).data)
 
 
 class ExportApi(APIView):

@@ -2,7 +2,7 @@
 
 from annotations.models.annotation import ObjectAnnotation, RelationshipAnnotation
 from annotations.models.collections import Collection, CollectionMembership, Image, MemberRole, Split, Stage
-from annotations.models.imports import ImportJob, SceneFormat
+from annotations.models.imports import AcceptedImages, ImportJob, SceneFormat
 from annotations.models.vocabularies import (
     AttributeGroup,
     AttributeValue,
@@ -12,6 +12,7 @@ from annotations.models.vocabularies import (
 )
 
 __all__ = [
+    "AcceptedImages",
     "AttributeGroup",
     "AttributeValue",
     "Collection",

@@ -21,16 +21,29 @@ def import_path(instance: ImportJob, filename: str) -> str:
     return f"imports/{instance.collection_id}/{filename}"
 
 
+class AcceptedImages(models.TextChoices):
+    """What an import does to accepted images whose annotation it would change (decision 0071)."""
+
+    KEEP = "keep", "keep them as they are"
+    REPLACE = "replace", "replace their annotations too"
+
+
 class ImportJob(Job):
-    """Progress: the validated fraction of the records until the writing phase, then 1 when done."""
+    """Progress: the validated fraction of the records until the writing phase, then 1 when done.
+
+    An import that would change existing images' annotations, and whose importer has not chosen what
+    becomes of accepted ones, stops `previewed` with its `plan` until a person goes on (`accepted`) or
+    cancels (decision 0071)."""
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         VALIDATING = "validating"
         WRITING = "writing"
         ATTACHING = "attaching", "attaching pixels"
+        PREVIEWED = "previewed", "previewed: waiting for a choice"
         DONE = "done"
         FAILED = "failed"
+        CANCELLED = "cancelled"
 
     running_statuses = (Status.VALIDATING, Status.WRITING, Status.ATTACHING)
     done_status = Status.DONE
@@ -81,8 +94,32 @@ class ImportJob(Job):
     report = models.JSONField(
         default=list, blank=True, help_text="What the mapping mapped, merged and dropped, with counts."
     )
+    accepted = models.CharField(
+        max_length=8,
+        choices=AcceptedImages.choices,
+        blank=True,
+        help_text="What becomes of accepted images whose annotation the import would change; empty: "
+        "not chosen yet (the import stops to show its plan when it would change existing images).",
+    )
+    preview = models.BooleanField(
+        default=False, help_text="Stop to show the plan whatever it holds, until a person goes on."
+    )
+    plan = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the import would do, as last shown: images created, changed, unchanged, "
+        "accepted images changed (decision 0071).",
+    )
     images_created = models.PositiveIntegerField(default=0)
-    images_updated = models.PositiveIntegerField(default=0)
+    images_updated = models.PositiveIntegerField(
+        default=0, help_text="Existing images whose annotation the import replaced."
+    )
+    images_unchanged = models.PositiveIntegerField(
+        default=0, help_text="Existing images whose annotation equals the imported one: left as they were."
+    )
+    images_kept = models.PositiveIntegerField(
+        default=0, help_text="Accepted images the import would have changed, kept as they were."
+    )
 
     class Meta(Job.Meta):
         pass

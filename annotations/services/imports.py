@@ -8,22 +8,32 @@ already in the collection, collecting every bad record with its place and commit
 writing phase run, as one transaction of bulk inserts a chunk of scenes at a time: an import is all or
 nothing.
 
-A record whose "image" is the name of an image of the collection becomes that image's annotation (it
-replaces what was there); any other record creates an image without pixels, sized as the record says.
-Where the images go: to review (a complete source: every object of the vocabulary's types boxed, every
-attribute given), to accepted as well with `mark_reviewed`, or, from a source that is not complete, to
-the annotation queue as drafts to complete. The job's `report` counts what the mapping mapped, merged
+A record whose "image" is the name of an image of the collection becomes that image's annotation; any
+other record creates an image without pixels, sized as the record says. Between the two phases the
+import plans what it would change (decision 0071): images created, existing images changed (those
+nobody annotated yet, and accepted ones, counted apart) and unchanged (the stored annotation, read back
+as a record, equals the imported one: not rewritten, its stage kept). When it would replace existing
+annotations and the importer has not chosen what becomes of accepted images (`accepted`), or was asked
+to preview, the job stops `previewed` holding the plan; `import_confirm` goes on with the choice,
+`import_cancel` ends it. Without `AcceptedImages.REPLACE` an accepted image is left as it is and
+counted as kept. The writing phase plans again under its locks and writes only what was planned (or
+stops again when the collection changed meanwhile). Where the written images go: to review (a complete
+source: every object of the vocabulary's types boxed, every attribute given), to accepted as well with
+`mark_reviewed`, or, from a source that is not complete, to the annotation queue as drafts to complete. The job's `report` counts what the mapping mapped, merged
 and dropped.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import tempfile
 import uuid
 from collections import abc
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import IO, Any
 
 from django.conf import settings
@@ -45,14 +55,25 @@ from annotations.formats import (
 )
 from annotations.formats.mapping import Mapping, MappingInvalid, load_mapping
 from annotations.formats.records import ImportReport
-from annotations.models import Collection, Image, ImportJob, Split, Stage
+from annotations.models import AcceptedImages, Collection, Image, ImportJob, Split, Stage
+from annotations.selectors.annotation import object_id, scene_records
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.annotation import annotation_delete, annotation_insert, chunked
 from annotations.services.images import image_pixels_attach, limits_from_settings
 from kernel.errors import SceneError
 from kernel.scene import Scene, parse_scene
-from vtt_site.errors import ApplicationError, CommonErrorCode
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
+from vtt_site.jobs import (
+    JobFailed,
+    job_cancel,
+    job_enqueue,
+    job_finish,
+    job_limit_check,
+    job_progress,
+    job_resume,
+    job_run,
+    job_wait,
+)
 
 PROGRESS_EVERY = 500
 ERRORS_KEPT = 10_000  # refused entries listed on the job (all are counted: `entries_refused`)
@@ -74,15 +95,20 @@ def import_create(
     images: File | None = None,
     strict: bool = False,
     add_relationship_objects: bool = False,
+    accepted: str = "",
+    preview: bool = False,
     created_by: Any = None,
     start: bool = True,
 ) -> ImportJob:
     """Keep the uploaded file (and mapping) and queue the import (`start=False`: the caller runs
     `import_run`). `complete`: the source is complete (unset: the format's default, or yes with
-    `mark_reviewed`). An unknown format, a mapping for a format without an open vocabulary, a mapping
+    `mark_reviewed`). `accepted`: what becomes of accepted images the import would change (empty: stop
+    and ask if it would replace existing annotations); `preview`: stop to show the plan in any case.
+    An unknown format, a mapping for a format without an open vocabulary, a mapping
     with problems, or a user with too many imports waiting is refused here, before anything is stored."""
     spec = scene_format(format)
     complete = _complete(spec, complete, mark_reviewed)
+    _check_accepted(accepted, allow_empty=True)
     mapping_data = _mapping_data(spec, mapping, collection)
     job_limit_check(ImportJob, user=created_by, what="imports")
     job = ImportJob(
@@ -93,6 +119,8 @@ def import_create(
         complete=complete,
         strict=strict or not spec.mapped,
         add_relationship_objects=add_relationship_objects,
+        accepted=accepted,
+        preview=preview,
         created_by=created_by,
         original_name=os.path.basename(file.name or "")[:255],
     )
@@ -105,6 +133,51 @@ def import_create(
     if start:
         job_enqueue(job)
     return job
+
+
+@transaction.atomic
+def import_confirm(*, job: ImportJob, accepted: str, user: Any = None) -> ImportJob:
+    """Go on with an import that waits for a choice (`previewed`): queue it again with `accepted`,
+    what becomes of the accepted images it would change. It runs from the start and writes only the
+    plan that was shown; if the collection changed meanwhile it stops again with the new plan."""
+    _check_accepted(accepted, allow_empty=False)
+    job_limit_check(ImportJob, user=user, what="imports")
+    if not job_resume(ImportJob, job.pk, waiting=Status.PREVIEWED, accepted=accepted, preview=False):
+        raise _not_waiting(job, "go on")
+    return ImportJob.objects.get(pk=job.pk)
+
+
+@transaction.atomic
+def import_cancel(*, job: ImportJob) -> ImportJob:
+    """End an import that waits for a choice; nothing of it was written."""
+    if not job_cancel(
+        ImportJob,
+        job.pk,
+        waiting=Status.PREVIEWED,
+        message="Cancelled after the preview: nothing was imported.",
+    ):
+        raise _not_waiting(job, "be cancelled")
+    return ImportJob.objects.get(pk=job.pk)
+
+
+def _check_accepted(accepted: str, *, allow_empty: bool) -> None:
+    if accepted in AcceptedImages.values or (allow_empty and accepted == ""):
+        return
+    raise ApplicationError(
+        CommonErrorCode.INVALID,
+        f"Say what becomes of the accepted images the import would change: "
+        f"{' or '.join(repr(v) for v in AcceptedImages.values)}.",
+        fields={"accepted": [f"One of {', '.join(AcceptedImages.values)}."]},
+    )
+
+
+def _not_waiting(job: ImportJob, what: str) -> ConflictError:
+    status = ImportJob.objects.filter(pk=job.pk).values_list("status", flat=True).first() or job.status
+    return ConflictError(
+        AnnotationErrorCode.IMPORT_NOT_WAITING,
+        f"This import is {Status(status).label.lower()}, not waiting for a choice: only a previewed import "
+        f"can {what}. Nothing was changed.",
+    )
 
 
 def _complete(spec: SceneFormat, complete: bool | None, mark_reviewed: bool) -> bool:
@@ -164,14 +237,15 @@ def import_run(*, job_id: int) -> ImportJob:
 
 
 def _run(job: ImportJob) -> None:
-    if job.written_at is None:
-        _read_and_write(job)
+    if job.written_at is None and not _read_and_write(job):
+        return  # stopped before writing, until a person chooses (decision 0071)
     if job.images:
         _attach_pixels(job)
     job_finish(job)
 
 
-def _read_and_write(job: ImportJob) -> None:
+def _read_and_write(job: ImportJob) -> bool:
+    """Validate, plan and write the scenes; False when the job stopped before writing (`previewed`)."""
     job.collection = Collection.objects.select_related("vocabulary").get(pk=job.collection_id)
     index = vocabulary_index(job.collection.vocabulary)
     spec = _format_of(job)
@@ -190,15 +264,16 @@ def _read_and_write(job: ImportJob) -> None:
         job_progress(job, lines_total=reading.total)
         errors, good = _validate(job, spec, reading, index, context.sizes, spool)
         _refuse_if_too_bad(job, errors, good, report)
+        # What a stop and the write record besides the plan: the refused entries, the mapping's report.
+        values = {
+            "report": report.as_list(),
+            "errors": [e.as_dict() for e in errors[:ERRORS_KEPT]],
+            "entries_refused": len(errors),
+        }
+        if _stopped(job, _planned(job, _spooled(spool), index), **values):
+            return False
         job_progress(job, status=Status.WRITING)
-        _write(
-            job,
-            _spooled(spool),
-            index,
-            report=report.as_list(),
-            errors=[e.as_dict() for e in errors[:ERRORS_KEPT]],
-            entries_refused=len(errors),
-        )
+        return _write(job, _spooled(spool), index, **values)
 
 
 def _refuse_if_too_bad(job: ImportJob, errors: list[RecordError], good: int, report: ImportReport) -> None:
@@ -339,44 +414,224 @@ def _without_place(exc: SceneError, place: str) -> str:
     return f"{where}: {exc.message}" if where else exc.message
 
 
+# --- Planning: what the import would change (decision 0071) -------------------------------------------------
+
+
+class Change(StrEnum):
+    """What an import does to one image of its file."""
+
+    CREATE = "create"  # no image of the collection has its name
+    FILL = "fill"  # an existing image nobody annotated yet (uploaded pixels): its first annotation
+    REPLACE = "replace"  # an existing image's annotation, not accepted, replaced by a different one
+    REPLACE_ACCEPTED = "accepted"  # the same, on an accepted image: only with AcceptedImages.REPLACE
+    UNCHANGED = "unchanged"  # the stored annotation equals the imported one: not rewritten
+
+
+ACCEPTED_SHOWN = 20  # names of accepted images a plan lists
+
+
+@dataclass
+class Plan:
+    """The counts of an import's changes, and a digest of which image gets which change: two plans
+    with the same digest change the same images in the same way."""
+
+    created: int = 0
+    changed: int = 0  # existing images whose annotation the import changes (the three below included)
+    unannotated: int = 0  # of those, images nobody annotated yet
+    accepted: int = 0  # of those, accepted images
+    unchanged: int = 0
+    accepted_names: list[str] = field(default_factory=list)
+    _digest: Any = field(default_factory=hashlib.sha256, repr=False)
+
+    def add(self, name: str, change: Change) -> None:
+        self._digest.update(f"{change}\0{name}\n".encode())
+        if change is Change.CREATE:
+            self.created += 1
+        elif change is Change.UNCHANGED:
+            self.unchanged += 1
+        else:
+            self.changed += 1
+            self.unannotated += change is Change.FILL
+            if change is Change.REPLACE_ACCEPTED:
+                self.accepted += 1
+                if len(self.accepted_names) < ACCEPTED_SHOWN:
+                    self.accepted_names.append(name)
+
+    @property
+    def overwrites(self) -> int:
+        """Existing annotations the import would replace: what a person must see before it does."""
+        return self.changed - self.unannotated
+
+    @property
+    def digest(self) -> str:
+        return self._digest.hexdigest()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "created": self.created,
+            "changed": self.changed,
+            "unannotated": self.unannotated,
+            "accepted": self.accepted,
+            "unchanged": self.unchanged,
+            "accepted_names": self.accepted_names,
+            "digest": self.digest,
+        }
+
+
+def _planned(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex) -> Plan:
+    """What writing `scenes` would change now; reads only (the writing phase checks it again under
+    its locks, in case the collection changes meanwhile)."""
+    existing = _existing(job)
+    plan = Plan()
+    for chunk in _chunks(scenes):
+        for scene, (change, _) in zip(chunk, _changes(chunk, existing, index), strict=True):
+            plan.add(scene.image, change)
+    return plan
+
+
+def _stopped(job: ImportJob, plan: Plan, **values: Any) -> bool:
+    """Stop the job, holding `plan` (and `values`: the refused entries, the mapping's report) for a
+    person to see, when it may not go on to write it."""
+    message = _why_stop(job, plan)
+    if message is None:
+        return False
+    job_wait(job, Status.PREVIEWED, message, plan=plan.as_dict(), accepted="", progress=1.0, **values)
+    return True
+
+
+def _why_stop(job: ImportJob, plan: Plan) -> str | None:
+    """The message of a stop before writing `plan`, or None to write it. The import stops when asked
+    to preview, when it would replace existing annotations and nobody chose what becomes of accepted
+    images, and when the plan differs from the one a person went on from (the collection changed)."""
+    nothing = "Nothing has been imported yet."
+    if job.preview:
+        return f"Preview: this is what the import would do. {nothing} Go on, or cancel."
+    if job.accepted:
+        if job.plan and job.plan.get("digest") != plan.digest:
+            return (
+                "The collection changed since the preview (annotations were saved, reviewed or added "
+                f"meanwhile): this is what the import would do now. {nothing} Choose again, or cancel."
+            )
+        return None
+    if plan.overwrites:
+        accepted = f", {plan.accepted} of them accepted" if plan.accepted else ""
+        return (
+            f"This import would replace the annotations of {plan.overwrites} existing "
+            f"image{'' if plan.overwrites == 1 else 's'}{accepted}. {nothing} Go on, or cancel."
+        )
+    return None
+
+
+def _existing(job: ImportJob) -> dict[str, int]:
+    return dict(job.collection.images.values_list("original_name", "id"))
+
+
+def _chunks(scenes: Iterable[Scene]) -> Iterator[list[Scene]]:
+    chunk: list[Scene] = []
+    for scene in scenes:
+        chunk.append(scene)
+        if len(chunk) == WRITE_CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _changes(
+    scenes: list[Scene], existing: abc.Mapping[str, int], index: VocabularyIndex, *, lock: bool = False
+) -> list[tuple[Change, Image | None]]:
+    """What the import does to each image of a chunk, with the existing image it changes. The stored
+    annotation is read back through the selector of records (`scene_records`) and compared with the
+    record the imported scene would read back as, so that every field a record carries is compared.
+    `lock`: the existing images stay locked until the transaction ends (the writing phase)."""
+    rows = Image.objects.filter(pk__in=[existing[s.image] for s in scenes if s.image in existing])
+    if lock:
+        rows = rows.select_for_update(of=("self",)).order_by("pk")
+    images = {image.original_name: image for image in rows}
+    stored = {
+        record["image"]: record
+        for record in scene_records(images=[i for i in images.values() if i.annotated_at], index=index)
+    }
+    changes: list[tuple[Change, Image | None]] = []
+    for scene in scenes:
+        image = images.get(scene.image)
+        if image is None:
+            changes.append((Change.CREATE, None))
+        elif image.annotated_at is None:
+            changes.append((Change.FILL, image))
+        elif stored[scene.image] == _as_stored(scene, index):
+            changes.append((Change.UNCHANGED, image))
+        elif image.stage == Stage.ACCEPTED:
+            changes.append((Change.REPLACE_ACCEPTED, image))
+        else:
+            changes.append((Change.REPLACE, image))
+    return changes
+
+
+def _as_stored(scene: Scene, index: VocabularyIndex) -> dict[str, Any]:
+    """The record `scene` reads back as once stored: its objects named o1..oN in their order."""
+    document = scene.to_document(index.core)
+    renamed = {obj["id"]: object_id(position) for position, obj in enumerate(document["objects"])}
+    for obj in document["objects"]:
+        obj["id"] = renamed[obj["id"]]
+    for link in document["relationships"]:
+        link["subject"], link["object"] = renamed[link["subject"]], renamed[link["object"]]
+    return document
+
+
 # --- Writing -------------------------------------------------------------------------------------------------
 
 
-def _write(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex, **values: Any) -> None:
-    """One transaction: the images, their annotations and the job marked written (with `values`), or
-    nothing."""
+class _PlanChanged(Exception):
+    """The collection changed between the plan and the write: roll the write back and stop again."""
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+
+
+def _write(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex, **values: Any) -> bool:
+    """One transaction: the images, their annotations and the job marked written (with `values` and the
+    counts of what was written), or nothing. The plan is made again under the write's locks: when it
+    would now need a person's choice (the collection changed since it was planned), nothing is written
+    and the job stops with it (False)."""
     try:
         with transaction.atomic():
-            created, updated = _write_all(job, scenes, index)
+            plan = _write_all(job, scenes, index)
+            if _why_stop(job, plan) is not None:
+                raise _PlanChanged(plan)
+            kept = plan.accepted if job.accepted != AcceptedImages.REPLACE else 0
             job_progress(
                 job,
                 status=Status.ATTACHING if job.images else Status.WRITING,
                 written_at=timezone.now(),
-                images_created=created,
-                images_updated=updated,
+                images_created=plan.created,
+                images_updated=plan.changed - kept,
+                images_unchanged=plan.unchanged,
+                images_kept=kept,
+                plan=plan.as_dict(),
                 **values,
             )
+    except _PlanChanged as changed:
+        _stopped(job, changed.plan, **values)
+        return False
     except IntegrityError:
         raise _failed(
             "Images were added to the collection while this import ran, under names it uses; "
             "nothing was imported. Run the import again."
         ) from None
+    return True
 
 
-def _write_all(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex) -> tuple[int, int]:
-    """A chunk of scenes at a time (memory stays flat), all in the caller's transaction."""
-    existing = dict(job.collection.images.values_list("original_name", "id"))
+def _write_all(job: ImportJob, scenes: Iterable[Scene], index: VocabularyIndex) -> Plan:
+    """A chunk of scenes at a time (memory stays flat), all in the caller's transaction; the plan of
+    what was written."""
+    existing = _existing(job)
     state = _imported_state(job, timezone.now())
-    created = updated = 0
-    chunk: list[Scene] = []
-    for scene in scenes:
-        chunk.append(scene)
-        if len(chunk) == WRITE_CHUNK:
-            created, updated = _write_chunk(job, chunk, existing, state, index, created, updated)
-            chunk = []
-    if chunk:
-        created, updated = _write_chunk(job, chunk, existing, state, index, created, updated)
-    return created, updated
+    plan = Plan()
+    for chunk in _chunks(scenes):
+        _write_chunk(job, chunk, existing, state, index, plan)
+    return plan
 
 
 def _write_chunk(
@@ -385,35 +640,46 @@ def _write_chunk(
     existing: dict[str, int],
     state: dict[str, Any],
     index: VocabularyIndex,
-    created: int,
-    updated: int,
-) -> tuple[int, int]:
-    new = [
-        Image(
-            collection=job.collection,
-            original_name=scene.image,
-            source_id=scene.source_id,
-            width=scene.width,
-            height=scene.height,
-            split=job.split,
-            uploaded_by=job.created_by,
-            **state,
-        )
-        for scene in scenes
-        if scene.image not in existing
-    ]
+    plan: Plan,
+) -> None:
+    """Create the new images, replace the annotations that change (an accepted image's only with
+    `AcceptedImages.REPLACE`), leave the others as they are; each image's change added to `plan`."""
+    changes = _changes(scenes, existing, index, lock=True)
+    replace_accepted = job.accepted == AcceptedImages.REPLACE
+    new: list[Image] = []
+    replaced: list[int] = []
+    identified: list[tuple[int, str]] = []  # replaced images and their ids in the source
+    written: list[tuple[Scene, Image]] = []
+    for scene, (change, image) in zip(scenes, changes, strict=True):
+        plan.add(scene.image, change)
+        if image is None:  # Change.CREATE
+            image = Image(
+                collection=job.collection,
+                original_name=scene.image,
+                source_id=scene.source_id,
+                width=scene.width,
+                height=scene.height,
+                split=job.split,
+                uploaded_by=job.created_by,
+                **state,
+            )
+            new.append(image)
+        elif change is Change.UNCHANGED or (change is Change.REPLACE_ACCEPTED and not replace_accepted):
+            continue
+        else:
+            replaced.append(image.pk)
+            if scene.source_id:
+                identified.append((image.pk, scene.source_id))
+        written.append((scene, image))
     Image.objects.bulk_create(new, batch_size=2000)
-    replaced = [existing[scene.image] for scene in scenes if scene.image in existing]
     for ids in chunked(replaced):
         Image.objects.filter(pk__in=ids).update(**state)
-    for scene in scenes:
-        if scene.image in existing and scene.source_id:
-            Image.objects.filter(pk=existing[scene.image]).update(source_id=scene.source_id)
+    for pk, source_id in identified:
+        Image.objects.filter(pk=pk).update(source_id=source_id)
     annotation_delete(image_ids=replaced)
-    by_name = {image.original_name: image for image in new}
-    by_name |= {scene.image: Image(pk=existing[scene.image]) for scene in scenes if scene.image in existing}
-    annotation_insert(images=[by_name[scene.image] for scene in scenes], scenes=scenes, index=index)
-    return created + len(new), updated + len(replaced)
+    annotation_insert(
+        images=[image for _, image in written], scenes=[scene for scene, _ in written], index=index
+    )
 
 
 def _imported_state(job: ImportJob, now) -> dict[str, Any]:

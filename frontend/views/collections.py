@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection
+from annotations.models import Collection, ImportJob
 from annotations.selectors.images import image_list
 from annotations.selectors.imports import import_list
 from annotations.services.images import image_upload
-from annotations.services.imports import import_create
+from annotations.services.imports import import_cancel, import_confirm, import_create
 from frontend.forms import ImageFilterForm, ImportForm, UploadForm
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.home import collection_summary
@@ -128,18 +128,60 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
+# The statuses in which an import waits for nothing but a person: the page stops polling.
+SETTLED = (
+    ImportJob.Status.DONE,
+    ImportJob.Status.FAILED,
+    ImportJob.Status.CANCELLED,
+    ImportJob.Status.PREVIEWED,
+)
+
+
 @login_required
 @require_GET
 def import_detail(request: HttpRequest, job_id: int) -> HttpResponse:
-    """The job as it is now; the page's script polls the API until it is done or failed."""
+    """The job as it is now; the page's script polls the API until it is done, failed or waits for a
+    choice (then the page shows what the import would change, with the buttons to go on or cancel)."""
     job = import_or_404(request.user, job_id)
     require(request.user, "import.read", job.collection)
+    plan = job.plan or {}
     return render(
         request,
         "frontend/import.html",
         {
             "job": job,
             "api_url": reverse("api:import", args=[job.pk]),
-            "finished": job.status in ("done", "failed"),
+            "finished": job.status in SETTLED,
+            "accepted_more": max(0, plan.get("accepted", 0) - len(plan.get("accepted_names", []))),
         },
     )
+
+
+@login_required
+@require_POST
+def import_go_on(request: HttpRequest, job_id: int) -> HttpResponse:
+    """The choice on a previewed import's page: go on, keeping or replacing the accepted images."""
+    return _decide(
+        request,
+        job_id,
+        "import.confirm",
+        lambda job: import_confirm(job=job, accepted=request.POST.get("accepted", ""), user=request.user),
+    )
+
+
+@login_required
+@require_POST
+def import_stop(request: HttpRequest, job_id: int) -> HttpResponse:
+    return _decide(request, job_id, "import.cancel", lambda job: import_cancel(job=job))
+
+
+def _decide(request: HttpRequest, job_id: int, operation: str, decide: Any) -> HttpResponse:
+    """Take a person's decision on a previewed import, then show its page again; a refusal (it no longer
+    waits, no choice said, too many imports running) is said there."""
+    job = import_or_404(request.user, job_id)
+    require(request.user, operation, job.collection)
+    try:
+        decide(job)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect(reverse("frontend:import", args=[job.pk]))

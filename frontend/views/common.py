@@ -44,6 +44,8 @@ DOINGS = {
     "image.upload": "uploading images",
     "import.create": "importing scene graphs",
     "import.read": "following imports",
+    "import.confirm": "going on with imports",
+    "import.cancel": "cancelling imports",
     "truthing.queue.next": "truthing tests",
     "truthing.stream.read": "truthing tests",
     "truthing.check.read": "checking streams",

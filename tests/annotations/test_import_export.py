@@ -14,7 +14,7 @@ from annotations.formats import jsonl_line, scene_format
 from annotations.models import Image, ImportJob, ObjectAnnotation, RelationshipAnnotation, Stage
 from annotations.selectors.exports import scene_export
 from annotations.selectors.vocabularies import core_vocabulary
-from annotations.services.imports import import_create, import_run
+from annotations.services.imports import import_confirm, import_create, import_run
 from demo.synthetic import generate_scenes
 from kernel.scene import parse_scene
 from tests.annotations.images import image_bytes, upload
@@ -105,9 +105,12 @@ def test_a_record_named_like_an_uploaded_image_becomes_its_annotation(api, annot
     image = Image.objects.get(pk=image_id)
     assert image.stage == Stage.REVIEW and image.file
     assert ObjectAnnotation.objects.filter(image=image).count() == 2
-    # Importing again replaces the annotation; a size that does not match the image is an error.
+    # Importing a different annotation again waits for a choice (decision 0071), then replaces it; a
+    # size that does not match the image is an error.
     again = run_import(collection, jsonl_line(record("photo.png", 320, 200, relationships=[])))
-    assert again.status == "done"
+    assert again.status == "previewed" and RelationshipAnnotation.objects.exists()
+    import_confirm(job=again, accepted="keep")
+    assert import_run(job_id=again.pk).status == "done"
     assert not RelationshipAnnotation.objects.exists()
     wrong = run_import(collection, jsonl_line(record("photo.png", 640, 480)))
     assert wrong.errors == [

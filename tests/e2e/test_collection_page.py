@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from playwright.sync_api import expect
 
 from annotations.models import Image
 from annotations.services.imports import import_create, import_run
@@ -102,3 +103,70 @@ def test_choosing_more_files_than_one_request_may_carry_is_stopped_before_sendin
     page.locator("#upload button[type=submit]").click()
     page.wait_for_timeout(500)
     assert sent == [] and not Image.objects.exists()
+
+
+def test_a_reimport_shows_what_it_would_change_and_goes_on_keeping_the_accepted_images(team, page):
+    """Issue 37: the page follows the job to its plan, shows it, and the reviewer's choice goes on."""
+    collection, members = team
+    scene = {"width": 640, "height": 480, "relationships": []}
+    person = {
+        "id": "p",
+        "type": "person",
+        "bbox": [10, 10, 40, 80],
+        "attributes": [],
+        "attributes_known": False,
+    }
+    first = "".join(json.dumps(scene | {"image": n, "objects": [person]}) + "\n" for n in ("a.jpg", "b.jpg"))
+    done = import_run(
+        job_id=import_create(
+            collection=collection,
+            format="jsonl",
+            file=SimpleUploadedFile("first.jsonl", first.encode()),
+            mark_reviewed=True,
+            created_by=members["rita"],
+            start=False,
+        ).pk
+    )
+    assert done.status == "done"
+    moved = person | {"bbox": [20, 10, 40, 80]}
+    again = "".join(
+        json.dumps(scene | {"image": n, "objects": [moved if n == "a.jpg" else person]}) + "\n"
+        for n in ("a.jpg", "b.jpg", "c.jpg")
+    )
+    job = import_create(
+        collection=collection,
+        format="jsonl",
+        file=SimpleUploadedFile("again.jsonl", again.encode()),
+        created_by=members["rita"],
+        start=False,  # the test runs it, while the page watches
+    )
+    login(page, members["rita"])
+    page.goto(f"/imports/{job.pk}/")
+    plan = page.get_by_test_id("import-plan")
+    assert plan.is_hidden()
+
+    import_run(job_id=job.pk)
+    page.wait_for_selector("#import-job[data-finished=true]")
+    assert page.inner_text("[data-role=status]") == "previewed"
+    assert plan.is_visible()
+    assert "would replace the annotations of 1 existing image, 1 of them accepted" in plan.inner_text()
+    cells = {
+        key: page.inner_text(f"[data-role=plan-{key}]")
+        for key in ("created", "changed", "accepted", "unchanged")
+    }
+    assert cells == {"created": "1", "changed": "1", "accepted": "1", "unchanged": "1"}
+    assert page.inner_text("[data-role=plan-accepted-names]") == "Accepted images it would change: a.jpg."
+    assert page.locator("[data-role=replace]").is_visible()
+    assert Image.objects.get(original_name="a.jpg").stage == "accepted"
+
+    page.get_by_role("button", name="Go on, keep the accepted images as they are").click()
+    # Eager tasks here: the import ran in the request, so the page it opens says it is done.
+    expect(page.locator("[data-role=result]")).to_contain_text(
+        "Imported: 1 image created, 0 changed, 1 unchanged; 1 accepted image kept as it was."
+    )
+    assert plan.is_hidden()
+    assert dict(Image.objects.values_list("original_name", "stage")) == {
+        "a.jpg": "accepted",
+        "b.jpg": "accepted",
+        "c.jpg": "review",
+    }

@@ -166,7 +166,7 @@ def test_import_form_runs_the_job_and_shows_its_result(
     job = ImportJob.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/imports/{job.pk}/"
     page = client.get(response["Location"]).content.decode()
-    assert "Imported: 2 images created, 0 updated." in page and 'data-finished="true"' in page
+    assert "Imported: 2 images created, 0 changed, 0 unchanged." in page and 'data-finished="true"' in page
     assert set(Image.objects.values_list("stage", "split")) == {(Stage.ACCEPTED, "test")}
     # The job can be found again from the collection page, and through the API.
     listed = client.get(f"/collections/{collection.pk}/").content.decode()

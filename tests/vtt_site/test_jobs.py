@@ -246,3 +246,38 @@ def test_a_job_left_by_a_stopped_web_process_is_resumed_when_the_next_one_starts
     alive.refresh_from_db()
     assert orphan.status == "queued" and orphan.claim is None
     assert alive.status == "validating"
+
+
+def test_a_job_waiting_for_a_person_holds_no_worker_and_moves_on_once(
+    collection, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """`job_wait` parks a held job (an import showing its plan, decision 0071): no sweep, no new web
+    process and no late delivery runs it; `job_resume` or `job_cancel` moves it on, once."""
+    holder = claimed(queued_import(collection))
+    with pytest.raises(ValueError):
+        jobs.job_wait(holder, "validating", "A running status is no place to wait.")
+    jobs.job_wait(holder, ImportJob.Status.PREVIEWED, "Choose.", plan={"created": 6})
+    job = ImportJob.objects.get(pk=holder.pk)
+    assert (job.status, job.claim, job.message, job.plan, job.finished_at) == (
+        "previewed",
+        None,
+        "Choose.",
+        {"created": 6},
+        None,
+    )
+    with pytest.raises(jobs.JobLost):  # the parked run writes nothing more
+        jobs.job_progress(holder, lines_done=1)
+    long_ago = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + settings.JOB_REQUEUE_SECONDS)
+    ImportJob.objects.filter(pk=job.pk).update(
+        heartbeat_at=long_ago, created_at=long_ago, enqueued_at=long_ago
+    )
+    sent = []
+    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
+    assert (jobs.job_sweep(), jobs.job_resume_orphans(), sent) == (0, 0, [])
+    assert import_run(job_id=job.pk).status == "previewed"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.job_resume(ImportJob, job.pk, waiting="previewed", accepted="keep")
+    assert not jobs.job_resume(ImportJob, job.pk, waiting="previewed", accepted="replace")
+    assert not jobs.job_cancel(ImportJob, job.pk, waiting="previewed", message="Too late.")
+    job.refresh_from_db()
+    assert (job.status, job.accepted, job.attempts, job.message, sent) == ("queued", "keep", 0, "", [job.pk])

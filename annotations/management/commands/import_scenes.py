@@ -7,9 +7,9 @@ from django.core.files import File
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.formats import format_values, scene_formats
-from annotations.models import ImportJob, Split
+from annotations.models import AcceptedImages, ImportJob, Split
 from annotations.selectors.collections import collection_find
-from annotations.services.imports import import_create, import_run
+from annotations.services.imports import import_cancel, import_create, import_run
 from vtt_site.errors import ApplicationError
 
 SHOWN = 5  # names shown per line of the report
@@ -22,7 +22,9 @@ class Command(BaseCommand):
         + ") into a collection, now. All or nothing: on any bad record every one is printed and nothing "
         "is imported (with --strict, or for jsonl and coco); an open-vocabulary download's good entries go "
         "in and every refused one is printed, unless too many are bad. A folder is read as a zip of its "
-        "files (Visual Genome's, Open Images')."
+        "files (Visual Genome's, Open Images'). Images whose stored annotation equals the imported one are "
+        "left as they are; accepted images are kept as they are unless --replace-accepted. --preview says "
+        "what would change and writes nothing."
     )
 
     def add_arguments(self, parser):
@@ -69,6 +71,17 @@ class Command(BaseCommand):
             help="Make objects (marked as added) of relationship ends that have no box of their own; "
             "otherwise those relationships are dropped and counted.",
         )
+        parser.add_argument(
+            "--preview",
+            action="store_true",
+            help="Say what the import would do (images created, changed, unchanged; accepted images "
+            "changed) and write nothing.",
+        )
+        parser.add_argument(
+            "--replace-accepted",
+            action="store_true",
+            help="Replace the annotations of accepted images too (otherwise they are kept as they are).",
+        )
 
     def handle(
         self,
@@ -102,6 +115,8 @@ class Command(BaseCommand):
                     images=File(archive, name="images.zip") if archive else None,
                     strict=options["strict"],
                     add_relationship_objects=options["add_relationship_objects"],
+                    accepted=_accepted(options),
+                    preview=options["preview"],
                     start=False,
                 )
         except OSError as exc:
@@ -115,23 +130,70 @@ class Command(BaseCommand):
         job = import_run(job_id=job.pk)
         for line in report_lines(job.report):
             self.stdout.write(line)
+        if job.status == ImportJob.Status.PREVIEWED:
+            self._previewed(job, file)
+            return
         if job.status != ImportJob.Status.DONE:
             for error in job.errors:
                 where = f"line {error['line']}: " if error["line"] is not None else ""
                 self.stderr.write(f"{file}: {where}{error['message']}")
             raise CommandError(f"{job.message or 'Nothing was imported.'} ({file})")
-        for error in job.errors:  # entries refused from a download whose other entries went in
-            self.stderr.write(f"{file}: refused: {error['message']}")
-        if job.entries_refused > len(job.errors):
-            self.stderr.write(f"{file}: ... and {job.entries_refused - len(job.errors):,} more refused")
+        self._refused(job, file)
         where = "review" if job.complete else "the annotation queue, as drafts to complete"
         self.stdout.write(
             f"Imported {job.lines_total} scene graph(s) into {target.name!r}: "
-            f"{job.images_created} new image(s), {job.images_updated} existing image(s) annotated"
+            f"{job.images_created} new image(s), {job.images_updated} existing image(s) annotated, "
+            f"{job.images_unchanged} unchanged"
             + ("." if job.mark_reviewed else f"; they are in {where}.")
             + (f" {job.entries_refused:,} entries refused (above)." if job.entries_refused else "")
             + (f" {job.pixels_attached:,} image(s) given their pixels." if job.images else "")
         )
+        if job.images_kept:
+            self.stdout.write(
+                f"Kept {job.images_kept} accepted image(s) as they were, though the file changes their "
+                "annotation; --replace-accepted replaces them, --preview lists them."
+            )
+
+    def _refused(self, job: ImportJob, file: Path) -> None:
+        """The entries refused from a download whose other entries go in."""
+        for error in job.errors:
+            self.stderr.write(f"{file}: refused: {error['message']}")
+        if job.entries_refused > len(job.errors):
+            self.stderr.write(f"{file}: ... and {job.entries_refused - len(job.errors):,} more refused")
+
+    def _previewed(self, job: ImportJob, file: Path) -> None:
+        """Print the plan of a job that stopped before writing, and end it: a command cannot be asked."""
+        import_cancel(job=job)
+        self._refused(job, file)
+        for line in plan_lines(job.plan):
+            self.stdout.write(line)
+        if not job.preview:  # the collection changed under the import while it ran
+            raise CommandError(f"{job.message} Run the command again.")
+        self.stdout.write(f"Preview of {file}: nothing was imported.")
+
+
+def _accepted(options: dict) -> str:
+    """A preview asks for no choice; otherwise accepted images are kept unless told to replace them."""
+    if options["preview"]:
+        return ""
+    return AcceptedImages.REPLACE if options["replace_accepted"] else AcceptedImages.KEEP
+
+
+def plan_lines(plan: dict) -> list[str]:
+    """What an import would do, for a person reading a terminal."""
+    lines = [
+        f"Would create {plan['created']:,} image(s) and change the annotation of {plan['changed']:,} "
+        f"existing image(s) ({plan['unannotated']:,} not annotated yet); {plan['unchanged']:,} unchanged."
+    ]
+    if plan["accepted"]:
+        more = plan["accepted"] - len(plan["accepted_names"])
+        lines.append(
+            f"{plan['accepted']:,} accepted image(s) would change: "
+            + ", ".join(plan["accepted_names"])
+            + (f" and {more:,} more" if more else "")
+            + ". Without --replace-accepted they are kept as they are."
+        )
+    return lines
 
 
 def report_lines(report: list[dict]) -> list[str]:

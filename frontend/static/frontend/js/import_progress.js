@@ -1,6 +1,8 @@
 // The progress of an import: the job runs in a Celery worker, so the page asks the API for it until it
 // is done or failed, then lists every bad record with its line number, or its place in the file, which
-// starts the message (nothing is imported then), and what the mapping did.
+// starts the message (nothing is imported then), and what the mapping did. An import that would replace
+// existing annotations stops "previewed": the page shows its plan, with the buttons (plain forms, in
+// the template) to go on, keeping or replacing the accepted images, or to cancel (decision 0071).
 
 import { api } from "./api.js";
 
@@ -8,6 +10,16 @@ const root = document.getElementById("import-job");
 const part = (role) => root.querySelector(`[data-role=${role}]`);
 const FIRST_DELAY = 500;
 const MAX_DELAY = 5000;
+// Statuses in which the job waits for nothing but a person.
+const SETTLED = new Set(["done", "failed", "cancelled", "previewed"]);
+const plural = (n, word) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+
+function resultText(job) {
+  if (job.status === "done") return doneText(job);
+  if (job.status === "failed") return job.message || `Nothing was imported: ${plural(job.errors.length, "problem")}.`;
+  if (job.status === "cancelled") return job.message;
+  return "";
+}
 
 function render(job) {
   part("status").textContent = job.status;
@@ -19,11 +31,8 @@ function render(job) {
   part("waiting").textContent = job.status === "queued" ? job.message : "";
   const result = part("result");
   result.className = job.status === "failed" ? "error" : job.status === "done" ? "success" : "";
-  if (job.status === "done") {
-    result.textContent = doneText(job);
-  } else if (job.status === "failed") {
-    result.textContent = job.message || `Nothing was imported: ${job.errors.length} problem${job.errors.length === 1 ? "" : "s"}.`;
-  }
+  result.textContent = resultText(job);
+  renderPlan(job);
   // Errors arrive all at once, when validation ends: one fragment, however many there are.
   const fragment = document.createDocumentFragment();
   for (const error of job.errors) {
@@ -56,11 +65,28 @@ function renderReport(report) {
   table.hidden = report.length === 0;
 }
 
+// What a previewed import would do, and which choice its buttons offer.
+function renderPlan(job) {
+  const plan = job.plan;
+  part("plan").hidden = job.status !== "previewed" || !plan;
+  if (part("plan").hidden) return;
+  part("plan-message").textContent = job.message;
+  for (const key of ["created", "changed", "unannotated", "accepted", "unchanged"]) {
+    part(`plan-${key}`).textContent = String(plan[key]);
+  }
+  const more = plan.accepted - plan.accepted_names.length;
+  part("plan-accepted-names").hidden = plan.accepted === 0;
+  part("plan-accepted-names").textContent =
+    `Accepted images it would change: ${plan.accepted_names.join(", ")}${more > 0 ? ` and ${more} more` : ""}.`;
+  part("keep").textContent = plan.accepted ? "Go on, keep the accepted images as they are" : "Go on";
+  part("replace").hidden = plan.accepted === 0;
+}
+
 async function poll(delay) {
   try {
     const job = await api("GET", root.dataset.api);
     render(job);
-    if (job.status === "done" || job.status === "failed") {
+    if (SETTLED.has(job.status)) {
       root.dataset.finished = "true";
       return;
     }
@@ -74,10 +100,14 @@ async function poll(delay) {
 
 if (root.dataset.finished !== "true") poll(FIRST_DELAY);
 
-// What a finished import did: the images, the entries it refused (listed below), the pixels it attached.
+// What a finished import did: the images (created, changed, unchanged, accepted ones kept), the entries
+// it refused (listed below), the pixels it attached.
 function doneText(job) {
-  const plural = (n, word) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
-  let text = `Imported: ${plural(job.images_created, "image")} created, ${job.images_updated.toLocaleString()} updated.`;
+  let text = `Imported: ${plural(job.images_created, "image")} created, ${job.images_updated.toLocaleString()} changed, ${job.images_unchanged.toLocaleString()} unchanged`;
+  if (job.images_kept) {
+    text += `; ${plural(job.images_kept, "accepted image")} kept as ${job.images_kept === 1 ? "it was" : "they were"}`;
+  }
+  text += ".";
   if (job.entries_refused) text += ` ${plural(job.entries_refused, "entry")} refused (listed below).`.replace("entrys", "entries");
   if (job.pixels_attached) text += ` ${plural(job.pixels_attached, "image")} given their pixels.`;
   return text;
