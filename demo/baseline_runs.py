@@ -15,8 +15,10 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+import httpx
 from django.core.wsgi import get_wsgi_application
 from django.db import connections
+from vtt_client import ApiError
 
 from accounts.roles import Role
 from accounts.services import token_revoke, user_create_with_role
@@ -24,8 +26,10 @@ from demo.baselines import run
 from evaluation.models import Session, VisionSystem
 from evaluation.selectors.plans import plan_of
 from evaluation.services.systems import system_create, system_token_create
+from truthing.errors import TruthingErrorCode
 from truthing.models import Test
 from truthing.published.deals import seeded_deals
+from truthing.selectors import images_of_test, pixels_missing
 from vtt_site.errors import ApplicationError
 
 BASELINES = {
@@ -36,6 +40,7 @@ BASELINES = {
     "collection's images and boxes (demo/baselines/seeing.py).",
 }
 BLIND = ("always-yes", "random", "blind-prior")
+BASELINE_STOPPED = "baseline_stopped"
 OWNER = "baselines"
 
 Say = Callable[[str], Any]
@@ -77,6 +82,13 @@ def baselines_run(
     unknown = set(names) - set(BASELINES)
     if unknown:
         raise ApplicationError("unknown_baseline", f"Unknown baselines: {', '.join(sorted(unknown))}")
+    missing = pixels_missing(images_of_test(test)) if "seeing" in names else ""
+    if missing:  # a test made before the rule that refuses images without pixels
+        raise ApplicationError(
+            TruthingErrorCode.IMAGES_WITHOUT_PIXELS,
+            f"The seeing baseline cannot take {test.name!r}: {missing}. Run the blind baselines only "
+            f"(--only {','.join(BLIND)}).",
+        )
     server = None
     if url is None:
         server, url = _serve()
@@ -108,6 +120,14 @@ def _run(name: str, owner: Any, test: Test, url: str, seed: int, say: Say) -> No
     token, secret = system_token_create(system=system, name=f"run {name} {time.time():.0f}")
     try:
         result = run.take_test(url, secret, test.pk, decide)
+    except ApiError as exc:
+        raise ApplicationError(
+            BASELINE_STOPPED, f"{name} stopped: the platform at {url} answered {exc.status}: {exc.message}"
+        ) from exc
+    except httpx.HTTPError as exc:
+        raise ApplicationError(
+            BASELINE_STOPPED, f"{name} stopped: the platform at {url} cannot be reached ({exc})."
+        ) from exc
     finally:
         token_revoke(user=owner, token_id=token.pk)
     accuracy = result["accuracy"]

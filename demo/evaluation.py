@@ -17,6 +17,7 @@ from django.db import transaction
 from django.test.utils import override_settings
 
 from annotations.models import Collection, Image, Split
+from annotations.selectors.images import with_pixels
 from demo.services import COLLECTION_NAME
 from engine.bridge import scenes_of
 from engine.models import FitStatus
@@ -46,8 +47,7 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
         )
     if existing is None:
         test_images = list(
-            collection.images.filter(split=Split.TEST, annotated_at__isnull=False)
-            .exclude(file="")
+            with_pixels(collection.images.filter(split=Split.TEST, annotated_at__isnull=False))
             .order_by("original_name")
             .values_list("pk", flat=True)
         )
@@ -80,7 +80,7 @@ def seeing_training_data(test: Test) -> tuple[dict[str, Any], list[tuple[float, 
     from truthing.bridge import statistics_of
 
     vocabulary = statistics_of(test).vocabulary
-    ids = list(test.statistics.training_images.exclude(file="").values_list("pk", flat=True))
+    ids = list(with_pixels(test.statistics.training_images.all()).values_list("pk", flat=True))
     files = {image.original_name: image for image in Image.objects.filter(pk__in=ids)}
     from PIL import Image as PILImage
 

@@ -27,7 +27,7 @@ from django.test import override_settings
 from accounts.roles import Role
 from accounts.services import user_create_with_role
 from annotations.formats import jsonl_line
-from annotations.models import Collection, ImportJob, MemberRole, SceneFormat, Split
+from annotations.models import Collection, Image, ImportJob, MemberRole, SceneFormat, Split
 from annotations.services.collections import collection_create, membership_set
 from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
@@ -116,11 +116,9 @@ def _fill(collection: Collection) -> None:
     for split in Split:
         batch = [scene for scene, scene_split in missing if scene_split == split]
         for start in range(0, len(batch), UPLOAD_BATCH):
-            files = [_png(scene, render_scene) for scene in batch[start : start + UPLOAD_BATCH]]
-            result = image_upload(collection=collection, files=files, split=split)
-            if result.rejected:
-                first = result.rejected[0]
-                raise ApplicationError(first.code, f"Demo image {first.file} was refused: {first.message}")
+            scene_pictures_upload(
+                collection=collection, scenes=batch[start : start + UPLOAD_BATCH], split=split
+            )
     annotated = set(
         collection.images.filter(annotated_at__isnull=False).values_list("original_name", flat=True)
     )
@@ -134,10 +132,20 @@ def _fill(collection: Collection) -> None:
         _import_reviewed(collection, to_import)
 
 
-def _png(scene: dict, render_scene) -> SimpleUploadedFile:
-    buffer = io.BytesIO()
-    render_scene(scene).save(buffer, format="PNG")
-    return SimpleUploadedFile(scene["image"], buffer.getvalue(), content_type="image/png")
+def scene_pictures_upload(*, collection: Collection, scenes: Iterable[dict], split: str) -> list[Image]:
+    """A drawing of each scene (demo.synthetic), uploaded under its image's name: the demo's pictures,
+    and the pixels of the test images that the tests and the benchmarks make (a test takes only images
+    with pixels). A scene graph imported after them attaches to them."""
+    files = []
+    for scene in scenes:
+        buffer = io.BytesIO()
+        render_scene({"objects": [], "relationships": [], **scene}).save(buffer, format="PNG")
+        files.append(SimpleUploadedFile(scene["image"], buffer.getvalue(), content_type="image/png"))
+    result = image_upload(collection=collection, files=files, split=split)
+    if result.rejected:
+        first = result.rejected[0]
+        raise ApplicationError(first.code, f"The picture {first.file} was refused: {first.message}")
+    return result.created
 
 
 def _import_reviewed(collection: Collection, scenes: list[dict]) -> None:
@@ -229,10 +237,7 @@ def _blind_images(collection: Collection) -> list[Any]:
     scenes = list(generate_scenes(BLIND_IMAGES, SEED + 2, prefix="demo-blind"))
     names = [scene["image"] for scene in scenes]
     present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))
-    missing = [_png(scene, render_scene) for scene in scenes if scene["image"] not in present]
+    missing = [scene for scene in scenes if scene["image"] not in present]
     if missing:
-        result = image_upload(collection=collection, files=missing, split=Split.TEST)
-        if result.rejected:
-            first = result.rejected[0]
-            raise ApplicationError(first.code, f"Demo image {first.file} was refused: {first.message}")
+        scene_pictures_upload(collection=collection, scenes=missing, split=Split.TEST)
     return list(collection.images.filter(original_name__in=names).order_by("original_name"))

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from accounts.roles import Role
 from annotations.models import Split
 from annotations.services.imports import import_create, import_run
+from demo.services import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory
 from vtt_site.celery import app as celery_app
@@ -113,6 +114,14 @@ def import_scenes(collection, scenes, *, split=Split.TRAIN, mark_reviewed=True):
     return job
 
 
+def import_test_scenes(collection, scenes, *, mark_reviewed=True):
+    """Test images with their pixels (uploaded first, as docs/guides/your-own-data.md says: a test takes
+    only images with pixels) and their scene graphs."""
+    scenes = list(scenes)
+    scene_pictures_upload(collection=collection, scenes=scenes, split=Split.TEST)
+    return import_scenes(collection, scenes, split=Split.TEST, mark_reviewed=mark_reviewed)
+
+
 @pytest.fixture
 def training_scenes():
     return list(generate_scenes(60, seed=41))
@@ -120,10 +129,11 @@ def training_scenes():
 
 @pytest.fixture
 def trained_collection(db, training_scenes):
-    """60 reviewed training scenes, 5 reviewed test scenes and 4 training scenes still in review."""
+    """60 reviewed training scenes (without pixels), 5 reviewed test scenes (with pixels) and 4 training
+    scenes still in review."""
     collection = CollectionFactory()
     import_scenes(collection, training_scenes)
-    import_scenes(collection, generate_scenes(5, seed=42, prefix="test"), split=Split.TEST)
+    import_test_scenes(collection, generate_scenes(5, seed=42, prefix="test"))
     import_scenes(collection, generate_scenes(4, seed=43, prefix="pending"), mark_reviewed=False)
     return collection
 

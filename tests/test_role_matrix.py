@@ -64,6 +64,10 @@ class World:
     def image(self, **fields) -> Any:
         return ImageFactory(collection=self.collection, **fields)
 
+    def test_image(self) -> Any:
+        """A test image with its pixels: a test refuses images without."""
+        return self.image(split="test", file=ContentFile(png().read(), name="matrix-test.png"))
+
     def leased(self, stage: Stage = Stage.ANNOTATE, **fields) -> Any:
         """An image in `stage` whose lease the actor holds."""
         expires = timezone.now() + timedelta(minutes=30)
@@ -190,10 +194,12 @@ CALLS: dict[str, Builder] = {
     "truthing.test.create": lambda w: Call(
         "post",
         "/api/v1/truthing/tests/",
-        {"name": "matrix", "statistics": ready_statistics(w).pk, "images": [w.image(split="test").pk]},
+        {"name": "matrix", "statistics": ready_statistics(w).pk, "images": [w.test_image().pk]},
     ),
     "truthing.test.start": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w, 'draft').pk}/start/"),
-    "truthing.test.publish": lambda w: Call("post", f"/api/v1/truthing/tests/{a_test(w).pk}/publish/"),
+    "truthing.test.publish": lambda w: Call(
+        "post", f"/api/v1/truthing/tests/{a_truthed_test(w).pk}/publish/"
+    ),
     "truthing.test.archive": lambda w: Call(
         "post", f"/api/v1/truthing/tests/{a_test(w, 'published').pk}/archive/"
     ),
@@ -311,7 +317,7 @@ def a_test(world: World, state: str = "truthing") -> Any:
     test = Test.objects.create(
         name=f"matrix {state}", statistics=ready_statistics(world), state=state, engine_settings={}
     )
-    TestImage.objects.create(test=test, image=world.image(split="test"), position=0)
+    TestImage.objects.create(test=test, image=world.test_image(), position=0)
     return test
 
 
@@ -339,6 +345,14 @@ def a_stream(world: World, holder: Any = "actor", answered: bool = False) -> Any
         answered_by=world.actor if answered else None,
     )
     return stream
+
+
+def a_truthed_test(world: World) -> Any:
+    """A test being truthed whose one stream has ended with a question answered: it may be published."""
+    stream = a_stream(world, holder=None, answered=True)
+    stream.state = "ended"
+    stream.save()
+    return stream.test_image.test
 
 
 def a_check(world: World) -> Any:

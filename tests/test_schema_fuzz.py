@@ -350,10 +350,9 @@ def truthing_world(trained_collection, users, make_user, settings):
     it once started) and a test being truthed by operators, with in it a stream an operator truthed whose
     check disagreed (an open disagreement), a stream truthed whose check waits for a checker, and a
     stream waiting for its operator. Returns the checker, who takes the waiting check later."""
-    from annotations.models import Split
     from demo.synthetic.scenes import generate_scenes
     from engine import services as engine_services
-    from tests.django_fixtures import import_scenes
+    from tests.django_fixtures import import_test_scenes
     from truthing.services import lifecycle
     from truthing.services.queue import operator_next
 
@@ -362,9 +361,7 @@ def truthing_world(trained_collection, users, make_user, settings):
     fit = engine_services.statistics_fit_start(user=None, collections=[trained_collection])
     engine_services.statistics_fit_run(statistics_id=fit.pk)
     fit.refresh_from_db()
-    import_scenes(
-        trained_collection, generate_scenes(3, seed=44, prefix="blind"), split=Split.TEST, mark_reviewed=False
-    )
+    import_test_scenes(trained_collection, generate_scenes(3, seed=44, prefix="blind"), mark_reviewed=False)
     annotated = trained_collection.images.filter(original_name__startswith="test").order_by("pk")
     blind = trained_collection.images.filter(original_name__startswith="blind").order_by("pk")
     options = {"settings": {"min_population": 5, "max_questions": 4}, "created_by": users[Role.ADMIN]}

@@ -14,6 +14,7 @@ class TruthingErrorCode(StrEnum):
     NOT_A_TEST_IMAGE = "not_a_test_image"
     TRAINING_IMAGE = "training_image"
     OTHER_VOCABULARY = "other_vocabulary"
+    IMAGES_WITHOUT_PIXELS = "images_without_pixels"
     NOT_A_POOL = "not_a_pool"
     # streams, steps and checks
     STREAM_NOT_FOUND = "stream_not_found"

@@ -18,10 +18,12 @@ from django.forms.utils import pretty_name
 from django.template.defaultfilters import pluralize
 
 from annotations.models import Collection, Image, Split
+from annotations.selectors.images import without_pixels
 from kernel.errors import EngineError
 from truthing.bridge import EngineSettings, FitStatus, FittedStatistics, engine_settings
 from truthing.models import Test
 from truthing.services import lifecycle
+from vtt_site.errors import ApplicationError
 
 SETTING_FIELDS = [f.name for f in fields(EngineSettings)]
 
@@ -53,7 +55,10 @@ def _statistics_label(statistics: FittedStatistics) -> str:
 
 
 class TestFormBase(forms.ModelForm):
-    """Name, statistics, streams per image and engine settings; a subclass says which images."""
+    """Name, statistics, streams per image and engine settings; a subclass says which images (from its
+    field `images_field`)."""
+
+    images_field = "images"
 
     statistics = forms.ModelChoiceField(
         queryset=FittedStatistics.objects.filter(status=FitStatus.READY).order_by("-created_at"),
@@ -91,7 +96,22 @@ class TestFormBase(forms.ModelForm):
                 self.add_error(exc.where, exc.message.replace(exc.where, str(label)))
             else:
                 self.add_error(None, exc.message)
+        if cleaned and cleaned.get("statistics") and cleaned.get(self.images_field):
+            # The service's own check of the images, before anything is saved: the admin shows a
+            # refusal on the form only when it comes from here (one at save time would be a 500).
+            try:
+                lifecycle.check_test_images(statistics=cleaned["statistics"], image_ids=self.image_ids())
+            except ApplicationError as exc:
+                self.add_refusal(exc)
         return cleaned
+
+    def add_refusal(self, exc: ApplicationError) -> None:
+        """A service's refusal above the form, and on each field it names that the form has."""
+        self.add_error(None, exc.message)
+        for name, problems in (exc.fields or {}).items():
+            if name in self.fields:
+                for problem in problems:
+                    self.add_error(name, problem)
 
     def settings_document(self) -> dict[str, Any]:
         """The settings the admin changed: those given, each only if it differs from the default."""
@@ -148,10 +168,19 @@ class TestCreateForm(TestFormBase):
         return [image.pk for image in self.cleaned_data["images"]]
 
 
+def _collection_label(collection: Collection, bare_images: int) -> str:
+    """ "Street (40 test images, 12 without pixels)": a test refuses images without pixels, so the page
+    says how many a collection has before they are picked."""
+    images = f"{collection.test_images} test image{pluralize(collection.test_images)}"  # type: ignore[attr-defined]
+    bare = f", {bare_images} without pixels" if bare_images else ""
+    return f"{collection.name} ({images}{bare})"
+
+
 class TestFromCollectionsForm(TestFormBase):
     """The web UI's: the test images of whole collections (the first `limit` of each, if given), in
     collection order and then upload order; a page cannot list tens of thousands of images one by one."""
 
+    images_field = "collections"
     collections = forms.ModelMultipleChoiceField(
         queryset=Collection.objects.none(),
         widget=forms.CheckboxSelectMultiple,
@@ -171,7 +200,13 @@ class TestFromCollectionsForm(TestFormBase):
         field.queryset = (
             Collection.objects.annotate(test_images=with_tests).filter(test_images__gt=0).order_by("name")
         )
-        label_choices(field, lambda c: f"{c.name} ({c.test_images} test image{pluralize(c.test_images)})")
+        bare = dict(
+            without_pixels(Image.objects.filter(split=Split.TEST, collection__in=field.queryset))
+            .values("collection")
+            .annotate(n=Count("pk"))
+            .values_list("collection", "n")
+        )
+        label_choices(field, lambda c: _collection_label(c, bare.get(c.pk, 0)))
 
     def image_ids(self) -> list[int]:
         ids: list[int] = []

@@ -11,7 +11,8 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from annotations.selectors.images import image_picture
+from annotations.models import Image
+from annotations.selectors.images import image_picture, without_pixels
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, CheckKind, Step, Stream, StreamState, Test, TestState
 from vtt_site.errors import NotFoundError
@@ -35,6 +36,25 @@ def get_test(*, test_id: int) -> Test:
 def published_tests() -> QuerySet[Test]:
     """The tests vision systems may take."""
     return list_tests().filter(state=TestState.PUBLISHED)
+
+
+def images_of_test(test: Test) -> QuerySet[Image]:
+    return Image.objects.filter(pk__in=test.test_images.values("image"))
+
+
+def pixels_missing(images: QuerySet[Image]) -> str:
+    """How many of a test's images have no pixels, for a person ("12 of the 40 test images have no
+    pixels"), or "" when every one has: what a test's creation and start refuse and its publication
+    lists as a blocker."""
+    missing = without_pixels(images).count()
+    if not missing:
+        return ""
+    total = images.count()
+    if total == 1:
+        return "the test image has no pixels"
+    if missing == total:
+        return f"none of the {total} test images has pixels"
+    return f"{missing} of the {total} test images {'has' if missing == 1 else 'have'} no pixels"
 
 
 def stream_get(*, stream_id: int) -> Stream:

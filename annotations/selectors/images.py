@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from annotations.errors import AnnotationErrorCode
@@ -33,6 +33,19 @@ def image_list(
     if name:
         images = images.filter(original_name__icontains=name)
     return images.order_by("id")
+
+
+# An image without pixels: a scene graph imported without its image file. No vision system can look at
+# it and no operator can truth it. The one place that says what "has pixels" means.
+_NO_PIXELS = Q(file="")
+
+
+def without_pixels(images: QuerySet[Image]) -> QuerySet[Image]:
+    return images.filter(_NO_PIXELS)
+
+
+def with_pixels(images: QuerySet[Image]) -> QuerySet[Image]:
+    return images.exclude(_NO_PIXELS)
 
 
 def access_image(*, user: Any, image_id: int, operation: str | None = None) -> Image:

@@ -244,7 +244,7 @@ def new_test(request: HttpRequest) -> HttpResponse:
         try:
             test = form.create(user=request.user)
         except ApplicationError as exc:
-            _refusal_on_form(form, exc)
+            form.add_refusal(exc)
         else:
             if "start" not in request.POST:
                 messages.success(request, "Draft saved: start truthing it when you are ready.")
@@ -252,15 +252,6 @@ def new_test(request: HttpRequest) -> HttpResponse:
             return change_test(request, test.pk, "start")
     settings_fields = [form[name] for name in SETTING_FIELDS]
     return render(request, "frontend/test_new.html", {"form": form, "settings_fields": settings_fields})
-
-
-def _refusal_on_form(form, exc: ApplicationError) -> None:
-    """The service's refusal above the form, and on each field it names that the form has."""
-    form.add_error(None, exc.message)
-    for name, problems in (exc.fields or {}).items():
-        if name in form.fields:
-            for problem in problems:
-                form.add_error(name, problem)
 
 
 # action -> (the service, its operation, what the page says when it is done)

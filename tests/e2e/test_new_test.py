@@ -8,8 +8,13 @@ import pytest
 from playwright.sync_api import expect
 
 from accounts.roles import Role
+from annotations.models import Split
+from demo.synthetic.scenes import generate_scenes
+from tests.django_fixtures import import_scenes
 from tests.e2e.conftest import login, shot
-from truthing.models import Test, TestState
+from truthing.models import AutomaticTruthing, Test, TestState
+from truthing.services import lifecycle
+from truthing.services.automatic import automatic_truthing_run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -109,3 +114,46 @@ def test_the_admins_add_page_refuses_an_engine_setting_on_its_field(
     assert response.status_code == 200
     assert "Min evidence must be" in response.context["adminform"].form.errors["min_evidence"][0]
     assert not Test.objects.exists()
+
+
+def test_the_new_test_page_refuses_images_without_pixels_and_says_how_many(
+    statistics, annotated_test_images, trained_collection, users, new_page
+):
+    """Issue 37: a test was built on images imported without their pixels. The page counts them beside
+    their collection and refuses a pick that holds any, saying how many; nothing is created."""
+    import_scenes(trained_collection, generate_scenes(2, seed=46, prefix="bare"), split=Split.TEST)
+    page = new_page()
+    login(page, users[Role.ADMIN])
+    page.goto("/tests/new/")
+    label = page.locator("[data-field=collections] label", has_text=trained_collection.name)
+    assert "(7 test images, 2 without pixels)" in label.inner_text()
+    label.locator("input").check()
+    page.fill("input[name=name]", "On scene graphs alone")
+    page.get_by_test_id("create-and-start").click()
+    refusal = page.get_by_test_id("form-errors")
+    expect(refusal).to_contain_text("2 of the 7 test images have no pixels")
+    assert not Test.objects.exists()
+    shot(page, "new-test-without-pixels")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "new-test-without-pixels-phone")
+
+
+def test_the_card_of_a_test_without_a_question_says_why_it_is_not_published(
+    annotated_test_images, make_test, users, new_page
+):
+    """The oracle ended every stream at once (nothing the engine may ask): the card says so where it
+    lists what keeps the test from being published, and Publish is disabled."""
+    test = make_test(annotated_test_images[:2], settings={"min_population": 10**6, "max_questions": 12})
+    test = lifecycle.start_test(test=test)
+    for job in AutomaticTruthing.objects.filter(test=test):
+        automatic_truthing_run(job_id=job.pk)
+    page = new_page()
+    login(page, users[Role.ADMIN])
+    page.goto(f"/tests/{test.pk}/")
+    assert page.get_by_test_id("publish").is_disabled()
+    expect(page.get_by_test_id("blockers")).to_contain_text("the test has no question: every stream ended")
+    shot(page, "test-card-no-question")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "test-card-no-question-phone")

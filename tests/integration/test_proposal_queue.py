@@ -16,7 +16,7 @@ from demo.synthetic.scenes import generate_scenes
 from engine import services as engine_services
 from evaluation.services.sessions import session_enrol
 from evaluation.services.systems import system_create
-from tests.django_fixtures import import_scenes
+from tests.django_fixtures import import_scenes, import_test_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.integration.test_job_takeover import FAST, finished, queue_import, watch
 from tests.integration.test_supervision import ready
@@ -61,7 +61,7 @@ def an_oracle_test():
     session of it is dealt fresh oracle streams by a deal job."""
     collection = CollectionFactory()
     import_scenes(collection, generate_scenes(300, seed=83))
-    import_scenes(collection, generate_scenes(3, seed=84, prefix="seen"), split=Split.TEST)
+    import_test_scenes(collection, generate_scenes(3, seed=84, prefix="seen"))
     statistics = engine_services.statistics_fit_start(user=None, collections=[collection])
     engine_services.statistics_fit_run(statistics_id=statistics.pk)
     statistics.refresh_from_db()

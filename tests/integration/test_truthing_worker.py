@@ -16,7 +16,7 @@ from accounts.roles import Role
 from annotations.models import Split
 from demo.synthetic.scenes import generate_scenes
 from engine import services as engine_services
-from tests.django_fixtures import import_scenes
+from tests.django_fixtures import import_scenes, import_test_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.truthing.conftest import operator_of
 from truthing import bridge
@@ -45,9 +45,7 @@ def wait_until_proposed(stream, timeout, log):
 def an_operator_test(log):
     collection = CollectionFactory()
     import_scenes(collection, generate_scenes(300, seed=81))
-    import_scenes(
-        collection, generate_scenes(2, seed=82, prefix="blind"), split=Split.TEST, mark_reviewed=False
-    )
+    import_test_scenes(collection, generate_scenes(2, seed=82, prefix="blind"), mark_reviewed=False)
     with transaction.atomic():
         statistics = engine_services.statistics_fit_start(user=None, collections=[collection])
     deadline = time.monotonic() + 120  # the worker fits it

@@ -29,14 +29,11 @@ def statistics(trained_collection):
 
 @pytest.fixture
 def unannotated_test_images(trained_collection):
-    """Three test images whose scene graphs are still in review: operators truth them."""
-    from annotations.models import Split
+    """Three test images (with pixels) whose scene graphs are still in review: operators truth them."""
     from demo.synthetic.scenes import generate_scenes
-    from tests.django_fixtures import import_scenes
+    from tests.django_fixtures import import_test_scenes
 
-    import_scenes(
-        trained_collection, generate_scenes(3, seed=44, prefix="blind"), split=Split.TEST, mark_reviewed=False
-    )
+    import_test_scenes(trained_collection, generate_scenes(3, seed=44, prefix="blind"), mark_reviewed=False)
     return list(trained_collection.images.filter(original_name__startswith="blind").order_by("pk"))
 
 

@@ -169,7 +169,7 @@ TestStartApi = _transition(lifecycle.start_test, "truthing.test.start", "Start t
 TestPublishApi = _transition(
     lifecycle.publish_test,
     "truthing.test.publish",
-    "Publish a test whose streams have all ended (freezes it)",
+    "Publish a test whose streams have all ended, with a question at least (freezes it)",
 )
 TestArchiveApi = _transition(lifecycle.archive_test, "truthing.test.archive", "Archive a published test")
 

@@ -11,16 +11,19 @@ from dataclasses import asdict
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.utils import timezone
 
 from annotations.models import Image, Split, Stage
+from annotations.selectors.images import without_pixels
 from truthing.bridge import EngineErrorCode, FitStatus, FittedStatistics, engine_settings
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,
     Disagreement,
     DisagreementState,
+    Step,
+    StepAnswer,
     Stream,
     StreamState,
     Test,
@@ -28,12 +31,15 @@ from truthing.models import (
     TestState,
     TruthingMode,
 )
+from truthing.selectors import images_of_test, pixels_missing
 from truthing.services.automatic import automatic_truthing_start
 from truthing.services.proposals import proposal_queue
 from truthing.services.rules import lock_test, require_state
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
 
 MAX_STREAMS_PER_IMAGE = 20
+# The images without pixels a refusal names one by one (its message counts them all).
+NAMED_WITHOUT_PIXELS = 10
 
 
 @transaction.atomic
@@ -73,7 +79,7 @@ def create_test(
             fields={"streams_per_image": [f"Between 1 and {MAX_STREAMS_PER_IMAGE}."]},
         )
     frozen_settings = asdict(engine_settings(**(settings or {})))
-    images = _checked_images(statistics, image_ids)
+    images = check_test_images(statistics=statistics, image_ids=image_ids)
     try:
         test = Test.objects.create(
             name=name,
@@ -94,9 +100,11 @@ def create_test(
     return test
 
 
-def _checked_images(statistics: FittedStatistics, image_ids: Sequence[int]) -> list[Image]:
-    """The images in the order given, each a test image of the statistics' vocabulary, never one the
-    statistics were fitted on (a vision system would be tested on its teacher's own examples)."""
+def check_test_images(*, statistics: FittedStatistics, image_ids: Sequence[int]) -> list[Image]:
+    """The images in the order given, each a test image of the statistics' vocabulary with its pixels,
+    never one the statistics were fitted on (a vision system would be tested on its teacher's own
+    examples). Every way a test is made calls it: the API, the web UI's and the admin's form (before
+    they save, so that a refusal is shown on the form), the demo."""
     if not image_ids:
         raise ApplicationError(
             TruthingErrorCode.NO_TEST_IMAGES,
@@ -142,7 +150,31 @@ def _checked_images(statistics: FittedStatistics, image_ids: Sequence[int]) -> l
         if bad:
             messages = [f"{image.original_name} {why}." for image in bad]
             raise ApplicationError(code, f"{messages[0]} Pick test images only.", fields={field: messages})
+    require_pixels(Image.objects.filter(pk__in=image_ids), order=image_ids)
     return images
+
+
+def require_pixels(images: QuerySet[Image], *, order: Sequence[int] = ()) -> None:
+    """Refuse a test's images when any has no pixels (a scene graph imported without its image file):
+    no vision system could take the test. The refusal counts them and names the first few (in `order`,
+    the order they were picked in, when given)."""
+    missing = pixels_missing(images)
+    if not missing:
+        return
+    rank = {pk: i for i, pk in enumerate(order)}
+    bare = sorted(
+        without_pixels(images).values_list("pk", "original_name"), key=lambda r: rank.get(r[0], r[0])
+    )
+    named = [f"{name} has no pixels." for _, name in bare[:NAMED_WITHOUT_PIXELS]]
+    if len(bare) > len(named):
+        named.append(f"And {len(bare) - len(named)} more.")
+    raise ApplicationError(
+        TruthingErrorCode.IMAGES_WITHOUT_PIXELS,
+        f"{missing[0].upper()}{missing[1:]}: a test needs images a vision system can look at (and an "
+        "operator truth). Leave them out, or upload their image files on the collection page before "
+        "importing their scene graphs.",
+        fields={"images": named},
+    )
 
 
 @transaction.atomic
@@ -152,6 +184,7 @@ def start_test(*, test: Test) -> Test:
     proposed at once)."""
     test = lock_test(test.pk)
     require_state(test, TestState.DRAFT, "started")
+    require_pixels(images_of_test(test))  # a draft made before the rule
     test_images = list(test.test_images.select_related("image"))
     for test_image in test_images:
         annotated = test_image.image.stage == Stage.ACCEPTED and test_image.image.annotated_at is not None
@@ -185,9 +218,17 @@ def publish_blockers(test: Test) -> list[str]:
     """What keeps the test from being published, for a person; empty when it may be."""
     streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
     blockers = []
+    missing = pixels_missing(images_of_test(test))
+    if missing:  # a test started before the rule
+        blockers.append(f"{missing} (a test needs images a vision system can look at)")
     unfinished = streams.exclude(state=StreamState.ENDED).count()
     if unfinished:
         blockers.append(_counted(unfinished, "stream has not ended", "streams have not ended"))
+    elif not Step.objects.filter(stream__in=streams, answer__in=(StepAnswer.YES, StepAnswer.NO)).exists():
+        blockers.append(
+            "the test has no question: every stream ended without one (the engine found none it may ask "
+            "from these statistics: fit them on more training images, or lower the minimum population)"
+        )
     checks = Check.objects.filter(stream__test_image__test=test, finished_at__isnull=True).count()
     if checks:
         blockers.append(_counted(checks, "check is not finished", "checks are not finished"))

@@ -2,16 +2,16 @@ import sys
 from contextlib import nullcontext
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotations.formats import format_values, scene_format, scene_formats
 from annotations.models import Stage
 from annotations.selectors.collections import collection_find
 from annotations.selectors.exports import export_images, scene_export
-from vtt_site.errors import ApplicationError
+from vtt_site.commands import PlatformCommand
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = "Export the annotated images of a collection as " + " or ".join(
         spec.name for spec in scene_formats()
     )
@@ -25,11 +25,8 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, help="The file to write, or - for standard output.")
 
     def handle(self, *args, collection: str, format: str, stage: str | None, out: str, **options):
-        try:
-            target = collection_find(reference=collection)
-            spec = scene_format(format)
-        except ApplicationError as exc:
-            raise CommandError(exc.message) from None
+        target = collection_find(reference=collection)
+        spec = scene_format(format)
         try:
             # Standard output is not ours to close.
             with nullcontext(sys.stdout.buffer) if out == "-" else Path(out).open("wb") as stream:

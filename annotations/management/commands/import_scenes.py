@@ -4,18 +4,19 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from django.core.files import File
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotations.formats import format_values, scene_formats
 from annotations.models import AcceptedImages, ImportJob, Split
 from annotations.selectors.collections import collection_find
 from annotations.services.imports import import_cancel, import_create, import_run
+from vtt_site.commands import PlatformCommand
 from vtt_site.errors import ApplicationError
 
 SHOWN = 5  # names shown per line of the report
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = (
         "Import scene graphs ("
         + ", ".join(spec.name for spec in scene_formats())

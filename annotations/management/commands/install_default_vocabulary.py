@@ -1,9 +1,8 @@
-from django.core.management.base import BaseCommand
-
 from annotations.services.vocabularies import vocabulary_install_default
+from vtt_site.commands import PlatformCommand
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = (
         "Install the urban-street vocabulary shipped with the platform: nothing when its latest version says "
         "the same, the next version when the shipped document changed."

@@ -3,17 +3,18 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotations.formats import ReadContext, scene_format, scene_formats
 from annotations.formats.proposal import count, propose
 from annotations.management.commands.import_scenes import _zipped
 from annotations.selectors.collections import collection_find
 from annotations.selectors.vocabularies import vocabulary_index
+from vtt_site.commands import PlatformCommand
 from vtt_site.errors import ApplicationError
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = (
         "Propose a first mapping file (YAML) from the source's own frequencies: the top names per type "
         "with their counts, the attribute names seldom on one object together as candidate exclusive "

@@ -4,7 +4,7 @@ import logging
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from demo.baseline_runs import BLIND, baselines_run
@@ -14,10 +14,10 @@ from engine.services import statistics_current_ensure
 from evaluation.selectors.ranking import ranking_check_current
 from evaluation.services.degradation import ranking_check_reset, ranking_check_run
 from truthing.models import TestState
-from vtt_site.errors import ApplicationError
+from vtt_site.commands import PlatformCommand
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = (
         "Load the demo: the default vocabulary, one user per role (passwords kept in "
         "VAR_DIR/demo-credentials.json), a collection of synthetic street scenes, and engine statistics "
@@ -38,21 +38,15 @@ class Command(BaseCommand):
     def handle(self, *args, url: str, baselines: bool = True, **options):
         started = time.monotonic()
         credentials = settings.VAR_DIR / "demo-credentials.json"
-        try:
-            users = demo_users_ensure(credentials=credentials)
-            collection = demo_collection_ensure(users=users)
-            statistics = statistics_current_ensure(collection=collection)
-        except ApplicationError as exc:
-            raise CommandError(exc.message) from None
+        users = demo_users_ensure(credentials=credentials)
+        collection = demo_collection_ensure(users=users)
+        statistics = statistics_current_ensure(collection=collection)
         statistics.refresh_from_db()
         if statistics.status == FitStatus.FAILED:
             raise CommandError(f"Fitting the demo statistics failed: {statistics.message}")
         tests = None
         if statistics.status == FitStatus.READY:
-            try:
-                tests = demo_tests_ensure(collection=collection, statistics=statistics)
-            except ApplicationError as exc:
-                raise CommandError(exc.message) from None
+            tests = demo_tests_ensure(collection=collection, statistics=statistics)
         self.stdout.write(
             f"Demo ready in {time.monotonic() - started:.1f} s: collection {collection.name!r} "
             f"(id {collection.pk}) with {collection.images.count()} images; engine statistics "
@@ -101,8 +95,5 @@ class Command(BaseCommand):
         # Each answer is a request: their log lines would bury the summary a newcomer reads.
         for noisy in ("httpx", "celery.app.trace"):
             logging.getLogger(noisy).setLevel(logging.WARNING)
-        try:
-            baselines_run(test=test, names=BLIND, say=self.stdout.write)
-        except ApplicationError as exc:
-            raise CommandError(exc.message) from None
+        baselines_run(test=test, names=BLIND, say=self.stdout.write)
         self.stdout.write(f"  done in {time.monotonic() - started:.1f} s.")

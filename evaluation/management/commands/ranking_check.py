@@ -8,12 +8,13 @@ and shown on its card.
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from evaluation.models import RankingCheck
 from evaluation.services.degradation import ranking_check_reset, ranking_check_run
 from truthing.published import frozen_test_get
+from vtt_site.commands import PlatformCommand
 
 
 def _chance(chance: float | None) -> str:
@@ -31,7 +32,7 @@ def interval(p: dict) -> str:
     return f"{p['value']:.3f} [{p['low']:.3f}, {p['high']:.3f}]"
 
 
-class Command(BaseCommand):
+class Command(PlatformCommand):
     help = "Run the ranking check of a published test now and print its curves."
 
     def add_arguments(self, parser):
