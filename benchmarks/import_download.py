@@ -665,8 +665,13 @@ def render(result: dict[str, Any], command: str) -> str:
     done = imported["status"] == ImportJob.Status.DONE
     total = imported["end_to_end"]
     busy = imported["cpu"] + imported["database_cpu"]
+    title = (
+        "Where the time of a Visual Genome import goes (profiled)"
+        if imported.get("profile")
+        else "Importing a download of Visual Genome's size"
+    )
     lines = [
-        "## Importing a download of Visual Genome's size",
+        f"## {title}",
         "",
         f"Command: `DATABASE_URL=postgres://postgres@127.0.0.1:5432/vtt {command}` (commit {commit()}, "
         f"{machine()}, {result['database']}); load average {_load(result['load'][0])} before the run, "
