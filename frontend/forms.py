@@ -57,7 +57,9 @@ class ImportForm(forms.Form):
         choices=Split.choices, initial=Split.TRAIN, help_text="Split of the images the import creates."
     )
     mark_reviewed = forms.BooleanField(
-        required=False, label="Mark as reviewed", help_text="The annotations are accepted at once."
+        required=False,
+        label="Mark as reviewed",
+        help_text="The annotations are accepted at once (a complete source only).",
     )
     images = forms.FileField(
         required=False,

@@ -101,8 +101,8 @@ def import_create(
     start: bool = True,
 ) -> ImportJob:
     """Keep the uploaded file (and mapping) and queue the import (`start=False`: the caller runs
-    `import_run`). `complete`: the source is complete (unset: the format's default, or yes with
-    `mark_reviewed`). `accepted`: what becomes of accepted images the import would change (empty: stop
+    `import_run`). `complete`: the source is complete (unset: the format's default;
+    `mark_reviewed` needs a complete source). `accepted`: what becomes of accepted images the import would change (empty: stop
     and ask if it would replace existing annotations); `preview`: stop to show the plan in any case.
     An unknown format, a mapping for a format without an open vocabulary, a mapping
     with problems, or a user with too many imports waiting is refused here, before anything is stored."""
