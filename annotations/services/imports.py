@@ -19,8 +19,8 @@ to preview, the job stops `previewed` holding the plan; `import_confirm` goes on
 counted as kept. The writing phase plans again under its locks and writes only what was planned (or
 stops again when the collection changed meanwhile). Where the written images go: to review (a complete
 source: every object of the vocabulary's types boxed, every attribute given), to accepted as well with
-`mark_reviewed`, or, from a source that is not complete, to the annotation queue as drafts to complete. The job's `report` counts what the mapping mapped, merged
-and dropped.
+`mark_reviewed`, or, from a source that is not complete, to the annotation queue as drafts to complete.
+The job's `report` counts what the mapping mapped, merged and dropped.
 """
 
 from __future__ import annotations
