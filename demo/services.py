@@ -132,15 +132,21 @@ def _fill(collection: Collection) -> None:
         _import_reviewed(collection, to_import)
 
 
+def scene_picture(scene: dict) -> bytes:
+    """A drawing of the scene (demo.synthetic) as PNG bytes, of its width and height; a scene given by its
+    name and size alone is an empty street."""
+    buffer = io.BytesIO()
+    render_scene({"objects": [], "relationships": [], **scene}).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def scene_pictures_upload(*, collection: Collection, scenes: Iterable[dict], split: str) -> list[Image]:
     """A drawing of each scene (demo.synthetic), uploaded under its image's name: the demo's pictures,
     and the pixels of the test images that the tests and the benchmarks make (a test takes only images
     with pixels). A scene graph imported after them attaches to them."""
-    files = []
-    for scene in scenes:
-        buffer = io.BytesIO()
-        render_scene({"objects": [], "relationships": [], **scene}).save(buffer, format="PNG")
-        files.append(SimpleUploadedFile(scene["image"], buffer.getvalue(), content_type="image/png"))
+    files = [
+        SimpleUploadedFile(scene["image"], scene_picture(scene), content_type="image/png") for scene in scenes
+    ]
     result = image_upload(collection=collection, files=files, split=split)
     if result.rejected:
         first = result.rejected[0]

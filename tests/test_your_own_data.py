@@ -20,7 +20,7 @@ from annotations.services.annotation import annotation_save, annotation_submit
 from annotations.services.collections import collection_create, membership_set
 from annotations.services.queues import annotation_next, review_decide, review_next
 from annotations.services.vocabularies import vocabulary_install_default
-from demo.services import scene_pictures_upload
+from demo.services import scene_picture
 from demo.synthetic import generate_scenes
 from engine import services as engine_services
 from evaluation.models import Session
@@ -144,22 +144,23 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
     assert proposed.names["car"] == ("vehicle", ("car",)) and "man" in proposed.drop_names
     mapping = FIXTURES / "mapping.yaml"  # the proposal, edited: man and woman are persons, and so on
 
-    # 2 (continued). The test images' pixels, uploaded before their scene graphs are imported onto them:
-    # a test takes only images a vision system can look at.
+    # 4. The import: drafts, with a report; the test images with their pixels beside them (a test takes
+    # only images a vision system can look at).
     fixture_images = json.loads((FIXTURES / "vg" / "scene_graphs" / "image_data.json").read_text())
-    fixture_scenes = [
+    fixture_sizes = [
         {"image": i["url"].rsplit("/", 1)[1], "width": i["width"], "height": i["height"]}
         for i in fixture_images
     ]
-    scene_pictures_upload(collection=collection, scenes=scenes[TRAINING:] + fixture_scenes, split=Split.TEST)
-
-    # 4. The import: drafts, with a report.
     out = io.StringIO()
-    for folder, split in (
-        (tmp_path / "train", Split.TRAIN),
-        (tmp_path / "test", Split.TEST),
-        (FIXTURES / "vg" / "scene_graphs", Split.TEST),
+    for folder, split, pictured in (
+        (tmp_path / "train", Split.TRAIN, []),
+        (tmp_path / "test", Split.TEST, scenes[TRAINING:]),
+        (FIXTURES / "vg" / "scene_graphs", Split.TEST, fixture_sizes),
     ):
+        pictures = tmp_path / f"pictures-{folder.name}"
+        pictures.mkdir()
+        for scene in pictured:
+            (pictures / scene["image"]).write_bytes(scene_picture(scene))
         call_command(
             "import_scenes",
             str(folder),
@@ -167,6 +168,7 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
             format="vg",
             mapping=str(mapping),
             split=split,
+            images=str(pictures) if pictured else None,
             stdout=out,
         )
     assert "the annotation queue, as drafts to complete" in out.getvalue()

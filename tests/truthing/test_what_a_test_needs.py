@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.roles import Role
 from annotations.models import Image, Split
+from demo.services import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.django_fixtures import import_scenes
 from truthing.models import AutomaticTruthing, Step, Test, TestState
@@ -48,11 +49,14 @@ def test_the_api_refuses_a_test_on_images_without_pixels_and_counts_them(
     body = response.json()
     assert body["code"] == "images_without_pixels"
     assert body["message"].startswith("2 of the 5 test images have no pixels: ")
-    assert "upload their image files on the collection page" in body["message"]
+    assert "Upload their image files on the collection page first" in body["message"]
     assert body["fields"]["images"] == [f"{image.original_name} has no pixels." for image in bare_test_images]
     assert not Test.objects.exists()
-    # With its pixels, the same pick is a test.
-    good = {"name": "with pixels", "statistics": statistics.pk, "images": [i.pk for i in picked[:3]]}
+    # As the message says: their files uploaded on the collection page, under their names, give them their
+    # pixels, and the same pick is a test.
+    scenes = [{"image": i.original_name, "width": i.width, "height": i.height} for i in bare_test_images]
+    scene_pictures_upload(collection=bare_test_images[0].collection, scenes=scenes, split=Split.TEST)
+    good = {"name": "with pixels", "statistics": statistics.pk, "images": [i.pk for i in picked]}
     assert _admin_client(users).post("/api/v1/truthing/tests/", good, format="json").status_code == 201
 
 
@@ -88,8 +92,8 @@ def test_the_admins_add_page_refuses_images_without_pixels_on_the_form(
     form = response.context["adminform"].form
     assert form.non_field_errors() == [
         "1 of the 2 test images has no pixels: a test needs images a vision system can look at (and an "
-        "operator truth). Leave them out, or upload their image files on the collection page before "
-        "importing their scene graphs."
+        "operator truth). Upload their image files on the collection page first (named as the images), "
+        "or leave them out."
     ]
     assert form.errors["images"] == [f"{bare_test_images[0].original_name} has no pixels."]
     assert not Test.objects.exists()

@@ -171,8 +171,8 @@ def require_pixels(images: QuerySet[Image], *, order: Sequence[int] = ()) -> Non
     raise ApplicationError(
         TruthingErrorCode.IMAGES_WITHOUT_PIXELS,
         f"{missing[0].upper()}{missing[1:]}: a test needs images a vision system can look at (and an "
-        "operator truth). Leave them out, or upload their image files on the collection page before "
-        "importing their scene graphs.",
+        "operator truth). Upload their image files on the collection page first (named as the images), "
+        "or leave them out.",
         fields={"images": named},
     )
 
