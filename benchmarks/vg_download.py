@@ -22,8 +22,9 @@ the images carry the awkward cases of the real files: an object listed twice und
 under another name), a relationship whose object is in no other file, names in odd case and spacing, a box
 that runs off the image, and (unless `zero_width=False`) a box of zero width.
 
-Each image is drawn from its own seeded generator, so the four files are written one after the other,
-each in one pass over the images, in constant memory: the same image comes out the same in every file.
+Each image is drawn once, from its own seeded generator (the same seed gives the same zip), in constant
+memory: objects.json goes straight into the zip while attributes.json and relationships.json wait in
+scratch files beside it (a zip is written one member at a time; about 1.4 GB at full size).
 The JSON is written by hand from fragments encoded once (json.dumps per object would take minutes).
 """
 
