@@ -92,6 +92,7 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "truthing.stream.leave": allow(Role.OPERATOR),
     "truthing.check.read": allow(Role.OPERATOR),
     "truthing.check.answer": allow(Role.OPERATOR),
+    "truthing.check.undo": allow(Role.OPERATOR),
     "truthing.check.leave": allow(Role.OPERATOR),
     "truthing.disagreement.list": allow(Role.REVIEWER),
     "truthing.disagreement.decide": allow(Role.REVIEWER),

@@ -99,6 +99,37 @@ def run_task(task, *args):
     return result.result
 
 
+@contextlib.contextmanager
+def proposals_later(monkeypatch, seconds: float, *, wake: bool):
+    """Each stream's next question is proposed `seconds` after the answer commits, in another thread, as
+    a worker would; `wake`: then the proposal wakes the answer that waits for it, as the task does
+    (truthing.tasks.stream_propose), else the answer waits its whole bound and the page polls."""
+    import threading
+
+    from truthing import tasks
+    from truthing.services.proposals import stream_propose
+    from vtt_site.interactive import proposal_done
+
+    timers = []
+
+    def propose(stream_id):
+        try:
+            stream_propose(stream_id=stream_id)
+        finally:
+            if wake:
+                proposal_done(stream_id)
+
+    def later(stream_id):
+        timer = threading.Timer(seconds, propose, args=[stream_id])
+        timers.append(timer)
+        timer.start()
+
+    monkeypatch.setattr(tasks.stream_propose, "delay", later)
+    yield
+    for timer in timers:
+        timer.join()
+
+
 def import_scenes(collection, scenes, *, split=Split.TRAIN, mark_reviewed=True):
     payload = "".join(json.dumps(s) + "\n" for s in scenes).encode()
     job = import_create(

@@ -223,6 +223,9 @@ CALLS: dict[str, Builder] = {
     "truthing.check.answer": lambda w: Call(
         "post", f"/api/v1/truthing/checks/{a_check(w).pk}/answer/", {"step": 0, "answer": "yes"}
     ),
+    "truthing.check.undo": lambda w: Call(
+        "post", f"/api/v1/truthing/checks/{a_check(w, answered=True).pk}/undo/"
+    ),
     "truthing.check.leave": lambda w: Call("post", f"/api/v1/truthing/checks/{a_check(w).pk}/leave/"),
     "truthing.disagreement.list": lambda w: Call("get", "/api/v1/truthing/disagreements/"),
     "truthing.disagreement.decide": lambda w: Call(
@@ -355,17 +358,21 @@ def a_truthed_test(world: World) -> Any:
     return stream.test_image.test
 
 
-def a_check(world: World) -> Any:
-    from truthing.models import Check
+def a_check(world: World, answered: bool = False) -> Any:
+    """A check the actor holds on someone else's ended stream; `answered`: its first question answered."""
+    from truthing.models import Check, CheckAnswer
 
     stream = a_stream(world, holder=None, answered=True)
     stream.state = "ended"
     stream.save()
     stream.steps.update(answered_by=world.other)
     expires = timezone.now() + timedelta(minutes=30)
-    return Check.objects.create(
+    check = Check.objects.create(
         stream=stream, kind="second_opinion", lease_holder=world.actor, lease_expires_at=expires
     )
+    if answered:
+        CheckAnswer.objects.create(check_pass=check, step=stream.steps.get(index=0), answer="no")
+    return check
 
 
 def a_disagreement(world: World) -> Any:

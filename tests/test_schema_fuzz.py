@@ -50,6 +50,7 @@ def with_work_links(raw: dict) -> dict:
         "LeaveStream": {"operationId": "truthing_stream_leave", "parameters": work},
         "ReadCheck": {"operationId": "truthing_check_read", "parameters": checks},
         "AnswerCheck": {"operationId": "truthing_check_answer", "parameters": checks, "requestBody": pending},
+        "UndoCheck": {"operationId": "truthing_check_undo", "parameters": checks},
         "LeaveCheck": {"operationId": "truthing_check_leave", "parameters": checks},
     }
     _add_links(raw, "/api/v1/truthing/queue/next/", "post", "200", links)
@@ -239,6 +240,7 @@ CHECK_WORK = [
     "truthing_queue_next",
     "truthing_check_read",
     "truthing_check_answer",
+    "truthing_check_undo",
     "truthing_check_leave",
     "truthing_operators_statistics",
     "truthing_disagreement_list",

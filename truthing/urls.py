@@ -40,6 +40,7 @@ urlpatterns = [
     path(
         "truthing/checks/<int:check_id>/answer/", work.CheckAnswerApi.as_view(), name="truthing-check-answer"
     ),
+    path("truthing/checks/<int:check_id>/undo/", work.CheckUndoApi.as_view(), name="truthing-check-undo"),
     path("truthing/checks/<int:check_id>/leave/", work.CheckLeaveApi.as_view(), name="truthing-check-leave"),
     path("truthing/disagreements/", quality.DisagreementListApi.as_view(), name="truthing-disagreements"),
     path(

@@ -29,6 +29,7 @@ import redis
 from django.conf import settings
 
 from vtt_site.celery import app as celery_app
+from vtt_site.wakeups import wake
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +75,15 @@ def proposal_pending(stream_id: int) -> None:
         _failed("mark a pending proposal", exc)
 
 
+def proposal_topic(stream_id: int) -> str:
+    """The wake-up topic of a stream's next proposal (vtt_site.wakeups): an answer's response waits on it."""
+    return f"proposal:{stream_id}"
+
+
 def proposal_done(stream_id: int) -> None:
-    """The proposal of `stream_id` is written (or had nothing to do): it no longer holds long jobs."""
+    """The proposal of `stream_id` is written (or had nothing to do): it no longer holds long jobs, and
+    the operator's answer that waits for it reads it now."""
+    wake(proposal_topic(stream_id))
     client = _redis()
     if client is None:
         return

@@ -408,6 +408,9 @@ VTT: dict[str, Any] = {
     "TRUTHING_LEASE_MINUTES": env_int("TRUTHING_LEASE_MINUTES", 30),
     "TRUTHING_CHECK_SHARE": env_float("TRUTHING_CHECK_SHARE", 0.2),
     "TRUTHING_GOLD_SHARE": env_float("TRUTHING_GOLD_SHARE", 0.1),
+    # An answer's response waits at most this long for the next question (vtt_site.wakeups): the page
+    # shows it at once instead of asking again. A slower proposal is read by the page when it comes.
+    "TRUTHING_ANSWER_WAIT_SECONDS": env_float("TRUTHING_ANSWER_WAIT_SECONDS", 2.0),
     # The oracle's work on a test is split in this many jobs, so that workers truth them side by side.
     "TRUTHING_AUTOMATIC_PARTS": env_int("TRUTHING_AUTOMATIC_PARTS", 2),
     # A session's fresh oracle stream prefers the questions least told to earlier sessions, counted over

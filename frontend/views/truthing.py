@@ -38,6 +38,11 @@ from vtt_site.leases import holds_lease
 
 # --- the operator's work ---------------------------------------------------------------------------
 
+# A question takes no answer until it has been on screen this long (issue 38, item 3): a second press of
+# a key meant for the previous question (presses 60 ms apart were seen) must not answer this one unseen.
+# Far below the time it takes to read a question, so that no deliberate answer waits on it.
+QUESTION_SETTLE_MS = 300
+
 
 @login_required
 @require_GET
@@ -79,14 +84,16 @@ def _work_page(request: HttpRequest, work: Stream | Check) -> HttpResponse:
         "urls": {
             "read": reverse(base, args=[work.pk]),
             "answer": reverse(f"{base}-answer", args=[work.pk]),
-            "undo": reverse("api:truthing-stream-undo", args=[work.pk]) if kind == "stream" else None,
+            "undo": reverse(f"{base}-undo", args=[work.pk]),
             "leave": reverse(f"{base}-leave", args=[work.pk]),
             "home": reverse("frontend:truthing"),
         },
         # The kinds whose yes singles out an object the operator may point at (uniqueness).
         "labelling_kinds": [name for name in KINDS if labels_an_object(name)],
+        "settle_ms": QUESTION_SETTLE_MS,
     }
-    return render(request, "frontend/truthing_work.html", {"work": view, "data": data})
+    context = {"work": view, "data": data, "settle_ms": QUESTION_SETTLE_MS}
+    return render(request, "frontend/truthing_work.html", context)
 
 
 @login_required

@@ -183,6 +183,13 @@ def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | N
     }
 
 
+def answer_key(page: Page, key: str) -> None:
+    """Press an operator's answer key once the pending question has settled: a question takes no answer
+    in its first moments on screen (frontend.views.truthing.QUESTION_SETTLE_MS)."""
+    page.wait_for_selector("[data-testid=work][data-settled=true]")
+    page.keyboard.press(key)
+
+
 def shot(page: Page, name: str) -> None:
     """A screenshot for a person to look at, when VTT_SCREENSHOTS names a folder (never in CI's way)."""
     folder = os.environ.get("VTT_SCREENSHOTS")

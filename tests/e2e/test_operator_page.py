@@ -16,7 +16,7 @@ from annotations.models import MemberRole, Split
 from annotations.services.images import image_upload
 from demo.synthetic.render import render_scene
 from demo.synthetic.scenes import generate_scenes
-from tests.e2e.conftest import Canvas, login, shot
+from tests.e2e.conftest import Canvas, answer_key, login, shot
 from tests.e2e.test_truthing import members
 from truthing.models import Disagreement, Step, Stream, StreamState
 from truthing.services import lifecycle
@@ -110,7 +110,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
         if pending.question["kind"] == "unique":
             break
         answer = "y" if pending.question["kind"] == "exist" else "n"
-        page.keyboard.press(answer)
+        answer_key(page, answer)
         wait_for_next(page, step)
         answered.append((step, pending.text, "yes" if answer == "y" else "no"))
         items = page.get_by_test_id("history").locator("li")
@@ -142,7 +142,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     assert "Marked" in hint.inner_text()
     assert page.locator("svg g.marker.pick").count() == 1
     shot(page, "issue20-operator-marked")
-    page.keyboard.press("y")
+    answer_key(page, "y")
     wait_for_next(page, unique.index)
     unique.refresh_from_db()
     assert unique.label and unique.point is not None
@@ -198,7 +198,7 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
             shot(check, "issue20-checker-phone")
             check.set_viewport_size({"width": 1400, "height": 900})
         given = "no" if step == unique.index else stored[step]
-        check.keyboard.press({"yes": "y", "no": "n", "ambiguous": "a"}[given])
+        answer_key(check, {"yes": "y", "no": "n", "ambiguous": "a"}[given])
         wait_for_next(check, step)
     disagreement = Disagreement.objects.get(step=unique)
 

@@ -4,14 +4,12 @@ told why a test cannot be published yet (Publish disabled), then publishes it an
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from accounts.roles import Role
 from annotations.models import CollectionMembership, MemberRole, Split
-from tests.e2e.conftest import login, shot, upload_street
-from truthing import tasks
+from tests.django_fixtures import proposals_later
+from tests.e2e.conftest import answer_key, login, shot, upload_street
 from truthing.models import Disagreement, DisagreementState, Stream, StreamState, TestState
 from truthing.services import lifecycle
 from truthing.services.proposals import stream_propose as propose
@@ -49,20 +47,13 @@ def truth(user, stream, answer_of=lambda step: "no"):
 
 
 @pytest.fixture
-def slow_engine(monkeypatch):
-    """The engine proposes 0.4 s after the answer commits, in another thread, as a worker would: the
-    page has to show `proposing` and ask again until the question is there."""
-    timers = []
-
-    def later(stream_id):
-        timer = threading.Timer(0.4, lambda: propose(stream_id=stream_id))
-        timers.append(timer)
-        timer.start()
-
-    monkeypatch.setattr(tasks.stream_propose, "delay", later)
-    yield
-    for timer in timers:
-        timer.join()
+def slow_engine(monkeypatch, settings):
+    """The engine proposes 0.4 s after the answer commits, in another thread, as a worker would, and
+    the answer's response waits only 0.1 s for it (TRUTHING_ANSWER_WAIT_SECONDS): the page has to show
+    `proposing` and ask again until the question is there (the fallback of a slow proposal)."""
+    settings.VTT = {**settings.VTT, "TRUTHING_ANSWER_WAIT_SECONDS": 0.1}
+    with proposals_later(monkeypatch, 0.4, wake=False):
+        yield
 
 
 def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
@@ -94,7 +85,7 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
         question = page.inner_text("[data-testid=question]")
         seen.append((step, question))
         # "Yes" to every uniqueness question, so that labels are made (and can be hovered).
-        page.keyboard.press("y" if "unique" in question or step % 3 == 0 else "n")
+        answer_key(page, "y" if "unique" in question or step % 3 == 0 else "n")
         answered += 1
         # The page shows `proposing` until the engine has added the next step (polled every 250 ms).
         page.wait_for_function(
@@ -163,17 +154,18 @@ def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     page.get_by_test_id("take-next").click()
     page.wait_for_selector("body[data-ready=true]")
     work = page.get_by_test_id("work")
-    assert work.get_attribute("data-kind") == "check" and not page.get_by_test_id("undo").count()
+    assert work.get_attribute("data-kind") == "check" and page.get_by_test_id("undo").is_disabled()
     assert "person" in page.inner_text("[data-testid=question]") or "vehicle" in page.inner_text(
         "[data-testid=question]"
     )
     shot(page, "checker")
     # The checker says the opposite on the first question (with the button), the same elsewhere (keys).
+    page.wait_for_selector("[data-testid=work][data-settled=true]")
     page.get_by_test_id("answer-no").click()
     page.wait_for_function("() => document.querySelector('[data-testid=work]').dataset.step === '1'")
     while work.get_attribute("data-state") != "ended":
         step = int(work.get_attribute("data-step"))
-        page.keyboard.press("y" if stored[step] == "yes" else "a" if stored[step] == "ambiguous" else "n")
+        answer_key(page, "y" if stored[step] == "yes" else "a" if stored[step] == "ambiguous" else "n")
         page.wait_for_function(
             "s => { const w = document.querySelector('[data-testid=work]');"
             " return w.dataset.state === 'ended' || w.dataset.step !== s; }",

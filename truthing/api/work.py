@@ -81,11 +81,12 @@ class StreamAnswerApi(APIView):
         request=AnswerInputSerializer,
         responses={200: WorkSerializer, 409: ErrorSerializer},
         summary="Answer the pending question (yes, no, or ambiguous to reject it)",
-        description="The next question is proposed in the background: the stream is `proposing` until "
-        "it is there (read the stream again).",
+        description="The next question is proposed in the background; the response waits for it a "
+        "bounded time (TRUTHING_ANSWER_WAIT_SECONDS, 2 s by default) and carries it. Should the proposal "
+        "take longer, the stream is `proposing`: read it again until it is `pending` or `ended`.",
     )
     def post(self, request, stream_id: int):
-        stream_services.step_answer(
+        stream_services.step_answer_and_wait(
             stream_id=stream_id, user=request.user, **_answer_of(request, may_point=True)
         )
         return _work_response(selectors.stream_get(stream_id=stream_id))
@@ -136,6 +137,19 @@ class CheckAnswerApi(APIView):
     )
     def post(self, request, check_id: int):
         check_services.check_answer(check_id=check_id, user=request.user, **_answer_of(request))
+        return _work_response(selectors.check_get(check_id=check_id))
+
+
+class CheckUndoApi(APIView):
+    operation = "truthing.check.undo"
+
+    @extend_schema(
+        request=None,
+        responses={200: WorkSerializer, 409: ErrorSerializer},
+        summary="Take back your last answer in a check",
+    )
+    def post(self, request, check_id: int):
+        check_services.check_undo(check_id=check_id, user=request.user)
         return _work_response(selectors.check_get(check_id=check_id))
 
 

@@ -19,10 +19,19 @@ from django.utils import timezone
 
 from accounts.roles import is_admin
 from truthing.errors import TruthingErrorCode
-from truthing.models import Check, CheckAnswer, CheckKind, Disagreement, Step, Stream, TruthingMode
-from truthing.services.rules import check_answer_value, lock_check, require_stream_open
+from truthing.models import (
+    Check,
+    CheckAnswer,
+    CheckKind,
+    Disagreement,
+    DisagreementState,
+    Step,
+    Stream,
+    TruthingMode,
+)
+from truthing.services.rules import check_answer_value, lease_minutes, lock_check, require_stream_open
 from vtt_site.errors import ConflictError
-from vtt_site.leases import lease_release, lease_require
+from vtt_site.leases import lease_release, lease_renew, lease_require
 
 
 def _drawn(stream: Stream, share: float) -> bool:
@@ -65,11 +74,38 @@ def check_answer(*, check_id: int, user: Any, index: int, answer: str, seconds: 
     if check.kind == CheckKind.SECOND_OPINION and answer != step.answer:
         Disagreement.objects.create(step=step, check_answer=given)
     check.checker = user
-    if next_step_to_check(check) is None:
-        check.finished_at = timezone.now()
-        check.save(update_fields=["checker", "finished_at", *check.clear_lease()])
-    else:
-        check.save(update_fields=["checker"])
+    # A finished check stays held, as an ended stream does, so that its last answer may still be taken
+    # back; the operator queue gives it back when they take new work (truthing.services.queue).
+    check.finished_at = timezone.now() if next_step_to_check(check) is None else None
+    check.save(update_fields=["checker", "finished_at"])
+    lease_renew(check, minutes=lease_minutes())
+    return check
+
+
+@transaction.atomic
+def check_undo(*, check_id: int, user: Any) -> Check:
+    """Take back the checker's last answer, as a stream's operator may (issue 38): it waits for an
+    answer again, and the disagreement it opened goes with it, unless a reviewer has decided it."""
+    check = lock_check(check_id)
+    require_stream_open(check.stream)
+    name = check.stream.test_image.image.original_name
+    lease_require(check, user, what=name, queue="the operator queue")
+    last = check.answers.select_related("disagreement").order_by("-step__index").first()
+    if last is None:
+        raise ConflictError(
+            TruthingErrorCode.NOTHING_TO_UNDO, f"There is no answer of yours to take back in {name}."
+        )
+    decided = getattr(last, "disagreement", None)
+    if decided is not None and decided.state != DisagreementState.OPEN:
+        raise ConflictError(
+            TruthingErrorCode.NOTHING_TO_UNDO,
+            f"A reviewer has decided on your answer to question {last.step.index + 1} of {name} already; "
+            "it can no longer be taken back.",
+        )
+    last.delete()  # its open disagreement goes with it (cascade)
+    check.finished_at = None
+    check.save(update_fields=["finished_at"])
+    lease_renew(check, minutes=lease_minutes())
     return check
 
 

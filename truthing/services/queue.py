@@ -3,8 +3,8 @@
 An operator holds one piece of work at a time: a stream they truth until it ends, or a check. Asking
 for work returns what they hold (its lease renewed); otherwise a check of someone else's stream (a
 second opinion, or gold work on a stream the oracle truthed: both look the same to them), then a stream
-that waits for an operator. An ended stream they still hold (kept so that they could take their last
-answer back) is given back first.
+that waits for an operator. An ended stream or a finished check they still hold (kept so that they
+could take their last answer back) is given back first.
 
 Only work on images of collections where the operator's membership grants the operator role (decision
 0006: a membership role means something; it is also what lets them see the pixels). Admins: anywhere.
@@ -49,7 +49,9 @@ def workable_by(rows, user: Any, image: str):
 @transaction.atomic
 def operator_next(*, user: Any) -> Stream | Check | None:
     minutes = lease_minutes()
+    # Ended streams and finished checks stay held so that their last answer may be taken back.
     lease_release_all(Stream.objects.filter(state=StreamState.ENDED), user.pk)
+    lease_release_all(Check.objects.filter(finished_at__isnull=False), user.pk)
     streams = workable_by(operator_streams(), user, "test_image__image")
     checks = workable_by(open_checks(), user, "stream__test_image__image")
     held = lease_renew_held(streams, user, minutes=minutes) or lease_renew_held(checks, user, minutes=minutes)

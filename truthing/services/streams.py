@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,7 +26,9 @@ from truthing.services.rules import (
     require_stream_open,
 )
 from vtt_site.errors import ConflictError
+from vtt_site.interactive import proposal_topic
 from vtt_site.leases import lease_release, lease_renew, lease_require
+from vtt_site.wakeups import awaiting
 
 
 def pending_step(stream: Stream, index: int) -> Step:
@@ -72,6 +75,16 @@ def step_answer(
     lease_renew(stream, minutes=lease_minutes())
     stream_wait_for_proposal(stream)
     return stream
+
+
+def step_answer_and_wait(*, stream_id: int, user: Any, **answer: Any) -> None:
+    """Answer (as `step_answer`, committed), then wait a bounded time for the next question, so that
+    the answer's response carries it (`TRUTHING_ANSWER_WAIT_SECONDS`; vtt_site.wakeups). A slower
+    proposal leaves the stream `proposing`, and the page reads it when it comes."""
+    with awaiting(proposal_topic(stream_id)) as proposed:
+        step_answer(stream_id=stream_id, user=user, **answer)
+        if Stream.objects.filter(pk=stream_id, state=StreamState.PROPOSING).exists():
+            proposed.wait(settings.VTT["TRUTHING_ANSWER_WAIT_SECONDS"])
 
 
 @transaction.atomic

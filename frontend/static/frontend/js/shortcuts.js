@@ -4,7 +4,11 @@
 
 const TYPING = "textarea, select, [contenteditable], input:not([type=checkbox]):not([type=radio]):not([type=button]):not([type=submit])";
 
-// binding: {keys: ["d"], ctrl: false, run(event), always: false (also from fields), arrows: false}
+// A binding with `once` acts on the first keydown of a press only: a held key's auto-repeat does
+// nothing (an operator's held Y must not answer question after question), but it is still swallowed so
+// that it does not scroll the page.
+
+// binding: {keys: ["d"], ctrl: false, run(event), always: false (also from fields), arrows: false, once: false}
 export function installShortcuts(bindings) {
   document.addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.altKey || e.isComposing) return;
@@ -15,6 +19,10 @@ export function installShortcuts(bindings) {
     const target = e.target instanceof Element ? e.target : null;
     if (!binding.always && target?.closest(TYPING)) return;
     if (binding.arrows && target?.matches("input[type=radio]")) return;
+    if (binding.once && e.repeat) {
+      e.preventDefault();
+      return;
+    }
     if (binding.run(e) !== false) e.preventDefault();
   });
 }

@@ -2,11 +2,14 @@
 // pending question as an outline (captions go in the legend under the image, never over the objects
 // asked about), the question in English, the stream's answers so far, and every label instantiated so
 // far with the question that defined it (pointing at a label draws its region and marker). Holding H
-// hides every overlay. Answers go with buttons or the keys y / n / a; u takes the last answer back
-// (streams only). On a uniqueness question the operator may first click the object they mean: a yes
-// then stores that point, and the label is drawn at it from then on. After an answer the next question
-// is proposed by a Celery task: the stream is `proposing` until it exists, and the page asks for it
-// every 250 ms.
+// hides every overlay. Answers go with buttons or the keys y / n / a; u takes the last answer back, in
+// a stream and in a check alike. A new question takes no answer in its first `settle_ms` on screen, and
+// a held key answers once (issue 38): a double press never answers the next question unseen, and a
+// press refused says why. On a uniqueness question the operator may first click the object they mean: a
+// yes then stores that point, and the label is drawn at it from then on. After an answer the next
+// question is proposed by a Celery task; the answer's response waits for it a bounded time and carries
+// it (vtt_site.wakeups). Should the proposal take longer, the stream is `proposing` and the page asks for
+// it every 250 ms until it is there.
 
 import { api } from "./api.js";
 import { make } from "./svg.js";
@@ -22,10 +25,13 @@ const svg = part("canvas");
 const answers = [...root.querySelectorAll("[data-answer]")];
 const undoButton = root.querySelector("[data-action=undo]");
 const isStream = data.work.kind === "stream";
+const SETTLE_MS = data.settle_ms;
 
 let work = data.work;
 let busy = false; // a request is on its way: keys and buttons wait
-let shownAt = performance.now(); // when the pending question appeared, for `seconds`
+let shownAt = performance.now(); // when the pending question appeared: for `seconds`, and to settle
+let shownKey = null; // the state and step shown since `shownAt`: a new one restarts the clock
+let settleTimer = null;
 let mark = null; // [x, y]: the object the operator clicked for the pending uniqueness question
 let markedStep = null; // the step `mark` belongs to
 
@@ -268,7 +274,10 @@ function render() {
   if (work.state === "proposing") question.textContent = "The engine is choosing the next question…";
   else if (pending) question.textContent = work.pending.text;
   else question.textContent = isStream ? "This stream has ended." : "This check is done.";
+  const settling = Boolean(pending) && !settled();
   answers.forEach((button) => (button.disabled = busy || !pending));
+  answers.forEach((button) => button.classList.toggle("settling", settling));
+  root.dataset.settled = String(Boolean(pending) && !settling);
   if (undoButton) undoButton.disabled = busy || work.progress.answered === 0 || work.test.state !== "truthing";
   const done = work.progress.answered;
   part("progress").textContent =
@@ -283,9 +292,31 @@ function render() {
   if (work.state === "ended") {
     part("done-message").textContent = isStream
       ? `Stream ended after ${plural(done, "answer")}. Take the next, or undo your last answer (U).`
-      : `Check done: ${plural(done, "answer")}. Thank you.`;
+      : `Check done: ${plural(done, "answer")}. Thank you. Take the next, or undo your last answer (U).`;
   }
-  if (pending) shownAt = performance.now();
+}
+
+// A question shown anew (another step, or the same step again after an undo) starts its clock: it takes
+// no answer until it has been on screen SETTLE_MS.
+function noteShown() {
+  const key = `${work.state}:${work.pending?.step ?? ""}`;
+  if (key === shownKey) return;
+  shownKey = key;
+  shownAt = performance.now();
+  clearTimeout(settleTimer);
+  if (work.state === "pending") settleTimer = setTimeout(render, SETTLE_MS);
+}
+
+const settled = () => performance.now() - shownAt >= SETTLE_MS;
+
+// Why a press did nothing, for a moment: a refused press is never silent.
+let refusedTimer = null;
+function refused(text) {
+  const note = part("settle-note");
+  note.textContent = text;
+  note.hidden = false;
+  clearTimeout(refusedTimer);
+  refusedTimer = setTimeout(() => (note.hidden = true), 2000);
 }
 
 function showError(text) {
@@ -316,6 +347,7 @@ async function poll(delay) {
 
 function update(fresh) {
   if (fresh) work = fresh;
+  noteShown();
   render();
   schedulePoll();
 }
@@ -342,7 +374,9 @@ async function send(method, url, body) {
 }
 
 function answer(value) {
-  if (busy || work.state !== "pending" || !work.pending) return;
+  if (work.state !== "pending" || !work.pending) return;
+  if (busy) return refused("Not taken: your last answer is still on its way.");
+  if (!settled()) return refused(`Not taken: this question appeared ${Math.round(performance.now() - shownAt)} ms ago. Read it, then answer.`);
   const seconds = Math.round((performance.now() - shownAt) / 100) / 10;
   const body = { step: work.pending.step, answer: value, seconds };
   if (value === "yes" && isUnique() && mark && markedStep === work.pending.step) body.point = mark;
@@ -350,7 +384,8 @@ function answer(value) {
 }
 
 function undo() {
-  if (!isStream || busy || work.progress.answered === 0) return;
+  if (work.progress.answered === 0) return;
+  if (busy) return refused("Not taken: your last answer is still on its way.");
   send("POST", data.urls.undo);
 }
 
@@ -389,10 +424,10 @@ window.addEventListener("blur", () => bare(false));
 installShortcuts([
   { keys: ["h"], run: () => bare(true) },
   { keys: ["Escape"], run: () => { if (!mark) return false; mark = markedStep = null; render(); } },
-  { keys: ["y"], run: () => answer("yes") },
-  { keys: ["n"], run: () => answer("no") },
-  { keys: ["a"], run: () => answer("ambiguous") },
-  ...(isStream ? [{ keys: ["u"], run: () => undo() }] : []),
+  { keys: ["y"], once: true, run: () => answer("yes") },
+  { keys: ["n"], once: true, run: () => answer("no") },
+  { keys: ["a"], once: true, run: () => answer("ambiguous") },
+  { keys: ["u"], once: true, run: () => undo() },
 ]);
 
 update(null);
