@@ -1,18 +1,31 @@
-// The image and its boxes as one SVG whose viewBox is the image's pixel grid: the browser scales it to
-// fit the window, and every coordinate read or written here is in image pixels, as the API stores it.
+// The image and its boxes as one SVG whose viewBox is the part of the image shown, in image pixels
+// (zoom.js moves it): the browser scales it to the window, and every coordinate read or written here
+// is in image pixels, as the API stores it, whatever the zoom.
 //
 // Why it stays responsive with hundreds of boxes:
 // - one <rect> per box, created once and then only its attributes change;
 // - one pointerdown listener on the <svg> (event delegation), with the pointer captured for the drag;
 // - during a drag only the dragged <rect> (and the selection's handles) are written, and nothing is
-//   read from the layout: the screen-to-image matrix is taken once, when the pointer goes down;
+//   read from the layout: the screen-to-image matrix is taken once, when the pointer goes down (and
+//   again if the view zooms or pans during the drag);
 // - the store is told once, when the pointer comes up (one undo step, one event).
 
 import { area, clamp, dragged, round } from "./geometry.js";
+import { NAME_PX, placeLabels } from "./labels.js";
 import { SelectionOverlay } from "./selection.js";
 import { make, readRect, setRect } from "./svg.js";
 
 const MIN_DRAW_PX = 4; // on screen: a smaller drag is a click, not a box
+const PIXELS_FROM_SCALE = 4; // screen px per image px from which the picture shows its pixels sharp
+
+// The width of a name on screen, measured once per text on a canvas (no layout read), plus its halo.
+const measurer = document.createElement("canvas").getContext("2d");
+measurer.font = `italic ${NAME_PX}px system-ui, sans-serif`;
+const widths = new Map();
+function nameWidth(text) {
+  if (!widths.has(text)) widths.set(text, Math.ceil(measurer.measureText(text).width) + 4);
+  return widths.get(text);
+}
 
 export class BoxLayer {
   // callbacks: select(key|null), draw(bbox), commit(key, bbox), pick(key|null); typeClass(type) -> CSS class.
@@ -35,7 +48,6 @@ export class BoxLayer {
     svg.addEventListener("pointermove", (e) => this._move(e));
     svg.addEventListener("pointerup", (e) => this._up(e));
     svg.addEventListener("pointercancel", () => this.cancel());
-    new ResizeObserver(() => this.refreshScale()).observe(svg);
   }
 
   _build(fileUrl) {
@@ -58,32 +70,44 @@ export class BoxLayer {
     this.svg.replaceChildren(background, this.boxes, this.decorations, this.ghost, this.overlay.group);
   }
 
-  // The names ("person 2") at each box's top left corner, and a line from subject to object with the
-  // relationship's name at its middle. Redrawn whole when something is added, removed, retyped, moved
-  // or linked (a few hundred elements at most); a drag in progress moves only its box.
+  // The names ("person 2") beside each box, and a line from subject to object with the relationship's
+  // name at its middle, placed so that no name covers another or its own box (labels.js). Redrawn
+  // whole when something is added, removed, retyped, moved or linked, and when the zoom changes (a
+  // few hundred elements at most); a drag in progress moves only its box. Returns how many names found
+  // no place at this zoom.
   renderDecorations(objects, labels, relationships) {
     const s = this.scale;
     const centre = ([x, y, w, h]) => [x + w / 2, y + h / 2];
+    const links = relationships
+      .filter((r) => objects.has(r.subject) && objects.has(r.object))
+      .map((r) => ({ r, from: centre(objects.get(r.subject).bbox), to: centre(objects.get(r.object).bbox) }));
+    const keys = [...objects.keys()];
+    if (this.selected && objects.has(this.selected)) keys.sort((a, b) => (b === this.selected) - (a === this.selected));
+    const placed = placeLabels(
+      keys.map((key) => ({ key, bbox: objects.get(key).bbox, width: nameWidth(labels.get(key) || "") })),
+      links.map(({ r, from, to }) => ({ at: [(from[0] + to[0]) / 2, (from[1] + to[1]) / 2], width: nameWidth(r.predicate) })),
+      { scale: s, width: this.width, height: this.height, selected: this.selected },
+    );
     const fragment = document.createDocumentFragment();
-    for (const r of relationships) {
-      const a = objects.get(r.subject);
-      const b = objects.get(r.object);
-      if (!a || !b) continue;
-      const [x1, y1] = centre(a.bbox);
-      const [x2, y2] = centre(b.bbox);
+    links.forEach(({ r, from: [x1, y1], to: [x2, y2] }, i) => {
       fragment.append(make("line", { class: "link-line", x1, y1, x2, y2, "data-predicate": r.predicate }));
-      const text = make("text", { class: "link-label", x: (x1 + x2) / 2, y: (y1 + y2) / 2, "text-anchor": "middle" });
+      const at = placed.links[i];
+      const text = make("text", { class: `link-label${at ? "" : " crowded"}`, x: at?.[0] ?? 0, y: at?.[1] ?? 0, "text-anchor": "middle" });
       text.textContent = r.predicate;
       fragment.append(text);
-    }
-    for (const [key, o] of objects) {
-      const [x, y, , h] = o.bbox;
-      const text = make("text", { class: `box-label${key === this.selected ? " selected" : ""}`, x, y: y > 16 / s ? y - 4 / s : y + h + 14 / s, "data-key": key });
+    });
+    let crowded = 0;
+    for (const key of objects.keys()) {
+      const at = placed.names.get(key);
+      if (!at && key !== this.selected) crowded += 1;
+      const classes = ["box-label", key === this.selected ? "selected" : "", at ? "" : "crowded"].filter(Boolean);
+      const text = make("text", { class: classes.join(" "), x: at?.[0] ?? 0, y: at?.[1] ?? 0, "data-key": key });
       text.textContent = labels.get(key) || "";
       fragment.append(text);
     }
     this.decorations.replaceChildren(fragment);
-    this.decorations.setAttribute("font-size", 13 / s);
+    this.decorations.setAttribute("font-size", NAME_PX / s);
+    return crowded;
   }
 
   setLabelsShown(on) {
@@ -155,13 +179,14 @@ export class BoxLayer {
     this.svg.classList.toggle("picking", on);
   }
 
-  // The zoom (screen pixels per image pixel), read when the SVG's size changes, not during drags.
-  refreshScale() {
-    const ctm = this.svg.getScreenCTM();
-    if (!ctm || !ctm.a) return;
-    this.scale = ctm.a;
-    this.overlay.setScale(this.scale);
-    this.decorations.setAttribute("font-size", 13 / this.scale);
+  // The zoom changed (zoom.js): what keeps one size on screen is resized, and a drag under way takes
+  // the new screen-to-image matrix (a wheel turned mid-drag).
+  setScale(scale) {
+    this.scale = scale;
+    this.overlay.setScale(scale);
+    this.decorations.setAttribute("font-size", NAME_PX / scale);
+    this.svg.classList.toggle("pixels", scale >= PIXELS_FROM_SCALE);
+    if (this.drag) this.drag.inverse = this.svg.getScreenCTM().inverse();
     this._placeSelection();
   }
 

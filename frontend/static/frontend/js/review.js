@@ -114,6 +114,8 @@ if (reviewing) {
     { keys: ["n", "]"], run: () => view.step(1) },
     { keys: ["p", "["], run: () => view.step(-1) },
     { keys: ["t"], run: () => view.toggleLabels() },
+    ...view.zoomShortcuts(),
+    ...view.arrowShortcuts((e, dx, dy) => view.panByKey(e, dx, dy)),
     { keys: ["Escape"], always: true, run: () => view.select(null) },
   ]);
 }

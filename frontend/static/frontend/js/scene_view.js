@@ -1,12 +1,14 @@
 // What the annotator's and the reviewer's pages share: the store, the boxes on the image, the form of
 // the selected box, the lists, the selection, and the server's complaints pinned to what they name.
-// It routes each store event to the views it concerns and nothing else.
+// It routes each store event to the views it concerns and nothing else, and the zoom's changes to the
+// layer (what keeps one size on screen) and to the zoom's own buttons.
 
 import { BoxLayer } from "./canvas.js";
 import { ObjectEditor } from "./editor.js";
 import { ObjectList, RelationshipList } from "./lists.js";
 import { AnnotationStore } from "./store.js";
 import { Vocabulary } from "./vocabulary.js";
+import { Viewport } from "./zoom.js";
 
 export function readPageData() {
   return JSON.parse(document.getElementById("page-data").textContent);
@@ -38,6 +40,15 @@ export class SceneView {
         pick: (key) => hooks.pick?.(key),
       },
     });
+    this.viewport = new Viewport(this.layer.svg, {
+      width: data.image.width,
+      height: data.image.height,
+      dragPans: !editable,
+      onChange: (viewport) => this._zoomed(viewport),
+      onGesture: () => this.layer.cancel(),
+    });
+    this.zoomTools = this._zoomTools(root);
+    this._showZoom(this.viewport);
     this.editor = new ObjectEditor(root.querySelector("[data-role=editor]"), {
       store: this.store,
       vocabulary: this.vocabulary,
@@ -77,8 +88,72 @@ export class SceneView {
     this.labelsButton?.setAttribute("aria-pressed", String(this.labelsShown));
   }
 
+  // --- zoom and pan (zoom.js) ---
+
+  // The buttons over the image (-, the level, +, Fit) and the line saying how many names are hidden.
+  _zoomTools(root) {
+    const tools = root.querySelector("[data-role=zoom]");
+    const actions = { "zoom-in": () => this.viewport.zoomIn(), "zoom-out": () => this.viewport.zoomOut(), "zoom-fit": () => this.viewport.fit() };
+    tools?.addEventListener("click", (e) => actions[e.target.closest("[data-action]")?.dataset.action]?.());
+    return { level: tools?.querySelector("[data-role=zoom-level]"), crowded: root.querySelector("[data-role=crowded]") };
+  }
+
+  // Every change of the view: the layer's sizes now (a drag may be under way), the names' places once
+  // per frame (a wheel sends many events in one).
+  _zoomed(viewport) {
+    this.layer.setScale(viewport.scale);
+    if (!this.zoomTools) return; // the first view, before the store is read: rendered by the constructor
+    this._showZoom(viewport);
+    if (this._decorateFrame) return;
+    this._decorateFrame = requestAnimationFrame(() => {
+      this._decorateFrame = null;
+      this._decorate();
+    });
+  }
+
+  _showZoom(viewport) {
+    const level = this.zoomTools?.level;
+    if (!level) return;
+    const zoom = viewport.zoom;
+    level.textContent = `${zoom < 10 ? Math.round(zoom * 10) / 10 : Math.round(zoom)}×`;
+    level.title = `1 image pixel = ${viewport.scale.toFixed(1)} screen pixels`;
+  }
+
+  // The keys of both pages: + and - about the centre, 0 to fit, Space held to pan with the mouse.
+  // The arrows pan too, when no box is selected: the editing pages bind them (with a selected box they
+  // move the box).
+  zoomShortcuts() {
+    const viewport = this.viewport;
+    const CONTROLS = "button, a, summary, select, input, label";
+    return [
+      { keys: ["+", "="], run: () => viewport.zoomIn() },
+      { keys: ["-", "_"], run: () => viewport.zoomOut() },
+      { keys: ["0"], run: () => viewport.fit() },
+      // On a focused button or box, Space is that control's: it presses it.
+      { keys: [" "], run: (e) => (e.target instanceof Element && e.target.closest(CONTROLS) ? false : viewport.holdSpace(true)) },
+    ];
+  }
+
+  // An arrow key's pan: a tenth of the view, half of it with Shift.
+  panByKey(e, dx, dy) {
+    const [w, h] = this.viewport.size;
+    const share = e.shiftKey ? 0.5 : 0.1;
+    this.viewport.panBy(-dx * w * share, -dy * h * share);
+  }
+
+  arrowShortcuts(run) {
+    const arrow = (dx, dy) => (e) => run(e, dx, dy);
+    return [
+      { keys: ["ArrowLeft"], arrows: true, run: arrow(-1, 0) },
+      { keys: ["ArrowRight"], arrows: true, run: arrow(1, 0) },
+      { keys: ["ArrowUp"], arrows: true, run: arrow(0, -1) },
+      { keys: ["ArrowDown"], arrows: true, run: arrow(0, 1) },
+    ];
+  }
+
   // Nothing edits any more (the image was submitted or decided): the side panel says so.
   setReadOnly(note) {
+    this.viewport.dragPans = true; // a drag no longer draws: it pans
     this.layer.editable = false;
     this.layer.svg.classList.add("read-only");
     this.editor.setReadOnly(note);
@@ -89,10 +164,15 @@ export class SceneView {
 
   _decorate() {
     const objects = new Map(this.store.order.map((k) => [k, this.store.get(k)]));
-    this.layer.renderDecorations(objects, this.labels, this.store.relationships);
+    const crowded = this.layer.renderDecorations(objects, this.labels, this.store.relationships);
+    const line = this.zoomTools?.crowded;
+    if (!line) return;
+    line.hidden = !crowded;
+    line.textContent = crowded === 1 ? "1 name hidden: zoom in to see it" : `${crowded} names hidden: zoom in to see them`;
   }
 
   select(key) {
+    const before = this.selected;
     this.selected = key && this.store.get(key) ? key : null;
     const label = this.labels.get(this.selected) || "";
     this.layer.select(this.selected, label);
@@ -101,6 +181,7 @@ export class SceneView {
     const error = this.objectErrors.get(this.selected);
     if (error) this.editor.showError(error.slot, error.message);
     else this.editor.clearErrors();
+    if (this.selected !== before && this.zoomTools) this._decorate(); // the selected name is placed first
   }
 
   // N / P: walk the boxes in their order, wrapping around.

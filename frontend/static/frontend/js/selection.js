@@ -1,12 +1,12 @@
 // The selected box's overlay: a dashed outline, its label ("person 2") and eight resize handles.
 // Handles and label keep their size on screen whatever the zoom, so their size in image pixels is
-// recomputed when the SVG is resized, never during a drag.
+// recomputed when the zoom changes (zoom.js), never during a drag.
 
+import { NAME_PX, selectedSpot } from "./labels.js";
 import { make, setRect } from "./svg.js";
 
 export const HANDLES = ["nw", "n", "ne", "e", "se", "s", "sw", "w"];
 const HANDLE_PX = 10;
-const LABEL_PX = 13;
 
 export class SelectionOverlay {
   constructor({ withHandles }) {
@@ -26,7 +26,7 @@ export class SelectionOverlay {
 
   setScale(scale) {
     this.scale = scale;
-    this.label.setAttribute("font-size", LABEL_PX / scale);
+    this.label.setAttribute("font-size", NAME_PX / scale);
   }
 
   setLabel(text) {
@@ -42,8 +42,9 @@ export class SelectionOverlay {
     const s = this.scale;
     this.group.setAttribute("visibility", "visible");
     setRect(this.outline, [x, y, w, h]);
-    this.label.setAttribute("x", x);
-    this.label.setAttribute("y", y > 16 / s ? y - 4 / s : y + h + 14 / s);
+    const [lx, ly] = selectedSpot([x, y, w, h], s);
+    this.label.setAttribute("x", lx);
+    this.label.setAttribute("y", ly);
     const size = HANDLE_PX / s;
     HANDLES.forEach((name, i) => {
       if (!this.handles[i]) return;
