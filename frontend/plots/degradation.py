@@ -61,7 +61,7 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
     one line and band per kind of degradation on the questions it reaches; a dot at the end of each
     marks the blind prior on those questions. Dashed: the blind prior on the whole test, and the
     learned blind guesser's accuracy when the test was audited."""
-    parts = _frame("degradation: 0 = the oracle, 1 = x of 1, q and r of 1/2")
+    parts = _frame("degradation, from 0 (the oracle) to 1")
     parts.extend(_tick(_x(level), f"{level:g}") for level in (0.0, 0.25, 0.5, 0.75, 1.0))
     families = report.get("families", {})
     for n, family in enumerate(families.values()):

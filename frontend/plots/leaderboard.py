@@ -122,7 +122,7 @@ def _one_pool(points: Sequence[dict[str, Any]]) -> bool:
 def positions_pooled_note(minimum: int | None, streams: int | None) -> SafeString:
     """Why accuracy by position is not drawn while every row is one bin."""
     enough = f"at least {minimum} streams" if minimum else "enough streams"
-    have = f"a session of this test has {streams} streams" if streams else "no session here has that many"
+    have = f"a session of this test has {streams} streams" if streams else "its sessions have fewer"
     return svg_html(
         '<p class="plot-empty" data-figure="positions-pooled"><strong>Accuracy by position is not drawn '
         "yet.</strong> While a test can be taken, the positions of a stream are pooled until {} reach "
