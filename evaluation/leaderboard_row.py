@@ -23,8 +23,9 @@ from evaluation.shapes import (
     RowSystemSerializer,
     SeeingSerializer,
 )
-from scoring.degradation import seeing_minus_blind
+from scoring.degradation import blind_answers, seeing_minus_blind
 from scoring.scores import Tally, compare_sessions, positions_binned, positions_unbinned
+from scoring.stats import proportion
 from truthing.published import TAKEABLE
 
 if TYPE_CHECKING:
@@ -68,14 +69,29 @@ def system_summary(system: VisionSystem) -> dict[str, Any]:
     }
 
 
+def positions_pooled_under(state: str) -> int | None:
+    """How many streams and answers a bin of positions pools at least while a test in `state` can be
+    taken (EVALUATION_POSITION_MIN); None once it cannot, when each position is shown alone."""
+    return settings.VTT["EVALUATION_POSITION_MIN"] if state in TAKEABLE else None
+
+
 def positions_shown(test: Any, by_position: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Accuracy by position: in bins of at least EVALUATION_POSITION_MIN streams and answers while the
     test can be taken (at a position few streams reach, the always-yes row's accuracy is the share of
     yes truths of those streams), position by position once it is archived (decision
     0050-position-bins)."""
-    if test.state in TAKEABLE:
-        return positions_binned(by_position, settings.VTT["EVALUATION_POSITION_MIN"])
+    minimum = positions_pooled_under(test.state)
+    if minimum is not None:
+        return positions_binned(by_position, minimum)
     return positions_unbinned(by_position)
+
+
+def blind_prior_on(plan: TestPlan) -> dict[str, Any]:
+    """The blind prior's accuracy (yes exactly when the engine's p > 0.5) on a plan's questions: a
+    session's own (every session is dealt streams of its own, so each row has its own yardstick), or
+    the test's own streams."""
+    right = blind_answers(plan)
+    return proportion(sum(right.values()), len(right))
 
 
 def _vs_next(facts: RowFacts) -> dict[str, Any] | None:
@@ -128,11 +144,23 @@ COLUMNS: tuple[Column, ...] = (
         lambda: ReferenceSerializer(many=True),
     ),
     Column(
+        "blind_prior",
+        lambda f: blind_prior_on(f.plan),
+        lambda: ProportionSerializer(
+            help_text="The blind prior's accuracy (yes when the engine's p > 0.5) on this session's own "
+            "questions: the yardstick of its seeing_minus_blind. Each session is dealt streams of its "
+            "own, so it differs from row to row and from the test's blind_prior."
+        ),
+        headings=("Blind prior on its questions",),
+        cell="blind_prior",
+    ),
+    Column(
         "seeing_minus_blind",
         lambda f: seeing_minus_blind(f.plan, f.answers),
         lambda: SeeingSerializer(
             allow_null=True,
-            help_text="Accuracy minus the blind prior's (yes when the engine's p > 0.5) on the same questions.",
+            help_text="Accuracy minus the blind prior's (yes when the engine's p > 0.5) on the same "
+            "questions: accuracy minus blind_prior.",
         ),
         headings=("Seeing minus blind",),
         cell="seeing_minus_blind",

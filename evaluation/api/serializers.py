@@ -225,7 +225,10 @@ class LeaderboardTestSerializer(serializers.Serializer):
     state = serializers.CharField()
     streams = serializers.IntegerField()
     blind_prior = ProportionSerializer(
-        allow_null=True, help_text="The blind prior (yes when the engine's p > 0.5) on this test."
+        allow_null=True,
+        help_text="The blind prior (yes when the engine's p > 0.5) on the test's own streams (every "
+        "stream of every pool, as its card describes them). Each session is dealt streams of its own: "
+        "a row's blind_prior is on that session's questions.",
     )
 
 

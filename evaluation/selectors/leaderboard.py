@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluation.leaderboard_row import RowFacts, positions_shown, row_of, system_summary
+from evaluation.leaderboard_row import RowFacts, blind_prior_on, positions_shown, row_of, system_summary
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
 from evaluation.selectors.plans import SessionDealing, plan_of
 from evaluation.selectors.scores import answers_by_session, forecasts_by_session
 from kernel.kinds import KINDS
-from scoring.degradation import blind_answers
 from scoring.scores import stream_scores, tally_of
-from scoring.stats import proportion
-from truthing.published import TestPlan, frozen_test_get, frozen_tests, plan_of_test
+from truthing.published import frozen_test_get, frozen_tests, plan_of_test
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
@@ -65,16 +63,12 @@ def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str
             "description": test.description,
             "state": test.state,
             "streams": test.test_images.count(),
-            "blind_prior": blind_prior(plan) if plan else None,
+            # On the test's own streams (every stream of every pool; what its card describes), not on
+            # any session's: each row carries the blind prior on its own questions.
+            "blind_prior": blind_prior_on(plan) if plan else None,
         },
         "rows": rows,
     }
-
-
-def blind_prior(plan: TestPlan) -> dict[str, Any]:
-    """The blind prior's accuracy on the whole test (yes when the engine's p > 0.5)."""
-    right = blind_answers(plan)
-    return proportion(sum(right.values()), len(right))
 
 
 def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[str, Any]:

@@ -18,9 +18,10 @@ from frontend.plots.leaderboard import (
     Series,
     W,
     _frame,
-    _legend,
+    _tick,
     _y,
     accuracy_by_kind,
+    with_legend,
 )
 from frontend.plots.svg import joined, svg, svg_html
 from scoring.references import REFERENCE_BINS
@@ -60,16 +61,8 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
     one line and band per kind of degradation on the questions it reaches; a dot at the end of each
     marks the blind prior on those questions. Dashed: the blind prior on the whole test, and the
     learned blind guesser's accuracy when the test was audited."""
-    parts = _frame("degradation: 0 = the oracle, 1 = x of 1, q and r of 1/2")
-    for level in (0.0, 0.25, 0.5, 0.75, 1.0):
-        parts.append(
-            svg_html(
-                '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
-                _x(level),
-                H - 36 + 14,
-                f"{level:g}",
-            )
-        )
+    parts = _frame("degradation, from 0 (the oracle) to 1")
+    parts.extend(_tick(_x(level), f"{level:g}") for level in (0.0, 0.25, 0.5, 0.75, 1.0))
     families = report.get("families", {})
     for n, family in enumerate(families.values()):
         colour = COLOURS[n % len(COLOURS)]
@@ -104,8 +97,8 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
         parts.append(_reference_line(report["blind_prior"]["value"], "blind prior", "6 3"))
     if learned is not None:
         parts.append(_reference_line(learned, "learned blind guesser", "2 2", right=True))
-    parts.extend(_legend([FAMILY_NAMES.get(name, name) for name in families]))
-    return svg(H, "Accuracy against degradation", joined(parts), width=W)
+    picture = svg(H, "Accuracy against degradation", joined(parts), width=W)
+    return with_legend(picture, [FAMILY_NAMES.get(name, name) for name in families])
 
 
 def accuracy_by_reference(series: Series) -> SafeString:
@@ -115,6 +108,6 @@ def accuracy_by_reference(series: Series) -> SafeString:
     return accuracy_by_kind(
         by_bin,
         [name for _, _, name in REFERENCE_BINS],
-        x_label="steps back the label was made (relationships: the farther label)",
+        x_label="steps back the label was made",
         title="Accuracy by reference distance",
     )

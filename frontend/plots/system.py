@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils.safestring import SafeString
 
+from evaluation.leaderboard_row import positions_pooled_under
 from frontend.plots.leaderboard import accuracy_by_kind, accuracy_by_position, reliability_by_system
 from kernel.kinds import KINDS
 
@@ -17,7 +18,9 @@ def system_plots(entry: dict[str, Any]) -> dict[str, SafeString]:
     """The plots of one scored session of `evaluation.selectors.leaderboard.system_scores`."""
     name = "this system"
     plots = {
-        "by_position": accuracy_by_position([(name, entry.get("by_position") or [])]),
+        "by_position": accuracy_by_position(
+            [(name, entry.get("by_position") or [])], minimum=positions_pooled_under(entry["test"]["state"])
+        ),
         "by_kind": accuracy_by_kind([(name, entry["by_kind"])], KINDS),
     }
     if entry.get("forecasts"):

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import may
-from evaluation.leaderboard_row import Column, shown_columns
+from evaluation.leaderboard_row import Column, positions_pooled_under, shown_columns
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
 from evaluation.services import systems as system_services
@@ -136,8 +136,11 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         "columns": columns,
         "table": [[_cell(column, row) for column in columns] for row in board["rows"]],
         "width": sum(len(column.headings) for column in columns),
+        "pooled_under": positions_pooled_under(board["test"]["state"]),
         "by_position_svg": plots.accuracy_by_position(
-            [(n, row["by_position"]) for n, row in zip(names, shown, strict=True)]
+            [(n, row["by_position"]) for n, row in zip(names, shown, strict=True)],
+            minimum=positions_pooled_under(board["test"]["state"]),
+            streams=board["test"]["streams"],
         ),
         "by_kind_svg": plots.accuracy_by_kind(
             [(n, row["by_kind"]) for n, row in zip(names, shown, strict=True)], KINDS

@@ -24,7 +24,10 @@ def test_the_leaderboard_reads_seeing_minus_blind_and_plots_accuracy_by_referenc
     # Always yes is right on 7 of the 11 questions, the blind prior (p > 0.5) on 4: (7 - 4) / 11.
     cells = re.findall(r'<td data-figure="seeing-minus-blind">([-0-9.]+) ', html)
     assert cells and set(cells) == {"0.273"}
-    assert "0.364 on this test" in html  # the blind prior itself: 4 of 11
+    # The blind prior itself, 4 of 11: on each row's questions (every session here was dealt the
+    # same) and on the test's own streams.
+    assert set(re.findall(r'<td data-figure="blind-prior"[^>]*>([0-9.]+) ', html)) == {"0.364"}
+    assert re.search(r'data-figure="blind-prior-test">0\.364 .* on 11 questions', html)
     assert 'data-testid="plot-reference"' in html and 'aria-label="Accuracy by reference distance"' in html
 
 
