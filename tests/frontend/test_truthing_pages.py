@@ -85,7 +85,7 @@ def _disagreement(settings, make_test, images, operators):
     return test, stream, check
 
 
-def test_a_check_opens_on_the_same_page_without_undo(
+def test_a_check_opens_on_the_same_page_with_its_own_undo(
     client, settings, make_test, unannotated_test_images, operators
 ):
     settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
@@ -97,9 +97,13 @@ def test_a_check_opens_on_the_same_page_without_undo(
     assert re.fullmatch(r"/truthing/checks/\d+/", response["Location"])
     page = client.get(response["Location"])
     data = page_data(page)
-    assert data["work"]["kind"] == "check" and data["urls"]["undo"] is None
+    check_id = data["work"]["id"]
+    assert (
+        data["work"]["kind"] == "check"
+        and data["urls"]["undo"] == f"/api/v1/truthing/checks/{check_id}/undo/"
+    )
     assert data["urls"]["answer"].startswith("/api/v1/truthing/checks/")
-    assert b'data-testid="undo"' not in page.content
+    assert b'data-testid="undo"' in page.content and b"pick-hint" not in page.content
 
 
 def test_a_reviewer_adjudicates_on_the_queue_page_and_the_stream_goes_back(
