@@ -92,6 +92,30 @@ def beat_schedule() -> dict[str, dict[str, Any]]:
     return schedule
 
 
+def beat_in_process(*, first_after: float = 5.0, stop: threading.Event | None = None) -> threading.Thread:
+    """`make run` has no `celery beat`: a daemon thread of the web process sends every periodic task of
+    `beat_schedule()` on its period, as the beat does under `make serve`, so that what the beat looks
+    after happens there too (issue 38, item 4: a test published from the web was never ranking-checked,
+    and its deadline sweeps never ran). The first round goes `first_after` seconds after the start; each
+    task runs in a thread of its own (TASKS_IN_THREADS). `stop` ends the loop (tests)."""
+    schedule = beat_schedule()
+    stop = stop or threading.Event()
+
+    def loop() -> None:
+        due = dict.fromkeys(schedule, time.monotonic() + first_after)
+        while not stop.is_set():
+            now = time.monotonic()
+            for beat, entry in schedule.items():
+                if now >= due[beat]:
+                    task_queue(entry["task"], what=f"the periodic task {beat}")
+                    due[beat] = now + entry["schedule"]
+            stop.wait(max(0.05, min(due.values(), default=now + 60) - time.monotonic()))
+
+    thread = threading.Thread(target=loop, name="beat-in-process", daemon=True)
+    thread.start()
+    return thread
+
+
 def task_queue(name: str, *args: Any, what: str, countdown: float | None = None) -> bool:
     """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
     it here). What `TaskName.send` does: by name, so that a services module never imports a tasks

@@ -111,3 +111,50 @@ def test_the_api_gives_seeing_minus_blind_and_accuracy_by_reference(scored_world
         "street test": "1",
         "old test": "1",
     }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_make_run_the_in_process_beat_checks_a_published_test(settings):
+    """Issue 38, item 4: `make run` has no celery beat, so a test published from the web stayed "Not
+    checked yet". Its web process now sends the periodic tasks from a thread (beat_in_process), and the
+    ranking check runs there as every job does, in a thread of its own."""
+    import threading
+    import time
+
+    from vtt_site.queueing import beat_in_process
+
+    settings.TASKS_IN_THREADS = True
+    settings.EVALUATION_DEADLINE_SWEEP_SECONDS = 0.2
+    rng = random.Random(9)
+    test = build_test([stream(rng) for _ in range(12)], name="published from the web")
+    stop = threading.Event()
+    beat_in_process(first_after=0.0, stop=stop)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            check = RankingCheck.objects.filter(test=test).first()
+            if check is not None and check.status in (RankingCheck.Status.DONE, RankingCheck.Status.FAILED):
+                break
+            time.sleep(0.2)
+    finally:
+        stop.set()
+    assert check is not None and check.status == RankingCheck.Status.DONE, check and check.message
+
+
+def test_the_web_process_of_make_run_starts_the_in_process_beat(tmp_path):
+    """vtt_site.wsgi, as `make run` serves it (TASKS_IN_THREADS, no Redis), starts the beat's thread."""
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "TASKS_IN_THREADS": "1",
+        "REDIS_URL": "",
+        "DATABASE_URL": "",
+        "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+    }
+    code = "import threading, vtt_site.wsgi; print(sorted(t.name for t in threading.enumerate()))"
+    shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    assert "beat-in-process" in shown.stdout, shown.stdout
