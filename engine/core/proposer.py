@@ -472,6 +472,10 @@ class Stream:
             return []
         object_type = self.vocabulary.object_type(label.type)
         asked = {q for q, _ in self.story.entries}
+        # An attribute the operator rejected about this object ("Is vehicle 2 moving?": ambiguous) does
+        # not come back inside a pair ("moving or more than two tires?"): it is left out of the candidate
+        # sets, before any estimate, so the estimates of the others are unchanged.
+        rejected = self._rejected_attributes(label)
         levels: list[list[Question]] = []
         # Single attributes, then pairs: each size a group, each kind of that arity in registry order.
         for size in sorted({kind.arity for kind in attribute_kinds()}):
@@ -480,6 +484,8 @@ class Stream:
             kinds = [kind for kind in attribute_kinds() if kind.arity == size]
             level: list[Question] = []
             for attributes in attribute_sets(object_type, size, conjunctive=False):
+                if size > 1 and rejected.intersection(attributes):
+                    continue
                 for kind in kinds:
                     if kind.never_true(object_type, attributes):
                         continue
@@ -488,6 +494,17 @@ class Stream:
                         level.append(question)
             levels.append(level)
         return levels
+
+    def _rejected_attributes(self, label: Label) -> set[str]:
+        """The attributes whose single question about `label` was rejected in this stream."""
+        return {
+            attribute
+            for question in self.story.rejected
+            if isinstance(question, AttributeQuestion)
+            and question.label == label
+            and question.complexity == 1
+            for attribute in question.attributes
+        }
 
     def _relationship_candidates(self, label: Label) -> list[Question]:
         earlier = [record.label for record in self.story.labels if record.label != label]
