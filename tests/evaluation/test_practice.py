@@ -124,13 +124,16 @@ def test_a_practice_test_has_no_leaderboard_and_its_sessions_are_on_no_scores(
     assert "(practice: not a score, never ranked)" in page
 
 
-def test_an_owner_practising_still_reads_the_scored_leaderboards(
+def test_an_owner_practising_is_told_there_is_no_practice_board_and_reads_the_scored_ones(
     make_user, owner, system, system_token, token_client
 ):
     test, scored = practice_test(), build_test(name="scored")
     rival = system_create(owner=make_user(Role.VISION_SYSTEM_OWNER, username="rival"), name="rival")
     take_test(rival, scored)
     session_enrol(system=system, test_id=test.pk)  # practising now
+    # Not "shown once your session is over": a practice test has no leaderboard at all.
+    practice_board = token_client(system_token).get(f"/api/v1/evaluation/tests/{test.pk}/leaderboard/")
+    assert practice_board.status_code == 404 and practice_board.json()["code"] == "no_leaderboard"
     board = token_client(system_token).get(f"/api/v1/evaluation/tests/{scored.pk}/leaderboard/")
     assert board.status_code == 200, board.content
     assert [row["system"]["name"] for row in board.json()["rows"]] == ["rival"]
