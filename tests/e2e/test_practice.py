@@ -77,3 +77,31 @@ def test_the_owners_practice_runs_are_shown_as_practice(new_page, practice_world
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     shot(page, "practice-system-page-390")
+
+
+@pytest.mark.parametrize("size", [WIDE, PHONE], ids=["wide", "phone"])
+def test_an_admin_publishes_a_test_as_practice_from_its_card(new_page, users, size):
+    test = build_test(name="Rehearsal", state="truthing")
+    page = new_page()
+    page.set_viewport_size(size)
+    login(page, users[Role.ADMIN])
+    page.goto(f"/tests/{test.pk}/")
+    box = page.get_by_test_id("publish-practice")
+    assert box.is_visible() and not box.is_checked()
+    shot(page, f"practice-card-before-{size['width']}")
+    box.check()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_test_id("publish").click()
+    page.wait_for_url(f"**/tests/{test.pk}/")
+    assert page.get_by_test_id("practice").inner_text() == "practice test"
+    assert "never on a leaderboard" in page.get_by_test_id("practice-note").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot(page, f"practice-card-after-{size['width']}")
+    page.goto("/tests/")
+    assert page.get_by_test_id(f"test-{test.pk}").get_by_test_id("practice").inner_text() == "practice"
+    shot(page, f"practice-tests-list-{size['width']}")
+    page.goto("/tests/new/")
+    practice_field = page.locator("[data-field=practice]")
+    assert practice_field.get_by_label("Practice test").count() == 1
+    practice_field.scroll_into_view_if_needed()
+    shot(page, f"practice-new-test-{size['width']}")
