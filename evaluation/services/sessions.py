@@ -2,6 +2,8 @@
 
 The test is written, not oral (docs/method.md section 1): the questions and their order are fixed by the
 test (`truthing.published.plan_of_test`), so a session's whole state is the count of its stored answers.
+A system takes a scored test once; a practice test as often as it likes, one session at a time
+(decision 0075).
 `answer_submit` locks the session row, so concurrent submissions are serialised: the same answer posted
 twice is stored once and answered identically; a different answer to an answered step is a 409; an
 answer to any step but the current one is a 409 that changes nothing and says nothing about that step.
