@@ -23,7 +23,7 @@ from engine.bridge import scenes_of
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
 from kernel.vocabulary import default_regions
-from truthing.models import AutomaticTruthing, Test, TestState
+from truthing.models import AutomaticTruthing, Test, TestImage, TestState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run
 from vtt_site.errors import ApplicationError
@@ -46,8 +46,12 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
             "demo_missing", f"The demo statistics are {statistics.status}; wait for the fit."
         )
     if existing is None:
+        # Never an image of a practice test (the demo's has its own): its truths are anyone's, and
+        # publishing would refuse it (decision 0075).
+        practised = TestImage.objects.filter(test__practice=True).values("image_id")
         test_images = list(
             with_pixels(collection.images.filter(split=Split.TEST, annotated_at__isnull=False))
+            .exclude(pk__in=practised)
             .order_by("original_name")
             .values_list("pk", flat=True)
         )

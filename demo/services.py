@@ -3,8 +3,9 @@
 Passwords are random, generated the first time and kept in VAR_DIR/demo-credentials.json (never in the
 repository) so that every later run can print them again without touching the users. The collection's
 images are rendered by `demo.synthetic` and stored exactly as uploads are; their scene graphs
-come in through the import, as an already reviewed dataset. Two tests show truthing: one published,
-truthed by the oracle, and one waiting for the demo operator. A second run only finds what exists.
+come in through the import, as an already reviewed dataset. Three tests show truthing and taking: one
+published, truthed by the oracle; a practice test, on images of its own; and one waiting for the demo
+operator. A second run only finds what exists.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import io
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,62 +167,55 @@ def _import_reviewed(collection: Collection, scenes: list[dict]) -> None:
         )
 
 
-# --- tests: one published (truthed by the oracle), one waiting for the demo operator ------------------
+# --- tests: one published (truthed by the oracle), a practice test, one waiting for the demo operator ----
 
 AUTOMATIC_TEST = "Demo test, truthed by the oracle"
+PRACTICE_TEST = "Demo practice test"
 OPERATOR_TEST = "Demo test for the operator"
 AUTOMATIC_IMAGES = 6  # the first test images of the collection (all have a reviewed scene graph)
+# Test images of their own (rendered, with reviewed scene graphs), never in a scored test: a practice
+# test's truths are told to anyone, again and again (decision 0075).
+PRACTICE_IMAGES = 3
+PRACTICE_PREFIX = "demo-practice"
 BLIND_IMAGES = 3  # rendered test images whose scene graphs are never imported: operators truth them
 
 
 @dataclass(frozen=True)
 class DemoTests:
     published: Test
+    practice: Test
     truthing: Test
     note: str = ""
 
 
 def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username: str = "admin") -> DemoTests:
-    """A published test truthed by the oracle and a test being truthed by operators, so that a newcomer
-    sees the whole flow (docs/guides/operator.md). Made once; a later run only finds them (and finishes
-    what a stopped run left undone)."""
+    """A published test truthed by the oracle, a practice test (a new owner's first try) and a test
+    being truthed by operators, so that a newcomer sees the whole flow (docs/guides/operator.md). Made
+    once; a later run only finds them (and finishes what a stopped run left undone)."""
     admin = get_user_model().objects.filter(username=admin_username).first()
-    note = ""
-    published = Test.objects.filter(name=AUTOMATIC_TEST).first()
-    if published is None:
-        images = list(
+    published, note = _oracle_test_ensure(
+        name=AUTOMATIC_TEST,
+        description="Every image has a reviewed scene graph, so the oracle answered every question.",
+        image_ids=lambda: list(
             collection.images.filter(
                 split=Split.TEST, annotated_at__isnull=False, original_name__startswith="demo-"
             )
+            .exclude(original_name__startswith=PRACTICE_PREFIX)
             .order_by("original_name")
             .values_list("pk", flat=True)[:AUTOMATIC_IMAGES]
-        )
-        published = create_test(
-            name=AUTOMATIC_TEST,
-            description="Every image has a reviewed scene graph, so the oracle answered every question.",
-            statistics=statistics,
-            image_ids=images,
-            seed=SEED,
-            created_by=admin,
-        )
-    if published.state != TestState.PUBLISHED:
-        # No gold checks on the demo's own published test: it is published at once, without anyone
-        # answering them (the operator test below gets its checks as configured).
-        vtt = {**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}
-        with override_settings(VTT=vtt):
-            if published.state == TestState.DRAFT:
-                published = start_test(test=published)
-            # Eager (make run): the job ran when the start committed; this finds it done. With a worker
-            # this process truths it unless the worker holds it already.
-            for job in AutomaticTruthing.objects.filter(test=published):
-                automatic_truthing_run(job_id=job.pk)
-        published.refresh_from_db()
-        blockers = publish_blockers(published)
-        if blockers:
-            note = f"{AUTOMATIC_TEST} is not published yet: {'; '.join(blockers)}."
-        else:
-            published = publish_test(test=published)
-
+        ),
+        statistics=statistics,
+        admin=admin,
+    )
+    practice, practice_note = _oracle_test_ensure(
+        name=PRACTICE_TEST,
+        description="Take it as often as you like, each time with fresh questions, to try your system's "
+        "integration: it is never on a leaderboard.",
+        image_ids=lambda: [image.pk for image in _practice_images(collection)],
+        statistics=statistics,
+        admin=admin,
+        practice=True,
+    )
     truthing = Test.objects.filter(name=OPERATOR_TEST).first()
     if truthing is None:
         truthing = create_test(
@@ -235,7 +229,70 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         )
     if truthing.state == TestState.DRAFT:
         truthing = start_test(test=truthing)
-    return DemoTests(published=published, truthing=truthing, note=note)
+    notes = " ".join(n for n in (note, practice_note) if n)
+    return DemoTests(published=published, practice=practice, truthing=truthing, note=notes)
+
+
+def _oracle_test_ensure(
+    *,
+    name: str,
+    description: str,
+    image_ids: Callable[[], list[int]],
+    statistics: Any,
+    admin: Any,
+    practice: bool = False,
+) -> tuple[Test, str]:
+    """A test on reviewed test images, truthed by the oracle and published (as a practice test if
+    asked): made, started, truthed and published as far as a stopped run left it; with a note when it
+    cannot be published yet."""
+    test = Test.objects.filter(name=name).first()
+    if test is None:
+        test = create_test(
+            name=name,
+            description=description,
+            statistics=statistics,
+            image_ids=image_ids(),
+            seed=SEED,
+            practice=practice,
+            created_by=admin,
+        )
+    if test.state == TestState.PUBLISHED:
+        return test, ""
+    # No gold checks on the demo's oracle tests: they are published at once, without anyone answering
+    # them (the operator test gets its checks as configured).
+    vtt = {**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}
+    with override_settings(VTT=vtt):
+        if test.state == TestState.DRAFT:
+            test = start_test(test=test)
+        # Eager (make run): the job ran when the start committed; this finds it done. With a worker
+        # this process truths it unless the worker holds it already.
+        for job in AutomaticTruthing.objects.filter(test=test):
+            automatic_truthing_run(job_id=job.pk)
+    test.refresh_from_db()
+    blockers = publish_blockers(test)
+    if blockers:
+        return test, f"{name} is not published yet: {'; '.join(blockers)}."
+    return publish_test(test=test, practice=practice), ""
+
+
+def _practice_images(collection: Collection) -> list[Any]:
+    """Rendered test images with reviewed scene graphs of their own (the oracle truths them), made for
+    the practice test alone."""
+    scenes = list(generate_scenes(PRACTICE_IMAGES, SEED + 3, prefix=PRACTICE_PREFIX))
+    names = [scene["image"] for scene in scenes]
+    present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))
+    missing = [scene for scene in scenes if scene["image"] not in present]
+    if missing:
+        scene_pictures_upload(collection=collection, scenes=missing, split=Split.TEST)
+    annotated = set(
+        collection.images.filter(original_name__in=names, annotated_at__isnull=False).values_list(
+            "original_name", flat=True
+        )
+    )
+    unannotated = [scene for scene in scenes if scene["image"] not in annotated]
+    if unannotated:
+        _import_reviewed(collection, unannotated)
+    return list(collection.images.filter(original_name__in=names).order_by("original_name"))
 
 
 def _blind_images(collection: Collection) -> list[Any]:

@@ -15,12 +15,23 @@ class VisionSystemAdmin(admin.ModelAdmin):
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
-    list_display = ("id", "system", "test", "state", "answered", "correct", "started_at", "ended_at")
-    list_filter = ("state",)
+    list_display = (
+        "id",
+        "system",
+        "test",
+        "practice",
+        "state",
+        "answered",
+        "correct",
+        "started_at",
+        "ended_at",
+    )
+    list_filter = ("state", "practice")
     search_fields = ("system__name", "system__owner__username", "test__name")
     readonly_fields = (
         "system",
         "test",
+        "practice",
         "answered",
         "total",
         "correct",

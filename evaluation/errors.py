@@ -16,3 +16,4 @@ class EvaluationErrorCode(StrEnum):
     IMAGE_NOT_AVAILABLE = "image_not_available"
     SESSION_ALREADY_VOIDED = "session_already_voided"
     SESSION_DEALING = "session_dealing"
+    NO_LEADERBOARD = "no_leaderboard"

@@ -1,7 +1,8 @@
 """Vision systems, their sessions on published tests, the answers they gave and their scores.
 
 Invariants kept by evaluation.services:
-- one session per (system, test), never restarted; a voided session stays on record;
+- one session per (system, test), never restarted; a voided session stays on record; on a practice test
+  (decision 0075) any number of sessions per (system, test), one of them active at a time;
 - a session's answers are numbered 0, 1, 2, ... in the order of the streams dealt to it (unique (session, ordinal)),
   one per step (unique (session, step_id)), and `session.answered` is their count: the position of the
   question the system is asked now;
@@ -81,6 +82,9 @@ class Session(models.Model):
         "truthing.Deal", null=True, blank=True, on_delete=models.PROTECT, related_name="+", editable=False
     )
     state = models.CharField(max_length=10, choices=SessionState.choices, default=SessionState.ACTIVE)
+    # A session of a practice test (the test's own flag, copied at enrolment: a published test's never
+    # changes), so that the database can hold both rules of one session per system and test.
+    practice = models.BooleanField(default=False, editable=False, help_text="A session of a practice test.")
     answered = models.PositiveIntegerField(default=0, help_text="Answers stored: the current position.")
     total = models.PositiveIntegerField(default=0, help_text="Questions in the test.")
     correct = models.PositiveIntegerField(default=0)
@@ -94,7 +98,19 @@ class Session(models.Model):
 
     class Meta:
         ordering = ["-started_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["system", "test"], name="one_session_per_system_test")]
+        constraints = [
+            # A scored test is taken once; a practice test again and again, one session at a time.
+            models.UniqueConstraint(
+                fields=["system", "test"],
+                condition=models.Q(practice=False),
+                name="one_session_per_system_test",
+            ),
+            models.UniqueConstraint(
+                fields=["system", "test"],
+                condition=models.Q(practice=True, state=SessionState.ACTIVE),
+                name="one_active_practice_session",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.system} on test {self.test_id}"

@@ -1,10 +1,11 @@
-"""Tests in the admin: "add" creates a draft through the service; actions start, publish, archive and
-export. Streams, steps, checks and disagreements are shown read-only: they change only through the
+"""Tests in the admin: "add" creates a draft through the service (a practice test if ticked); actions
+start, publish (as the test says, or as a practice test), archive and export. Streams, steps, checks and disagreements are shown read-only: they change only through the
 truthing services, and never once their test is published."""
 
 from __future__ import annotations
 
 import json
+from functools import partial
 
 from django import forms
 from django.contrib import admin, messages
@@ -55,10 +56,19 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Test)
 class TestAdmin(admin.ModelAdmin):
-    list_display = ["name", "state", "statistics", "seed", "streams_per_image", "created_at", "published_at"]
-    list_filter = ["state", "created_at"]
+    list_display = [
+        "name",
+        "state",
+        "practice",
+        "statistics",
+        "seed",
+        "streams_per_image",
+        "created_at",
+        "published_at",
+    ]
+    list_filter = ["state", "practice", "created_at"]
     search_fields = ["name", "description"]
-    actions = ["start", "publish", "archive", "export"]
+    actions = ["start", "publish", "publish_practice", "archive", "export"]
     readonly_fields = [
         "statistics",
         "engine_settings",
@@ -83,7 +93,8 @@ class TestAdmin(admin.ModelAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return [*TestCreateForm.Meta.fields, "images", *SETTING_FIELDS]
-        return ["name", "description", *self.readonly_fields]
+        # Whether it is a practice test may change until it is published (then the page is read-only).
+        return ["name", "description", "practice", *self.readonly_fields]
 
     def has_change_permission(self, request, obj=None):
         """A published (or archived) test is shown read-only."""
@@ -94,7 +105,13 @@ class TestAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         if change:
-            super().save_model(request, obj, form, change)
+            # Through the service, which refuses a test published since the page was opened.
+            try:
+                lifecycle.test_describe(
+                    test_id=obj.pk, name=obj.name, description=obj.description, practice=obj.practice
+                )
+            except ApplicationError as exc:  # published meanwhile: nothing was saved
+                self.message_user(request, exc.message, messages.ERROR)
             return
         try:
             created = form.create(user=request.user)
@@ -120,9 +137,16 @@ class TestAdmin(admin.ModelAdmin):
     def start(self, request, queryset):
         self._each(request, queryset, lifecycle.start_test, "truthing started")
 
-    @admin.action(description="Publish the selected tests (freezes them)")
+    @admin.action(description="Publish the selected tests (freezes them; a practice test as practice)")
     def publish(self, request, queryset):
         self._each(request, queryset, lifecycle.publish_test, "published")
+
+    @admin.action(
+        description="Publish the selected tests as practice tests (taken again and again, unranked)"
+    )
+    def publish_practice(self, request, queryset):
+        publish = partial(lifecycle.publish_test, practice=True)
+        self._each(request, queryset, publish, "published as a practice test")
 
     @admin.action(description="Archive the selected published tests")
     def archive(self, request, queryset):

@@ -16,6 +16,7 @@ class TruthingErrorCode(StrEnum):
     OTHER_VOCABULARY = "other_vocabulary"
     IMAGES_WITHOUT_PIXELS = "images_without_pixels"
     NOT_A_POOL = "not_a_pool"
+    PRACTICE_SHARES_IMAGES = "practice_shares_images"
     # streams, steps and checks
     STREAM_NOT_FOUND = "stream_not_found"
     STEP_NOT_PENDING = "step_not_pending"

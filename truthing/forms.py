@@ -55,8 +55,8 @@ def _statistics_label(statistics: FittedStatistics) -> str:
 
 
 class TestFormBase(forms.ModelForm):
-    """Name, statistics, streams per image and engine settings; a subclass says which images (from its
-    field `images_field`)."""
+    """Name, whether it is a practice test, statistics, streams per image and engine settings; a
+    subclass says which images (from its field `images_field`)."""
 
     images_field = "images"
 
@@ -67,7 +67,7 @@ class TestFormBase(forms.ModelForm):
 
     class Meta:
         model = Test
-        fields = ["name", "description", "statistics", "seed", "streams_per_image"]
+        fields = ["name", "description", "practice", "statistics", "seed", "streams_per_image"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -137,6 +137,7 @@ class TestFormBase(forms.ModelForm):
             settings=self.settings_document(),
             seed=cleaned.get("seed") or 0,
             streams_per_image=cleaned.get("streams_per_image") or 1,
+            practice=bool(cleaned.get("practice")),
             created_by=user,
         )
 

@@ -41,6 +41,15 @@ class Test(models.Model):
     seed = models.PositiveIntegerField(default=0)
     streams_per_image = models.PositiveSmallIntegerField(default=1)
     state = models.CharField(max_length=10, choices=TestState.choices, default=TestState.DRAFT)
+    # A practice test (decision 0075): any system may take it any number of times, each time dealt fresh
+    # streams; never on a leaderboard, never counted against the cap. Chosen until it is published, fixed
+    # after: its truths are told to anyone, so its images are never those of a scored test.
+    practice = models.BooleanField(
+        "practice test",
+        default=False,
+        help_text="A practice test: systems may take it again and again; it is never on a leaderboard. "
+        "Its images may not be in a scored test.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

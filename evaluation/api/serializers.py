@@ -82,6 +82,9 @@ class SessionSerializer(serializers.Serializer):
     system = serializers.IntegerField(source="system_id")
     system_name = serializers.CharField(source="system.name")
     test = serializers.IntegerField(source="test_id")
+    practice = serializers.BooleanField(
+        help_text="A session of a practice test: its results are yours alone, never ranked."
+    )
     state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
     ready = serializers.SerializerMethodField(
         help_text="false while the session's own streams are being prepared: its questions cannot be "
@@ -240,6 +243,10 @@ class LeaderboardSerializer(serializers.Serializer):
 class TestSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+    practice = serializers.BooleanField(
+        help_text="A practice test: take it as often as you like, each time with fresh questions; it is "
+        "never on a leaderboard. Start here."
+    )
     description = serializers.CharField(allow_blank=True)
     published_at = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField(allow_null=True)

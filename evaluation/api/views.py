@@ -132,6 +132,7 @@ class TestListApi(APIView):
             {
                 "id": t.pk,
                 "name": t.name,
+                "practice": t.practice,
                 "description": t.description,
                 "published_at": t.published_at,
                 "deadline": deadlines.get(t.pk),
@@ -164,7 +165,8 @@ class EnrolApi(APIView):
     @extend_schema(
         request=InputSerializer,
         responses={201: s.SessionSerializer, 409: ErrorSerializer},
-        summary="Enrol a system in a published test: its one session",
+        summary="Enrol a system in a published test: its one session (on a practice test, a new one "
+        "each time the last is over)",
     )
     def post(self, request, test_id: int):
         data = self.InputSerializer(data=request.data)

@@ -72,7 +72,9 @@ def _sessions_taking(*, user: Any, auth: Any = None) -> QuerySet[Session]:
     same owner, registered and never enrolled, is the same person reading)."""
     if not getattr(user, "is_authenticated", False):
         return Session.objects.none()
-    return Session.objects.filter(state=SessionState.ACTIVE, system__owner=user)
+    # A practice session hides nothing: a practice test has no leaderboard, and other systems' practice
+    # sessions are shown to nobody but their owners (decision 0075).
+    return Session.objects.filter(state=SessionState.ACTIVE, system__owner=user, practice=False)
 
 
 def taking(*, user: Any, auth: Any = None, test_id: int) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaluation.errors import EvaluationErrorCode
 from evaluation.leaderboard_row import RowFacts, blind_prior_on, positions_shown, row_of, system_summary
 from evaluation.models import Answer, Score, Session, SessionState, VisionSystem
 from evaluation.selectors import access
@@ -16,20 +17,30 @@ from evaluation.selectors.scores import answers_by_session, forecasts_by_session
 from kernel.kinds import KINDS
 from scoring.scores import stream_scores, tally_of
 from truthing.published import frozen_test_get, frozen_tests, plan_of_test
+from vtt_site.errors import NotFoundError
 
 # A session shows on a leaderboard and a system's page once it is over and was not voided.
 SCORED_STATES = (SessionState.FINISHED, SessionState.EXPIRED)
 
 
 def leaderboard(*, test_id: int, user: Any = None, auth: Any = None) -> dict[str, Any] | None:
+    """The test's leaderboard; None when there is no frozen test of that id; a practice test has none
+    (NotFoundError no_leaderboard: its sessions are practice, shown to their owners only)."""
     test = frozen_test_get(test_id=test_id)
     if test is None:
         return None
+    if test.practice:
+        raise NotFoundError(
+            EvaluationErrorCode.NO_LEADERBOARD,
+            f"{test.name} is a practice test: it has no leaderboard. Each owner sees their own practice "
+            "sessions on their system's page.",
+        )
     scores = list(
         Score.objects.filter(
             session__system__in=access.systems_listed(user=user, auth=auth),
             session__test_id=test.pk,
             session__state__in=SCORED_STATES,
+            session__practice=False,
         ).select_related("session__system__owner")
     )
     scores.sort(key=lambda s: (-(s.accuracy or 0.0), s.session.system.name))
@@ -80,7 +91,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
     own = access.acts_for(system, user=user, auth=auth)
     taking = set() if own else access.tests_taking(user=user, auth=auth)
     sessions = list(
-        Session.objects.filter(system=system, state__in=SCORED_STATES, score__isnull=False)
+        Session.objects.filter(system=system, state__in=SCORED_STATES, score__isnull=False, practice=False)
         .exclude(test_id__in=taking)
         .select_related("score")
         .order_by("-ended_at", "-id")

@@ -20,7 +20,7 @@ from frontend.plots import leaderboard as plots
 from frontend.plots.degradation import accuracy_by_reference
 from frontend.plots.system import system_plots
 from kernel.kinds import KINDS
-from truthing.published import frozen_tests, image_file_of_test, plan_of_test
+from truthing.published import frozen_tests, image_file_of_test, plan_of_test, ranked_tests
 from vtt_site.errors import ApplicationError
 
 
@@ -117,7 +117,7 @@ def system_session_image(request: HttpRequest, system_id: int, session_id: int, 
 @login_required
 def leaderboards(request: HttpRequest) -> HttpResponse:
     _require(request, "evaluation.leaderboard.read")
-    return render(request, "frontend/leaderboards.html", {"tests": frozen_tests()})
+    return render(request, "frontend/leaderboards.html", {"tests": ranked_tests()})
 
 
 @login_required
@@ -125,7 +125,10 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
     _require(request, "evaluation.leaderboard.read")
     if selectors.taking(user=request.user, test_id=test_id):
         return render(request, "frontend/leaderboard.html", {"taking": True}, status=409)
-    board = boards.leaderboard(test_id=test_id, user=request.user)
+    try:
+        board = boards.leaderboard(test_id=test_id, user=request.user)
+    except ApplicationError:  # a practice test has no leaderboard
+        board = None
     if board is None:
         raise Http404
     shown = board["rows"][:8]

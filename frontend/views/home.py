@@ -67,12 +67,16 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def owner_start(request: HttpRequest) -> dict[str, Any]:
-    """A vision-system owner's start: their systems, the tests they may take, and the Python client's
-    few lines with this site's address and a test filled in, the token's place marked."""
-    tests = list(published_tests()[:20])
+    """A vision-system owner's start: their systems, the tests they may take (practice tests first: a
+    new owner tries their integration there, as often as it takes), and the Python client's few lines
+    with this site's address and a test filled in (a practice test if there is one), the token's place
+    marked."""
+    tests = list(published_tests().order_by("-practice", "-published_at", "-id")[:20])
+    practice = next((test for test in tests if test.practice), None)
     return {
         "systems": list(systems_visible(user=request.user).order_by("name")),
         "tests": tests,
+        "practice": practice,
         "base_url": request.build_absolute_uri("/"),
         "test_id": tests[0].pk if tests else 1,
         "token_place": TOKEN_PLACE,

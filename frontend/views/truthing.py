@@ -282,13 +282,22 @@ def change_test(request: HttpRequest, test_id: int, action: str) -> HttpResponse
     service, operation, done = TRANSITIONS[action]
     require(request.user, operation)
     test = _or_404(selectors.get_test, test_id=test_id)
+    options = _transition_options(action, request)
     try:
-        service(test=test)
+        service(test=test, **options)
     except ApplicationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"{done}.")
+        messages.success(request, f"{done}{' (a practice test)' if options.get('practice') else ''}.")
     return redirect("frontend:test", test_id=test.pk)
+
+
+def _transition_options(action: str, request: HttpRequest) -> dict[str, Any]:
+    """What the card's form adds to a transition: publishing says whether the test is a practice test
+    (the box beside Publish, ticked beforehand when the test was made as one)."""
+    if action == "publish":
+        return {"practice": request.POST.get("practice") == "on"}
+    return {}
 
 
 # --- operators' statistics (admins) ----------------------------------------------------------------

@@ -264,3 +264,29 @@ def test_a_session_that_catches_up_with_its_deal_waits_for_the_next_stream():
         taken.append(question.stream)
         session.answer(question, True)
     assert taken == [0, 1]
+
+
+def test_the_client_takes_a_practice_test_again_and_resumes_an_open_run(live_server, system_token):
+    """A practice test is taken with the same few lines as any test: `session()` enrols a new session
+    once the last is over, and resumes the open one after a crash (decision 0075)."""
+    from truthing.services import lifecycle
+
+    practice = lifecycle.publish_test(test=build_test(name="practice", state="truthing"), practice=True)
+    client = Client(live_server.url, system_token, progress=False)
+    assert {t["name"]: t["practice"] for t in client.tests()} == {"practice": True}
+    first = client.session(practice.pk)
+    assert first.data["practice"] is True
+    for n, question in enumerate(first.questions()):
+        first.answer(question, True)
+        if n == 2:
+            break  # the run crashes here
+    resumed = client.session(practice.pk)
+    assert resumed.id == first.id  # the open session, not a new one
+    for question in resumed.questions():
+        resumed.answer(question, True)
+    assert resumed.score().accuracy.trials == 11
+    again = client.session(practice.pk)
+    assert again.id != first.id  # practising again: a new session
+    assert sum(1 for question in again.questions() if again.answer(question, False)) == 11
+    assert Session.objects.filter(test_id=practice.pk).count() == 2
+    client.close()

@@ -86,6 +86,15 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert len(blind) == demo.BLIND_IMAGES and all(i.file and i.split == Split.TEST for i in blind)
     assert {ti.mode for ti in truthing.test_images.all()} == {TruthingMode.OPERATOR}
     assert f"/tests/{published.pk}/" in second
+    # The practice test: published as one, on rendered test images of its own that the oracle truthed,
+    # none of them in the scored test (decision 0075).
+    practice = Test.objects.get(name=demo.PRACTICE_TEST)
+    assert (practice.state, practice.practice, published.practice) == (TestState.PUBLISHED, True, False)
+    practised = {ti.image_id for ti in practice.test_images.all()}
+    assert len(practised) == demo.PRACTICE_IMAGES
+    assert not practised & {ti.image_id for ti in published.test_images.all()}
+    assert {ti.mode for ti in practice.test_images.all()} == {TruthingMode.AUTOMATIC}
+    assert f"test_id {practice.pk}" in second
 
     ids = set(Image.objects.values_list("pk", flat=True))
     call_command("demo_setup", baselines=False)
@@ -93,7 +102,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert json.loads(small_demo.read_text()) == credentials
     assert set(Image.objects.values_list("pk", flat=True)) == ids
     assert FittedStatistics.objects.count() == 1  # the training set did not change: no new fit
-    assert Test.objects.count() == 2
+    assert Test.objects.count() == 3
     for password in credentials.values():
         assert password in third
 

@@ -31,7 +31,11 @@ def test_the_readme_gives_the_demo_collection_the_setup_builds():
 
 def test_the_readme_gives_the_demo_tests_the_setup_builds():
     published = re.search(r'"Demo test, truthed by the oracle", on (\d+) test images', README)
-    operator = re.search(r"one on (\d+) images waiting for the demo operator", README)
-    assert published and operator
+    practice = re.search(
+        rf'"{re.escape(demo.PRACTICE_TEST)}", a practice test on (\d+) test\s+images', README
+    )
+    operator = re.search(r"one on (\d+) images waiting for the\s+demo operator", README)
+    assert published and practice and operator
     assert figure(published.group(1)) == demo.AUTOMATIC_IMAGES
+    assert figure(practice.group(1)) == demo.PRACTICE_IMAGES
     assert figure(operator.group(1)) == demo.BLIND_IMAGES

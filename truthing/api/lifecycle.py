@@ -71,6 +71,9 @@ class TestOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     description = serializers.CharField()
     state = serializers.CharField()
+    practice = serializers.BooleanField(
+        help_text="A practice test: any system may take it any number of times; never on a leaderboard."
+    )
     statistics = serializers.IntegerField(source="statistics_id")
     engine_settings = serializers.JSONField()
     seed = serializers.IntegerField()
@@ -112,6 +115,9 @@ class TestListCreateApi(APIView):
         engine_settings = EngineSettingsSerializer(required=False)
         seed = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
         streams_per_image = serializers.IntegerField(required=False, min_value=1, max_value=20)
+        practice = serializers.BooleanField(
+            required=False, help_text="Meant to be published as a practice test (it may change until then)."
+        )
 
     @extend_schema(responses=paginated(TestOutputSerializer), summary="List tests")
     def get(self, request):
@@ -134,6 +140,7 @@ class TestListCreateApi(APIView):
             settings=values.get("engine_settings"),
             seed=values.get("seed", 0),
             streams_per_image=values.get("streams_per_image", 1),
+            practice=values.get("practice", False),
             created_by=request.user,
         )
         return Response(
@@ -166,11 +173,32 @@ def _transition(service, operation: str, summary: str):
 
 
 TestStartApi = _transition(lifecycle.start_test, "truthing.test.start", "Start truthing a draft test")
-TestPublishApi = _transition(
-    lifecycle.publish_test,
-    "truthing.test.publish",
-    "Publish a test whose streams have all ended, with a question at least (freezes it)",
-)
+
+
+class TestPublishApi(APIView):
+    operation = "truthing.test.publish"
+
+    class InputSerializer(serializers.Serializer):
+        practice = serializers.BooleanField(
+            required=False,
+            allow_null=True,
+            help_text="true: publish it as a practice test (taken again and again, never on a leaderboard; "
+            "its images may not be in a scored test); false: as a scored test; absent: as the test says.",
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: TestOutputSerializer, 409: ErrorSerializer},
+        summary="Publish a test whose streams have all ended, with a question at least (freezes it)",
+    )
+    def post(self, request, test_id: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        test = selectors.get_test(test_id=test_id)
+        lifecycle.publish_test(test=test, practice=data.validated_data.get("practice"))
+        return Response(TestOutputSerializer(selectors.get_test(test_id=test_id)).data)
+
+
 TestArchiveApi = _transition(lifecycle.archive_test, "truthing.test.archive", "Archive a published test")
 
 

@@ -39,6 +39,7 @@ from truthing.published.plans import (
     plan_of_test,
     plans_forget,
     published_tests,
+    ranked_tests,
 )
 
 __all__ = [
@@ -57,4 +58,5 @@ __all__ = [
     "plan_of_test",
     "plans_forget",
     "published_tests",
+    "ranked_tests",
 ]

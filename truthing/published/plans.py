@@ -81,6 +81,11 @@ def frozen_tests() -> QuerySet[Test]:
     return Test.objects.filter(state__in=FROZEN).order_by("-published_at", "-id")
 
 
+def ranked_tests() -> QuerySet[Test]:
+    """The frozen tests that have a leaderboard: every one but the practice tests (decision 0075)."""
+    return frozen_tests().filter(practice=False)
+
+
 def frozen_test_get(*, test_id: int) -> Test | None:
     return frozen_tests().filter(pk=test_id).first()
 

@@ -33,6 +33,7 @@ from truthing.models import (
 )
 from truthing.selectors import images_of_test, pixels_missing
 from truthing.services.automatic import automatic_truthing_start
+from truthing.services.practice import require_apart
 from truthing.services.proposals import proposal_queue
 from truthing.services.rules import lock_test, require_state
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
@@ -52,9 +53,11 @@ def create_test(
     settings: dict[str, Any] | None = None,
     seed: int = 0,
     streams_per_image: int = 1,
+    practice: bool = False,
     created_by: Any = None,
 ) -> Test:
-    """A draft test on these test images, frozen with the statistics and engine settings it will use."""
+    """A draft test on these test images, frozen with the statistics and engine settings it will use;
+    `practice`: meant to be published as a practice test (it may change until it is published)."""
     name = name.strip()
     if not name:
         raise ApplicationError(
@@ -88,6 +91,7 @@ def create_test(
             engine_settings=frozen_settings,
             seed=seed,
             streams_per_image=streams_per_image,
+            practice=practice,
             created_by=created_by,
         )
     except IntegrityError:
@@ -245,8 +249,10 @@ def publish_blockers(test: Test) -> list[str]:
 
 
 @transaction.atomic
-def publish_test(*, test: Test) -> Test:
-    """Freeze the test: from now on systems may take it, and nothing about it changes."""
+def publish_test(*, test: Test, practice: bool | None = None) -> Test:
+    """Freeze the test: from now on systems may take it, and nothing about it changes. `practice` says
+    whether it is published as a practice test (None: as the test says); a practice test and a scored
+    test never share an image (truthing.services.practice, decision 0075)."""
     test = lock_test(test.pk)
     require_state(test, TestState.TRUTHING, "published")
     blockers = publish_blockers(test)
@@ -256,8 +262,26 @@ def publish_test(*, test: Test) -> Test:
             f"{test.name} cannot be published yet: {'; '.join(blockers)}.",
             fields={"non_field_errors": blockers},
         )
-    test.state, test.published_at = TestState.PUBLISHED, timezone.now()
-    test.save(update_fields=["state", "published_at"])
+    practice = test.practice if practice is None else practice
+    require_apart(test, practice=practice)
+    test.state, test.published_at, test.practice = TestState.PUBLISHED, timezone.now(), practice
+    test.save(update_fields=["state", "published_at", "practice"])
+    return test
+
+
+@transaction.atomic
+def test_describe(*, test_id: int, name: str, description: str, practice: bool) -> Test:
+    """Rename or redescribe a test, or mark it as a practice test or not, until it is published: a
+    published test's kind never changes (a scored test turned practice could be taken again and again).
+    Under the test's lock, so that a publish at the same moment is either before (refused here) or
+    after (it reads the kind saved here)."""
+    test = lock_test(test_id)
+    if test.frozen:
+        raise ConflictError(
+            TruthingErrorCode.TEST_FROZEN, f"{test.name} is {test.state}: it can no longer be changed."
+        )
+    test.name, test.description, test.practice = name.strip(), description, practice
+    test.save(update_fields=["name", "description", "practice"])
     return test
 
 

@@ -21,8 +21,8 @@ class Command(PlatformCommand):
     help = (
         "Load the demo: the default vocabulary, one user per role (passwords kept in "
         "VAR_DIR/demo-credentials.json), a collection of synthetic street scenes, and engine statistics "
-        "fitted on its reviewed training images, and two tests: one published (truthed by the oracle), one "
-        "waiting for the demo operator; the blind baselines take the published one, so its leaderboard "
+        "fitted on its reviewed training images, and three tests: one published (truthed by the oracle), a "
+        "practice test, one waiting for the demo operator; the blind baselines take the published one, so its leaderboard "
         "has rows. Safe to run again."
     )
 
@@ -57,8 +57,10 @@ class Command(PlatformCommand):
         else:
             self.stdout.write(
                 f"Tests: {tests.published.name!r} ({tests.published.state}: its card is at "
-                f"{url}tests/{tests.published.pk}/) and {tests.truthing.name!r} ({tests.truthing.state}: "
-                f"log in as operator, Truthing, Take next)."
+                f"{url}tests/{tests.published.pk}/), {tests.practice.name!r} (a practice test, "
+                f"{tests.practice.state}: a new vision-system owner tries their code on test_id "
+                f"{tests.practice.pk} first) and {tests.truthing.name!r} ({tests.truthing.state}: log in as "
+                f"operator, Truthing, Take next)."
             )
             if tests.note:
                 self.stdout.write(tests.note)
