@@ -64,17 +64,21 @@ chromium:
 wrk:
 	scripts/ensure_wrk.sh
 
+# setuptools warns at every editable install that a folder named like a package may shadow it (ours are
+# the packages); the warning said nothing a newcomer could act on, in 10 lines per package (issue 38).
+PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml clients/python/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e . -e clients/python
+	$(PIP_INSTALL) -e . -e clients/python
 	touch $@
 
 # The client with its model runner's extra (`vtt take`, tests/clients/test_runner.py).
 $(VENV)/.installed-dev: pyproject.toml clients/python/pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[dev]' -e 'clients/python[openai]'
+	$(PIP_INSTALL) -e '.[dev]' -e 'clients/python[openai]'
 	touch $@
 
 install: $(VENV)/.installed
