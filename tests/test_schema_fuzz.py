@@ -199,10 +199,13 @@ def test_every_operation_conforms_to_the_schema_for_every_role(case, role_tokens
 
 # --- Stateful: create, then act on what was created ---------------------------------------------------
 
-STATEFUL_EXAMPLES = int(os.environ.get("FUZZ_STATEFUL_EXAMPLES", "60"))
+# `make test` runs 30 sequences, then 15 per journey: every operation and every truthing 409 is still
+# reached (74 of 74, 11 of 11 on 2026-11-28), in 69 s instead of 122 s for 60 and 30, which kept the
+# suite over its budget (15 minutes) on a loaded machine. The environment variables run more.
+STATEFUL_EXAMPLES = int(os.environ.get("FUZZ_STATEFUL_EXAMPLES", "30"))
 STATEFUL_STEPS = int(os.environ.get("FUZZ_STATEFUL_STEPS", "12"))
 # Each journey below is a short run over a few operations, so that its states are reached every time.
-JOURNEY_EXAMPLES = int(os.environ.get("FUZZ_JOURNEY_EXAMPLES", "30"))
+JOURNEY_EXAMPLES = int(os.environ.get("FUZZ_JOURNEY_EXAMPLES", "15"))
 JOURNEY_STEPS = int(os.environ.get("FUZZ_JOURNEY_STEPS", "10"))
 REACHED: dict[str, set[int]] = {}
 
