@@ -144,14 +144,25 @@ def measure_served(args, folder: Path) -> dict:
                 wait_served(base_url, process, folder / "serve.log")
                 with simulated_operators(env, args.operators, args.think) as operators:
                     started = start_long_job(base_url, long_job) if args.long_job else None
+                    began = time.monotonic()
                     result = measure(base_url, password, args.answers)
+                    result["seconds"] = time.monotonic() - began
                     result["long_job"] = started and long_job_state(base_url, long_job, started)
             finally:
                 stop(process)
+                keep_log(folder / "serve.log")
             result["operators"] = operators
     finally:
         forget_keys(args.redis_url, env["CELERY_QUEUE"])
     return result
+
+
+def keep_log(log: Path) -> None:
+    """The service's log, kept in benchmarks/out/ (the temporary folder goes): what a slow answer did."""
+    from benchmarks.report import OUT
+
+    OUT.mkdir(exist_ok=True)
+    (OUT / "operator-ui-serve.log").write_bytes(log.read_bytes() if log.exists() else b"")
 
 
 @contextmanager
@@ -203,12 +214,14 @@ def simulated_operators(env: dict[str, str], count: int, think: float):
         yield latencies
         return
     context = multiprocessing.get_context("spawn")
-    stopping, results = context.Event(), context.Queue()
+    ready, stopping, results = context.Event(), context.Event(), context.Queue()
     child = context.Process(
-        target=operators_answer, args=(env, operator_names(count), think, stopping, results)
+        target=operators_answer, args=(env, operator_names(count), think, ready, stopping, results)
     )
     child.start()
     try:
+        if not ready.wait(timeout=180):
+            sys.exit("The simulated operators did not start.")
         yield latencies
     finally:
         stopping.set()
@@ -220,14 +233,16 @@ def operator_names(count: int) -> list[str]:
     return [f"bench-simulated-{number}" for number in range(count)]
 
 
-def operators_answer(env: dict[str, str], names: list[str], think: float, stopping, results) -> None:
-    """In the simulated operators' process: truthing_speed's operator loop until `stopping` is set."""
+def operators_answer(env: dict[str, str], names: list[str], think: float, ready, stopping, results) -> None:
+    """In the simulated operators' process: truthing_speed's operator loop until `stopping` is set
+    (`ready` once Django is set up: the browser's timing starts only then)."""
     os.environ.update(env)
     from django.contrib.auth import get_user_model
 
     from benchmarks.truthing_speed import operators_answer_while  # sets Django up
 
     users = list(get_user_model().objects.filter(username__in=names))
+    ready.set()
     results.put(operators_answer_while(users, lambda: not stopping.is_set(), think, lambda: True))
 
 
@@ -448,7 +463,8 @@ def operators_line(result: dict) -> str:
         return ""
     median = sorted(latencies)[len(latencies) // 2]
     return (
-        f"\nThe simulated operators gave {len(latencies)} answers meanwhile; their answer -> next question "
+        f"\nThe simulated operators gave {len(latencies)} answers during the browser's "
+        f"{result['seconds']:.0f} s; their answer -> next question "
         f"in the database (benchmarks.truthing_speed's figure): median {median:.0f} ms, p95 "
         f"{p95(latencies):.0f} ms, max {max(latencies):.0f} ms.\n"
     )
