@@ -64,7 +64,9 @@ if TYPE_CHECKING:
 USERNAME = "bench-operator"
 ADMIN = "bench-admin"
 LONG_JOB_SCENES = 6000
-OPERATOR_IMAGES = 4  # test images per simulated operator: streams enough for a run of a few minutes
+OPERATOR_IMAGES = (
+    12  # test images per simulated operator: streams (of a few questions each) for a minute or two
+)
 VIEWPORT: ViewportSize = {"width": 1400, "height": 900}
 WORK = "document.querySelector('[data-testid=work]')"
 NO_CHECKS = {"TRUTHING_CHECK_SHARE": "0", "TRUTHING_GOLD_SHARE": "0"}
@@ -147,6 +149,7 @@ def measure_served(args, folder: Path) -> dict:
                     began = time.monotonic()
                     result = measure(base_url, password, args.answers)
                     result["seconds"] = time.monotonic() - began
+                    result["open_streams"] = open_streams()
                     result["long_job"] = started and long_job_state(base_url, long_job, started)
             finally:
                 stop(process)
@@ -155,6 +158,14 @@ def measure_served(args, folder: Path) -> dict:
     finally:
         forget_keys(args.redis_url, env["CELERY_QUEUE"])
     return result
+
+
+def open_streams() -> int:
+    """Streams still to truth at the browser's last answer: with none, the simulated operators had run out
+    of work before it (a thread stops when the queue gives it nothing)."""
+    from truthing.models import Stream, StreamState
+
+    return Stream.objects.exclude(state=StreamState.ENDED).count()
 
 
 def keep_log(log: Path) -> None:
@@ -466,7 +477,9 @@ def operators_line(result: dict) -> str:
         f"\nThe simulated operators gave {len(latencies)} answers during the browser's "
         f"{result['seconds']:.0f} s; their answer -> next question "
         f"in the database (benchmarks.truthing_speed's figure): median {median:.0f} ms, p95 "
-        f"{p95(latencies):.0f} ms, max {max(latencies):.0f} ms.\n"
+        f"{p95(latencies):.0f} ms, max {max(latencies):.0f} ms. Streams not yet ended at the browser's "
+        f"last answer: {result['open_streams']} (with none left, the simulated operators had run out of "
+        "work).\n"
     )
 
 
