@@ -28,7 +28,6 @@ import argparse
 import io
 import os
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.serving import free_port
 
 if TYPE_CHECKING:
     from playwright.sync_api import ViewportSize
@@ -157,12 +157,6 @@ def hundred_boxes() -> dict:
         {"subject": f"o{i}", "predicate": "closer than", "object": f"o{i + 1}"} for i in range(0, 100, 5)
     ]
     return {"objects": objects, "relationships": relationships}
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager

@@ -1,20 +1,39 @@
 """The operator's next question, from a key to the question on the page (issue 20 asks that it stay as it
-was: 0.25 to 0.94 s after a key in the issue's walk under `make run`).
+was: 0.25 to 0.94 s after a key in the issue's walk under `make run`; issue 38, item 11, that its p95
+be under 250 ms under `make run` and under 150 ms under `make serve` while 16 operators answer).
 
     .venv/bin/python -m benchmarks.operator_ui [--answers 60] [--long-job] [--write]
+    .venv/bin/python -m benchmarks.operator_ui --serve [--operators 16] [--long-job] [--write]
+        [--database-url postgres://postgres@127.0.0.1:5432/vtt_bench_operator_ui] [--redis-url redis://…/0]
 
-The script makes a throwaway platform in a temporary folder, as `make run` does (SQLite, each Celery
-task run in a thread of the web process when its transaction commits, TASKS_IN_THREADS): `migrate`, the
-default vocabulary, 60 reviewed synthetic training scenes fitted into statistics, a test of five rendered
-street pictures truthed by operators, one operator. It serves it with `manage.py runserver`
-(benchmarks.annotator_ui's throwaway platform) and drives Debian's Chromium on the operator's page: each
-answer is a key (Y on existence and uniqueness questions, with a click on the picture first on every
-other uniqueness question, N elsewhere), pressed once the question has settled (it takes no answer in
-its first QUESTION_SETTLE_MS), timed from the key until the page shows the next question (or the
-stream's end; then "Take next" opens the next stream, not timed). `--long-job`: an import of
-LONG_JOB_SCENES scenes, queued through the API just before the first answer, runs in a thread of the
-same web process meanwhile (the report says whether it was still running at the last answer).
-`--write` puts the figures in their section of docs/benchmarks.md (`--long-job`: its own section).
+The script makes a throwaway platform in a temporary folder: `migrate`, the default vocabulary, 60
+reviewed synthetic training scenes fitted into statistics, a test of five rendered street pictures
+truthed by operators, one operator. By default it serves it as `make run` does, with `manage.py
+runserver` (benchmarks.annotator_ui's throwaway platform) on SQLite, each Celery task run in a thread of
+the web process when its transaction commits (TASKS_IN_THREADS). With `--serve` it serves it as `make
+serve` does (tests.serving: scripts/serve.sh under supervisord, gunicorn, the workers and the beat) on a
+PostgreSQL database of its own (`--database-url`: created, and dropped afterwards; it refuses one that
+exists) and Redis (`--redis-url`), with queues of its own whose keys it removes afterwards.
+
+It drives Debian's Chromium on the operator's page: each answer is a key (Y on existence and uniqueness
+questions, with a click on the picture first on every other uniqueness question, N elsewhere), pressed
+once the question has settled (it takes no answer in its first QUESTION_SETTLE_MS), timed from the key
+until the page shows the next question (or the stream's end; then "Take next" opens the next stream, not
+timed). It counts the answers whose response did not carry the next question (the stream still
+`proposing`: the page then asks again every 250 ms).
+
+`--operators N` (with `--serve`): N simulated operators, benchmarks.truthing_speed's, answer other streams
+of the same test meanwhile (in a process of their own, through the services, thinking `--think` s on
+average), OPERATOR_IMAGES more test images each; their own figure (answer -> next question in the
+database) is reported too. Second opinions and gold work are off (TRUTHING_CHECK_SHARE=0,
+TRUTHING_GOLD_SHARE=0), since the simulated operators answer streams only.
+`--long-job`: an import of LONG_JOB_SCENES scenes, queued through the API just before the first answer,
+runs meanwhile: in a thread of the web process under `make run`, in the service's worker under `--serve`
+(the report says whether it was still running at the last answer).
+
+`--write` puts the figures in their section of docs/benchmarks.md (one per mode, with and without the
+long job), with the load average before and after the run; the figures also go to benchmarks/out/, where
+a `--long-job` run finds the last run without it to compare.
 """
 
 from __future__ import annotations
@@ -22,15 +41,22 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import multiprocessing
 import os
 import secrets
+import sys
 import tempfile
 import time
+import urllib.request
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
-from benchmarks.annotator_ui import cell, platform_env, server
+from benchmarks.annotator_ui import cell, p95, platform_env, server
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.serving import forget_keys, start_make_serve, stop
 
 if TYPE_CHECKING:
     from playwright.sync_api import ViewportSize
@@ -38,9 +64,14 @@ if TYPE_CHECKING:
 USERNAME = "bench-operator"
 ADMIN = "bench-admin"
 LONG_JOB_SCENES = 6000
+OPERATOR_IMAGES = (
+    12  # test images per simulated operator: streams (of a few questions each) for a minute or two
+)
 VIEWPORT: ViewportSize = {"width": 1400, "height": 900}
-COMMAND = ".venv/bin/python -m benchmarks.operator_ui --write"
 WORK = "document.querySelector('[data-testid=work]')"
+NO_CHECKS = {"TRUTHING_CHECK_SHARE": "0", "TRUTHING_GOLD_SHARE": "0"}
+TARGET_MS = {"run": 250, "serve": 150}  # issue 38, item 11: the p95 without a long job
+LONG_JOB_RATIO = 1.5  # ... and with one, at most this times the figure without
 
 
 def main() -> None:
@@ -49,27 +80,187 @@ def main() -> None:
     )
     parser.add_argument("--answers", type=int, default=60, help="Answers to time.")
     parser.add_argument("--long-job", action="store_true", help="Time the answers while an import runs.")
+    parser.add_argument("--serve", action="store_true", help="Serve as `make serve` does.")
+    parser.add_argument("--operators", type=int, default=0, help="Simulated operators meanwhile (--serve).")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="A simulated operator's mean time to answer."
+    )
+    parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/vtt_bench_operator_ui")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--write", action="store_true", help="Write the result into docs/benchmarks.md.")
     args = parser.parse_args()
+    if args.operators and not args.serve:
+        parser.error("--operators needs --serve (the simulated operators need the service's workers)")
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="vtt-operator-bench-") as folder:
-        env = platform_env(Path(folder)) | {"TASKS_IN_THREADS": "1"}  # as `make run` serves
-        os.environ.update(env)
-        password, long_job = setup()
-        with server(env) as base_url:
-            started = start_long_job(base_url, long_job) if args.long_job else None
-            result = measure(base_url, password, args.answers)
-            result["long_job"] = started and long_job_state(base_url, long_job, started)
-    report = render(result)
+        result = (measure_served if args.serve else measure_run)(args, Path(folder))
+    result["load"] = (load_before, os.getloadavg())
+    section = ("operator-ui-serve" if args.serve else "operator-ui") + ("-long-job" if args.long_job else "")
+    report = render(result, args, section)
     print(report)
+    save(section, result)
     if args.write:
         from benchmarks.report import write_section
 
-        write_section("operator-ui-long-job" if args.long_job else "operator-ui", report)
+        write_section(section, report)
 
 
-def setup() -> tuple[str, dict]:
-    """Migrate, fit statistics on 60 training scenes and start a test of five pictured test images; the
-    operator's password, and what the long job needs (an admin's token, a collection of its own)."""
+def command_line() -> str:
+    return " ".join(["python -m benchmarks.operator_ui", *(a for a in sys.argv[1:] if a != "--write")])
+
+
+def measure_run(args, folder: Path) -> dict:
+    """As `make run` serves: runserver on SQLite, tasks in threads of the web process."""
+    env = platform_env(folder) | {"TASKS_IN_THREADS": "1"}
+    os.environ.update(env)
+    password, long_job = setup(operators=0)
+    with server(env) as base_url:
+        started = start_long_job(base_url, long_job) if args.long_job else None
+        result = measure(base_url, password, args.answers)
+        result["long_job"] = started and long_job_state(base_url, long_job, started)
+    return result
+
+
+def served_env(folder: Path, args) -> dict[str, str]:
+    """The throwaway platform's settings for `make serve`: PostgreSQL, Redis, queues of its own."""
+    queue = f"vtt-operator-bench-{uuid.uuid4().hex[:8]}"
+    return platform_env(folder) | {
+        "DATABASE_URL": args.database_url,
+        "REDIS_URL": args.redis_url,
+        "CELERY_QUEUE": queue,
+        "CELERY_PROPOSAL_QUEUE": f"{queue}-proposals",
+        "CELERY_DEAL_QUEUE": f"{queue}-deals",
+        **NO_CHECKS,
+    }
+
+
+def measure_served(args, folder: Path) -> dict:
+    """As `make serve` serves, with `--operators` simulated operators answering meanwhile."""
+    env = served_env(folder, args)
+    os.environ.update(env)
+    try:
+        with scratch_database(args.database_url):
+            password, long_job = setup(operators=args.operators)
+            base_url, process = start_make_serve({**os.environ, **env}, folder / "serve.log")
+            try:
+                wait_served(base_url, process, folder / "serve.log")
+                with simulated_operators(env, args.operators, args.think) as operators:
+                    started = start_long_job(base_url, long_job) if args.long_job else None
+                    began = time.monotonic()
+                    result = measure(base_url, password, args.answers)
+                    result["seconds"] = time.monotonic() - began
+                    result["open_streams"] = open_streams()
+                    result["long_job"] = started and long_job_state(base_url, long_job, started)
+            finally:
+                stop(process)
+                keep_log(folder / "serve.log")
+            result["operators"] = operators
+    finally:
+        forget_keys(args.redis_url, env["CELERY_QUEUE"])
+    return result
+
+
+def open_streams() -> int:
+    """Streams still to truth at the browser's last answer: with none, the simulated operators had run out
+    of work before it (a thread stops when the queue gives it nothing)."""
+    from truthing.models import Stream, StreamState
+
+    return Stream.objects.exclude(state=StreamState.ENDED).count()
+
+
+def keep_log(log: Path) -> None:
+    """The service's log, kept in benchmarks/out/ (the temporary folder goes): what a slow answer did."""
+    from benchmarks.report import OUT
+
+    OUT.mkdir(exist_ok=True)
+    (OUT / "operator-ui-serve.log").write_bytes(log.read_bytes() if log.exists() else b"")
+
+
+@contextmanager
+def scratch_database(url: str):
+    """Create the database `url` names (refusing one that exists: it may be someone's) and drop it after."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    server_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        if admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            sys.exit(f"The database {name} exists already; drop it or name another with --database-url.")
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        with psycopg.connect(server_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def wait_served(base_url: str, process, log: Path, timeout: float = 180) -> None:
+    """Until the web answers and every stream has its first question (the proposer is at work)."""
+    from truthing.models import Stream, StreamState
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(f"{base_url}/healthz", timeout=2)
+            if not Stream.objects.filter(state=StreamState.PROPOSING).exists():
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            sys.exit(f"`make serve` did not come up:\n{log.read_text()[-3000:]}")
+        time.sleep(0.5)
+
+
+@contextmanager
+def simulated_operators(env: dict[str, str], count: int, think: float):
+    """benchmarks.truthing_speed's operators, answering in a process of their own (their threads do not
+    share this process's interpreter lock with the browser's timing) until the block ends; the list it
+    yields is filled then with their answer -> next question latencies (seconds)."""
+    latencies: list[float] = []
+    if not count:
+        yield latencies
+        return
+    context = multiprocessing.get_context("spawn")
+    ready, stopping, results = context.Event(), context.Event(), context.Queue()
+    child = context.Process(
+        target=operators_answer, args=(env, operator_names(count), think, ready, stopping, results)
+    )
+    child.start()
+    try:
+        if not ready.wait(timeout=180):
+            sys.exit("The simulated operators did not start.")
+        yield latencies
+    finally:
+        stopping.set()
+        latencies.extend(results.get(timeout=300))  # an operator waits at most WAIT_LIMIT for a question
+        child.join(timeout=60)
+
+
+def operator_names(count: int) -> list[str]:
+    return [f"bench-simulated-{number}" for number in range(count)]
+
+
+def operators_answer(env: dict[str, str], names: list[str], think: float, ready, stopping, results) -> None:
+    """In the simulated operators' process: truthing_speed's operator loop until `stopping` is set
+    (`ready` once Django is set up: the browser's timing starts only then)."""
+    os.environ.update(env)
+    from django.contrib.auth import get_user_model
+
+    from benchmarks.truthing_speed import operators_answer_while  # sets Django up
+
+    users = list(get_user_model().objects.filter(username__in=names))
+    ready.set()
+    results.put(operators_answer_while(users, lambda: not stopping.is_set(), think, lambda: True))
+
+
+def setup(operators: int) -> tuple[str, dict]:
+    """Migrate, fit statistics on 60 training scenes and start a test of five pictured test images (and
+    OPERATOR_IMAGES more for each simulated operator, who are made too); the operator's password, and
+    what the long job needs (an admin's token, a collection of its own)."""
     import django
 
     django.setup()
@@ -95,6 +286,11 @@ def setup() -> tuple[str, dict]:
     vocabulary, _ = vocabulary_install_default()
     collection = collection_create(name="Operator benchmark", vocabulary=vocabulary)
     membership_set(collection=collection, user_id=user.pk, role=MemberRole.OPERATOR)
+    for name in operator_names(operators):
+        simulated = user_create_with_role(
+            username=name, password=secrets.token_urlsafe(16), role=Role.OPERATOR
+        )
+        membership_set(collection=collection, user_id=simulated.pk, role=MemberRole.OPERATOR)
     scenes = "".join(json.dumps(s) + "\n" for s in generate_scenes(60, seed=41)).encode()
     job = import_create(
         collection=collection,
@@ -108,7 +304,9 @@ def setup() -> tuple[str, dict]:
     engine_services.statistics_fit_run(statistics_id=fit.pk)
     fit.refresh_from_db()
     images = []
-    for scene in generate_scenes(5, seed=45, prefix="bench", width=960, height=640):
+    for scene in generate_scenes(
+        5 + OPERATOR_IMAGES * operators, seed=45, prefix="bench", width=960, height=640
+    ):
         buffer = io.BytesIO()
         render_scene(scene).save(buffer, format="PNG")
         (image,) = image_upload(
@@ -133,7 +331,8 @@ def setup() -> tuple[str, dict]:
 
 
 def start_long_job(base_url: str, long_job: dict) -> float:
-    """Queue an import of LONG_JOB_SCENES scenes through the API: it runs in a thread of the server."""
+    """Queue an import of LONG_JOB_SCENES scenes through the API: it runs in a thread of the web process
+    under `make run`, in the jobs worker under `make serve`."""
     import httpx
 
     from demo.synthetic.scenes import generate_scenes
@@ -175,7 +374,7 @@ def measure(base_url: str, password: str, answers: int) -> dict:
         page.wait_for_url(f"{base_url}/")
         times: list[float] = []  # milliseconds from key to page, plain answers and marked picks
         marked: list[float] = []
-        picks = 0
+        picks = proposing = 0  # proposing: answers whose response did not carry the next question
         while len(times) + len(marked) < answers:
             page.goto(f"{base_url}/truthing/")
             page.get_by_test_id("take-next").click()
@@ -192,7 +391,8 @@ def measure(base_url: str, password: str, answers: int) -> dict:
                 key = "y" if unique or question.startswith("Is there a") else "n"
                 page.wait_for_selector(f"[data-testid=work][data-settled=true][data-step='{step}']")
                 started = time.perf_counter()
-                page.keyboard.press(key)
+                with page.expect_response(is_answer) as answered:
+                    page.keyboard.press(key)
                 page.wait_for_function(
                     f"s => {WORK}.dataset.state === 'ended' || ({WORK}.dataset.state === 'pending' && {WORK}.dataset.step !== s)",
                     arg=step,
@@ -200,21 +400,103 @@ def measure(base_url: str, password: str, answers: int) -> dict:
                 )
                 elapsed = (time.perf_counter() - started) * 1000
                 (marked if unique and picks % 2 == 1 else times).append(elapsed)
+                proposing += answered.value.json()["state"] == "proposing"
         version = browser.version
         browser.close()
-    return {"plain": times, "marked": marked, "browser": version}
+    return {"plain": times, "marked": marked, "proposing": proposing, "browser": version}
 
 
-def render(result: dict) -> str:
+def is_answer(response) -> bool:
+    """The answer's POST (its response carries the next question, or says `proposing`)."""
+    return response.request.method == "POST" and response.url.endswith("/answer/")
+
+
+def save(section: str, result: dict) -> None:
+    """The figures as JSON in benchmarks/out/ (a `--long-job` run compares itself with the last run
+    without it)."""
+    from benchmarks.report import OUT, commit
+
+    OUT.mkdir(exist_ok=True)
+    (OUT / f"{section}.json").write_text(json.dumps({**result, "commit": commit()}))
+
+
+def baseline(section: str) -> dict | None:
+    """The last run without the long job, from benchmarks/out/, if there is one."""
+    from benchmarks.report import OUT
+
+    path = OUT / f"{section.removesuffix('-long-job')}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def served_how(result: dict, args) -> str:
+    if not args.serve:
+        return (
+            "`manage.py runserver` on SQLite with each task in a thread of the web process as under "
+            "`make run` (TASKS_IN_THREADS)"
+        )
+    operators = (
+        f"{args.operators} simulated operators (benchmarks.truthing_speed's, thinking {args.think:g} s on "
+        "average) answering other streams of the same test meanwhile"
+        if args.operators
+        else "no other operator"
+    )
+    return (
+        "`make serve` (scripts/serve.sh under supervisord: gunicorn with 2 workers, the jobs worker at "
+        "niceness 10, the proposer, the dealer and the beat) on PostgreSQL and Redis, second opinions and "
+        f"gold work off, {operators}"
+    )
+
+
+def verdict(result: dict, args, section: str) -> str:
+    """The issue's target for this run, met or not, with the figure it is judged on."""
+    both = result["plain"] + result["marked"]
+    mode = "serve" if args.serve else "run"
+    if not args.long_job:
+        target = TARGET_MS[mode]
+        met = p95(both) < target
+        return f"Target (issue 38, item 11): p95 under {target} ms: {p95(both):.0f} ms, **{'met' if met else 'not met'}**."
+    base = baseline(section)
+    if base is None:
+        return "Target: within 1.5x of the p95 without the long job; no run without it in benchmarks/out/ to compare."
+    before = p95(base["plain"] + base["marked"])
+    ratio = p95(both) / before
+    met = ratio <= LONG_JOB_RATIO
+    return (
+        f"Target (issue 38, item 11): p95 within {LONG_JOB_RATIO:g}x of the figure without the long job "
+        f"({before:.0f} ms, commit {base['commit']}, {len(base['plain'] + base['marked'])} answers): "
+        f"{p95(both):.0f} ms, {ratio:.2f}x, **{'met' if met else 'not met'}**."
+    )
+
+
+def operators_line(result: dict) -> str:
+    latencies = [1000 * x for x in result.get("operators") or []]
+    if not latencies:
+        return ""
+    median = sorted(latencies)[len(latencies) // 2]
+    return (
+        f"\nThe simulated operators gave {len(latencies)} answers during the browser's "
+        f"{result['seconds']:.0f} s; their answer -> next question "
+        f"in the database (benchmarks.truthing_speed's figure): median {median:.0f} ms, p95 "
+        f"{p95(latencies):.0f} ms, max {max(latencies):.0f} ms. Streams not yet ended at the browser's "
+        f"last answer: {result['open_streams']} (with none left, the simulated operators had run out of "
+        "work).\n"
+    )
+
+
+def render(result: dict, args, section: str) -> str:
     from benchmarks.report import commit, machine
 
     both = result["plain"] + result["marked"]
-    return f"""## The operator's next question, key to page
+    (before, after) = result["load"]
+    title = "under `make serve`" if args.serve else "under `make run`"
+    job = " with a long job running" if args.long_job else ""
+    return f"""## The operator's next question, key to page, {title}{job}
 
-Command: `{COMMAND}` (commit {commit()}, {machine()}, Chromium {result["browser"]} headless without GPU,
-`manage.py runserver` on SQLite with each task in a thread of the web process as under `make run`
-(TASKS_IN_THREADS), {result["long_job"] or "nothing else running"}, viewport
-{VIEWPORT["width"]}x{VIEWPORT["height"]}, five 960x640 rendered streets). Medians, with the 95th percentile.
+Command: `{command_line()}` (commit {commit()}, {machine()}, Chromium {result["browser"]} headless without
+GPU, {served_how(result, args)}; {result["long_job"] or "no long job"}; viewport
+{VIEWPORT["width"]}x{VIEWPORT["height"]}, 960x640 rendered streets). Load average (1, 5, 15 min) before the
+run {before[0]:.2f}, {before[1]:.2f}, {before[2]:.2f}; after it {after[0]:.2f}, {after[1]:.2f}, {after[2]:.2f}
+(other sessions share this machine). Medians, with the 95th percentile.
 
 | what | time |
 |---|---|
@@ -222,9 +504,14 @@ Command: `{COMMAND}` (commit {commit()}, {machine()}, Chromium {result["browser"
 | of which answers without a point | {cell(result["plain"])} |
 | of which a yes to a uniqueness question carrying the operator's click | {cell(result["marked"]) if result["marked"] else "none asked"} |
 
-The answer is one POST whose response waits for the next question (the proposal runs in a thread on
-commit and wakes it: vtt_site.wakeups, decision 0077); the page polls every 250 ms only when the engine
-took longer than TRUTHING_ANSWER_WAIT_SECONDS."""
+Answers whose response did not carry the next question (the stream still `proposing`, so the page asked
+again 250 ms later): {result["proposing"]} of {len(both)}.
+{operators_line(result)}
+{verdict(result, args, section)}
+
+The answer is one POST whose response waits for the next question (the proposal task wakes it on commit:
+vtt_site.wakeups, decision 0077); the page polls every 250 ms only when the engine took longer than
+TRUTHING_ANSWER_WAIT_SECONDS."""
 
 
 if __name__ == "__main__":

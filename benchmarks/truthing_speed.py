@@ -387,10 +387,16 @@ class LongJobWatch:
 def operators_answer(operators, seconds: float, think: float, counting) -> list[float]:
     """Every operator answers (after thinking) until `seconds` pass; the latencies of the answers given
     while `counting()` held (however long their proposal then took), merged."""
-    latencies: list[float] = []
     deadline = time.monotonic() + seconds
+    return operators_answer_while(operators, lambda: time.monotonic() < deadline, think, counting)
+
+
+def operators_answer_while(operators, going, think: float, counting) -> list[float]:
+    """Every operator answers (after thinking) while `going()` holds (benchmarks.operator_ui stops them
+    when the browser's operator is done); the latencies counted as in `operators_answer`."""
+    latencies: list[float] = []
     threads = [
-        threading.Thread(target=operator_answers, args=(user, deadline, think, counting, latencies, n))
+        threading.Thread(target=operator_answers, args=(user, going, think, counting, latencies, n))
         for n, user in enumerate(operators)
     ]
     for thread in threads:
@@ -400,13 +406,11 @@ def operators_answer(operators, seconds: float, think: float, counting) -> list[
     return latencies
 
 
-def operator_answers(
-    user, deadline: float, think: float, counting, latencies: list[float], seed: int
-) -> None:
+def operator_answers(user, going, think: float, counting, latencies: list[float], seed: int) -> None:
     rng = np.random.default_rng(seed)
     try:
         stream = None
-        while time.monotonic() < deadline:
+        while going():
             if stream is None or stream.state == StreamState.ENDED:
                 stream = next_stream(user)
                 if stream is None:

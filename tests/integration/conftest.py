@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -24,11 +21,9 @@ import psutil
 import pytest
 from django.db import connection
 
+from tests.serving import BIN, forget_keys, free_port, start, start_make_serve, stop
 from vtt_site.celery import app as celery_app
 from vtt_site.celery import queues_use
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str, log: Path | None = None):
@@ -94,43 +89,6 @@ def publishing_to(url: str) -> Iterator[None]:
         celery_app._after_fork()
 
 
-def forget_keys(url: str, queue: str) -> None:
-    """What the test's processes left in Redis under its queues' names (queues, bindings, the beat's lock
-    and schedule, the broker marker): the shared server's database does not fill up run after run."""
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        keys = list(client.scan_iter(match=f"*{queue}*"))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
-
-
-def start(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
-    handle = log.open("w")
-    return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
-    )
-
-
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM the process's group and wait for every process started under it (a supervisor's children
-    have process groups of their own), then SIGKILL whatever is left."""
-    try:
-        tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
-    except psutil.NoSuchProcess:
-        tree = []
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGTERM)
-    _, alive = psutil.wait_procs(tree, timeout=40)
-    for leftover in alive:
-        leftover.kill()
-    psutil.wait_procs(alive, timeout=10)
-    process.wait()
-
-
 def celery(*args: str) -> list[str]:
     return [str(BIN / "celery"), "-A", "vtt_site", *args]
 
@@ -194,12 +152,6 @@ def celery_worker(start_worker):
     return start_worker()[1]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @dataclass
 class Served:
     """`make serve` running: its address, its log (every process writes there) and the `make` process."""
@@ -245,12 +197,11 @@ def serve(real_services, tmp_path) -> Iterator[Callable[..., Served]]:
     started: list[subprocess.Popen] = []
 
     def start_serving(**env: str) -> Served:
-        port = free_port()
         log = tmp_path / "serve.log"
         full = {**real_services, **env}
-        process = start(["make", "--no-print-directory", "serve", f"PORT={port}", f"BIN={BIN}"], full, log)
+        base, process = start_make_serve(full, log)
         started.append(process)
-        return Served(f"http://127.0.0.1:{port}", log, process, full)
+        return Served(base, log, process, full)
 
     yield start_serving
     for process in started:

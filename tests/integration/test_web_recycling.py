@@ -7,8 +7,9 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from tests.integration.conftest import free_port, start, stop, wait_for
+from tests.integration.conftest import wait_for
 from tests.integration.test_serve_without_docker import call
+from tests.serving import free_port, start, stop
 
 pytestmark = pytest.mark.integration
 
