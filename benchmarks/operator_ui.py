@@ -79,7 +79,13 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--answers", type=int, default=60, help="Answers to time.")
-    parser.add_argument("--long-job", action="store_true", help="Time the answers while an import runs.")
+    parser.add_argument(
+        "--long-job",
+        nargs="?",
+        const="import",
+        choices=["import", "fit"],
+        help="Time the answers while a long job runs: an import (the default) or a statistics fit.",
+    )
     parser.add_argument("--serve", action="store_true", help="Serve as `make serve` does.")
     parser.add_argument("--operators", type=int, default=0, help="Simulated operators meanwhile (--serve).")
     parser.add_argument(
@@ -95,7 +101,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="vtt-operator-bench-") as folder:
         result = (measure_served if args.serve else measure_run)(args, Path(folder))
     result["load"] = (load_before, os.getloadavg())
-    section = ("operator-ui-serve" if args.serve else "operator-ui") + ("-long-job" if args.long_job else "")
+    long_job = {None: "", "import": "-long-job", "fit": "-long-job-fit"}[args.long_job]
+    section = ("operator-ui-serve" if args.serve else "operator-ui") + long_job
     report = render(result, args, section)
     print(report)
     save(section, result)
@@ -113,7 +120,8 @@ def measure_run(args, folder: Path) -> dict:
     """As `make run` serves: runserver on SQLite, tasks in threads of the web process."""
     env = platform_env(folder) | {"TASKS_IN_THREADS": "1"}
     os.environ.update(env)
-    password, long_job = setup(operators=0)
+    password, long_job = setup(operators=0, fit_scenes=args.long_job == "fit")
+    long_job["kind"] = args.long_job
     with server(env) as base_url:
         started = start_long_job(base_url, long_job) if args.long_job else None
         result = measure(base_url, password, args.answers)
@@ -257,10 +265,11 @@ def operators_answer(env: dict[str, str], names: list[str], think: float, ready,
     results.put(operators_answer_while(users, lambda: not stopping.is_set(), think, lambda: True))
 
 
-def setup(operators: int) -> tuple[str, dict]:
+def setup(operators: int, fit_scenes: bool = False) -> tuple[str, dict]:
     """Migrate, fit statistics on 60 training scenes and start a test of five pictured test images (and
     OPERATOR_IMAGES more for each simulated operator, who are made too); the operator's password, and
-    what the long job needs (an admin's token, a collection of its own)."""
+    what the long job needs (an admin's token, a collection of its own; `fit_scenes`: LONG_JOB_SCENES
+    reviewed scenes imported into it, for the fit to read)."""
     import django
 
     django.setup()
@@ -326,16 +335,40 @@ def setup(operators: int) -> tuple[str, dict]:
     admin = user_create_with_role(username=ADMIN, password=secrets.token_urlsafe(16), role=Role.ADMIN)
     _, token = token_create(user=admin, name="long job")
     target = collection_create(name="Long job", vocabulary=vocabulary)
+    if fit_scenes:
+        lines = "".join(
+            json.dumps(s) + "\n" for s in generate_scenes(LONG_JOB_SCENES, seed=43, prefix="long")
+        )
+        job = import_create(
+            collection=target,
+            format="jsonl",
+            file=SimpleUploadedFile("long.jsonl", lines.encode()),
+            mark_reviewed=True,
+            start=False,
+        )
+        assert import_run(job_id=job.pk).status == "done"
     connections.close_all()
     return password, {"token": token, "collection": target.pk}
 
 
 def start_long_job(base_url: str, long_job: dict) -> float:
-    """Queue an import of LONG_JOB_SCENES scenes through the API: it runs in a thread of the web process
-    under `make run`, in the jobs worker under `make serve`."""
+    """Queue an import of LONG_JOB_SCENES scenes (or, `fit`, a fit of the statistics on them, imported by
+    the setup) through the API: it runs in a thread of the web process under `make run`, in the jobs
+    worker under `make serve`."""
     import httpx
 
     from demo.synthetic.scenes import generate_scenes
+
+    if long_job.get("kind") == "fit":
+        response = httpx.post(
+            f"{base_url}/api/v1/statistics/",
+            headers={"Authorization": f"Token {long_job['token']}"},
+            json={"collections": [long_job["collection"]]},
+            timeout=120,
+        )
+        response.raise_for_status()
+        long_job["id"] = response.json()["id"]
+        return time.monotonic()
 
     scenes = "".join(json.dumps(s) + "\n" for s in generate_scenes(LONG_JOB_SCENES, seed=43, prefix="long"))
     response = httpx.post(
@@ -353,11 +386,17 @@ def start_long_job(base_url: str, long_job: dict) -> float:
 def long_job_state(base_url: str, long_job: dict, started: float) -> str:
     import httpx
 
+    fit = long_job.get("kind") == "fit"
     job = httpx.get(
-        f"{base_url}/api/v1/imports/{long_job['id']}/",
+        f"{base_url}/api/v1/{'statistics' if fit else 'imports'}/{long_job['id']}/",
         headers={"Authorization": f"Token {long_job['token']}"},
         timeout=30,
     ).json()
+    if fit:
+        return (
+            f"a statistics fit on {LONG_JOB_SCENES:,} scenes {job['status']} at the last answer "
+            f"({time.monotonic() - started:.0f} s after it was queued)"
+        )
     return f"import of {LONG_JOB_SCENES:,} scenes {job['status']} at the last answer ({time.monotonic() - started:.0f} s after it was queued)"
 
 
@@ -424,7 +463,7 @@ def baseline(section: str) -> dict | None:
     """The last run without the long job, from benchmarks/out/, if there is one."""
     from benchmarks.report import OUT
 
-    path = OUT / f"{section.removesuffix('-long-job')}.json"
+    path = OUT / f"{section.removesuffix('-fit').removesuffix('-long-job')}.json"
     return json.loads(path.read_text()) if path.exists() else None
 
 

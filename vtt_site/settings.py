@@ -439,4 +439,7 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain", "stream": sys.stderr}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # Under `make run` every task runs in the web process, the periodic ones every 15 s: Celery's line
+    # per task that succeeded buried the server's own in the newcomer's terminal. Failures still show.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}} if TASKS_IN_THREADS else {},
 }

@@ -142,7 +142,8 @@ def test_under_make_run_the_in_process_beat_checks_a_published_test(settings):
 
 
 def test_the_web_process_of_make_run_starts_the_in_process_beat(tmp_path):
-    """vtt_site.wsgi, as `make run` serves it (TASKS_IN_THREADS, no Redis), starts the beat's thread."""
+    """vtt_site.wsgi, as `make run` serves it (TASKS_IN_THREADS, no Redis), starts the beat's thread, and
+    keeps Celery's line per successful task out of the terminal."""
     import os
     import subprocess
     import sys
@@ -154,7 +155,12 @@ def test_the_web_process_of_make_run_starts_the_in_process_beat(tmp_path):
         "DATABASE_URL": "",
         "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
     }
-    code = "import threading, vtt_site.wsgi; print(sorted(t.name for t in threading.enumerate()))"
+    code = (
+        "import logging, threading, vtt_site.wsgi; print(sorted(t.name for t in threading.enumerate()));"
+        "print('trace level', logging.getLogger('celery.app.trace').level)"
+    )
     shown = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr[-2000:]
     assert "beat-in-process" in shown.stdout, shown.stdout
+    # Its tasks' "succeeded" lines (every 15 s) stay out of the newcomer's terminal; failures do not.
+    assert "trace level 30" in shown.stdout, shown.stdout
