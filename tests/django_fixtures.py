@@ -89,6 +89,18 @@ def api():
     return Client()
 
 
+@pytest.fixture
+def token_client():
+    """`token_client(secret)`: an API client that calls with that token (a system's, or a person's)."""
+
+    def make(secret: str) -> APIClient:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+        return client
+
+    return make
+
+
 def run_task(task, *args):
     """Run a Celery task as the beat or a service queues it (eagerly in the unit tests) and return its
     result. The result is read without `.get()`: Celery refuses to join a result while it believes a task

@@ -114,18 +114,6 @@ def system_token(system):
     return system_token_create(system=system, name="run")[1]
 
 
-@pytest.fixture
-def token_client():
-    from rest_framework.test import APIClient
-
-    def make(secret: str) -> APIClient:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
-        return client
-
-    return make
-
-
 def shown_positions(streams=None) -> list[tuple[int, int]]:
     """(stream, step) of every question a system is asked, in order (rejected steps are not shown)."""
     shown = [[a for _, a in stream if a != "ambiguous"] for stream in streams or DEFAULT_STREAMS]

@@ -200,15 +200,3 @@ def answer_all(client, session: Session) -> None:
         current = response.json()["next"]
     session.refresh_from_db()
     assert session.state == "finished"
-
-
-@pytest.fixture
-def token_client():
-    from rest_framework.test import APIClient
-
-    def make(secret: str) -> APIClient:
-        client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
-        return client
-
-    return make
