@@ -3,6 +3,7 @@
 from annotations.models.annotation import ObjectAnnotation, RelationshipAnnotation
 from annotations.models.collections import Collection, CollectionMembership, Image, MemberRole, Split, Stage
 from annotations.models.imports import AcceptedImages, ImportJob, SceneFormat
+from annotations.models.suggestions import BackendAuth, ModelBackend, Prediction, PredictionStatus
 from annotations.models.vocabularies import (
     AttributeGroup,
     AttributeValue,
@@ -15,13 +16,17 @@ __all__ = [
     "AcceptedImages",
     "AttributeGroup",
     "AttributeValue",
+    "BackendAuth",
     "Collection",
     "CollectionMembership",
     "Image",
     "ImportJob",
     "MemberRole",
+    "ModelBackend",
     "ObjectAnnotation",
     "ObjectType",
+    "Prediction",
+    "PredictionStatus",
     "RelationshipAnnotation",
     "RelationshipType",
     "SceneFormat",

@@ -35,6 +35,12 @@ class ObjectAnnotation(models.Model):
     in_tests = models.BooleanField(default=True)
     # The object's identity in the file it came from ({id, names, synsets, label}), written back by exports.
     source = models.JSONField(default=dict, blank=True)
+    # The model's suggestion this object was accepted from, if any (decision 0078), and whether the person
+    # changed its type, box or attributes before or after accepting it: shown on the review page.
+    suggestion = models.ForeignKey(
+        "annotations.Prediction", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    suggestion_edited = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["image", "position"]
