@@ -40,7 +40,7 @@ class ObjectAnnotation(models.Model):
     suggestion = models.ForeignKey(
         "annotations.Prediction", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    suggestion_edited = models.BooleanField(default=False)
+    suggestion_edited = models.BooleanField(default=False, db_default=False)  # the bulk COPY leaves it out
 
     class Meta:
         ordering = ["image", "position"]
