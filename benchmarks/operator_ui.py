@@ -22,10 +22,10 @@ until the page shows the next question (or the stream's end; then "Take next" op
 timed). It counts the answers whose response did not carry the next question (the stream still
 `proposing`: the page then asks again every 250 ms).
 
-`--operators N` (with `--serve`): N simulated operators, benchmarks.truthing_speed's, answer other streams
-of the same test meanwhile (in a process of their own, through the services, thinking `--think` s on
-average), OPERATOR_IMAGES more test images each; their own figure (answer -> next question in the
-database) is reported too. Second opinions and gold work are off (TRUTHING_CHECK_SHARE=0,
+`--operators N` (with `--serve`): N simulated operators, benchmarks.http_operators', answer other
+streams of the same test meanwhile (in a process of their own, over HTTP through the API as the page
+does, thinking `--think` s on average), OPERATOR_IMAGES more test images each; their own figure (answer
+sent -> next question received) is reported too. Second opinions and gold work are off (TRUTHING_CHECK_SHARE=0,
 TRUTHING_GOLD_SHARE=0), since the simulated operators answer streams only.
 `--long-job`: an import of LONG_JOB_SCENES scenes, queued through the API just before the first answer,
 runs meanwhile: in a thread of the web process under `make run`, in the service's worker under `--serve`
@@ -152,7 +152,7 @@ def measure_served(args, folder: Path) -> dict:
             base_url, process = start_make_serve({**os.environ, **env}, folder / "serve.log")
             try:
                 wait_served(base_url, process, folder / "serve.log")
-                with simulated_operators(env, args.operators, args.think) as operators:
+                with simulated_operators(base_url, long_job["operators"], args.think) as operators:
                     started = start_long_job(base_url, long_job) if args.long_job else None
                     began = time.monotonic()
                     result = measure(base_url, password, args.answers)
@@ -224,27 +224,23 @@ def wait_served(base_url: str, process, log: Path, timeout: float = 180) -> None
 
 
 @contextmanager
-def simulated_operators(env: dict[str, str], count: int, think: float):
-    """benchmarks.truthing_speed's operators, answering in a process of their own (their threads do not
-    share this process's interpreter lock with the browser's timing) until the block ends; the list it
-    yields is filled then with their answer -> next question latencies (seconds)."""
+def simulated_operators(base_url: str, tokens: list[str], think: float):
+    """benchmarks.http_operators' operators, answering over HTTP in a process of their own (their threads
+    do not share this process's interpreter lock with the browser's timing) until the block ends; the list
+    it yields is filled then with their answer -> next question latencies (seconds)."""
     latencies: list[float] = []
-    if not count:
+    if not tokens:
         yield latencies
         return
     context = multiprocessing.get_context("spawn")
-    ready, stopping, results = context.Event(), context.Event(), context.Queue()
-    child = context.Process(
-        target=operators_answer, args=(env, operator_names(count), think, ready, stopping, results)
-    )
+    stopping, results = context.Event(), context.Queue()
+    child = context.Process(target=operators_answer, args=(base_url, tokens, think, stopping, results))
     child.start()
     try:
-        if not ready.wait(timeout=180):
-            sys.exit("The simulated operators did not start.")
         yield latencies
     finally:
         stopping.set()
-        latencies.extend(results.get(timeout=300))  # an operator waits at most WAIT_LIMIT for a question
+        latencies.extend(results.get(timeout=300))  # an operator waits at most GIVE_UP_SECONDS a question
         child.join(timeout=60)
 
 
@@ -252,17 +248,11 @@ def operator_names(count: int) -> list[str]:
     return [f"bench-simulated-{number}" for number in range(count)]
 
 
-def operators_answer(env: dict[str, str], names: list[str], think: float, ready, stopping, results) -> None:
-    """In the simulated operators' process: truthing_speed's operator loop until `stopping` is set
-    (`ready` once Django is set up: the browser's timing starts only then)."""
-    os.environ.update(env)
-    from django.contrib.auth import get_user_model
+def operators_answer(base_url: str, tokens: list[str], think: float, stopping, results) -> None:
+    """In the simulated operators' process: their loop until `stopping` is set."""
+    from benchmarks.http_operators import operators_answer_over_http
 
-    from benchmarks.truthing_speed import operators_answer_while  # sets Django up
-
-    users = list(get_user_model().objects.filter(username__in=names))
-    ready.set()
-    results.put(operators_answer_while(users, lambda: not stopping.is_set(), think, lambda: True))
+    results.put(operators_answer_over_http(base_url, tokens, lambda: not stopping.is_set(), think))
 
 
 def setup(operators: int, fit_scenes: bool = False) -> tuple[str, dict]:
@@ -295,11 +285,13 @@ def setup(operators: int, fit_scenes: bool = False) -> tuple[str, dict]:
     vocabulary, _ = vocabulary_install_default()
     collection = collection_create(name="Operator benchmark", vocabulary=vocabulary)
     membership_set(collection=collection, user_id=user.pk, role=MemberRole.OPERATOR)
+    operator_tokens = []
     for name in operator_names(operators):
         simulated = user_create_with_role(
             username=name, password=secrets.token_urlsafe(16), role=Role.OPERATOR
         )
         membership_set(collection=collection, user_id=simulated.pk, role=MemberRole.OPERATOR)
+        operator_tokens.append(token_create(user=simulated, name="simulated operator")[1])
     scenes = "".join(json.dumps(s) + "\n" for s in generate_scenes(60, seed=41)).encode()
     job = import_create(
         collection=collection,
@@ -348,7 +340,7 @@ def setup(operators: int, fit_scenes: bool = False) -> tuple[str, dict]:
         )
         assert import_run(job_id=job.pk).status == "done"
     connections.close_all()
-    return password, {"token": token, "collection": target.pk}
+    return password, {"token": token, "collection": target.pk, "operators": operator_tokens}
 
 
 def start_long_job(base_url: str, long_job: dict) -> float:
@@ -467,6 +459,11 @@ def baseline(section: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+def web_workers() -> int:
+    """gunicorn's workers as scripts/serve.sh starts them: WEB_WORKERS, or 2 per core plus 1."""
+    return int(os.environ.get("WEB_WORKERS") or 2 * (os.cpu_count() or 1) + 1)
+
+
 def served_how(result: dict, args) -> str:
     if not args.serve:
         return (
@@ -474,13 +471,13 @@ def served_how(result: dict, args) -> str:
             "`make run` (TASKS_IN_THREADS)"
         )
     operators = (
-        f"{args.operators} simulated operators (benchmarks.truthing_speed's, thinking {args.think:g} s on "
+        f"{args.operators} simulated operators (benchmarks.http_operators', over HTTP, thinking {args.think:g} s on "
         "average) answering other streams of the same test meanwhile"
         if args.operators
         else "no other operator"
     )
     return (
-        "`make serve` (scripts/serve.sh under supervisord: gunicorn with 2 workers, the jobs worker at "
+        f"`make serve` (scripts/serve.sh under supervisord: gunicorn with {web_workers()} workers, the jobs worker at "
         "niceness 10, the proposer, the dealer and the beat) on PostgreSQL and Redis, second opinions and "
         f"gold work off, {operators}"
     )
@@ -514,8 +511,8 @@ def operators_line(result: dict) -> str:
     median = sorted(latencies)[len(latencies) // 2]
     return (
         f"\nThe simulated operators gave {len(latencies)} answers during the browser's "
-        f"{result['seconds']:.0f} s; their answer -> next question "
-        f"in the database (benchmarks.truthing_speed's figure): median {median:.0f} ms, p95 "
+        f"{result['seconds']:.0f} s; from an answer sent to the next question received (over HTTP, as "
+        f"the page): median {median:.0f} ms, p95 "
         f"{p95(latencies):.0f} ms, max {max(latencies):.0f} ms. Streams not yet ended at the browser's "
         f"last answer: {result['open_streams']} (with none left, the simulated operators had run out of "
         "work).\n"

@@ -44,8 +44,12 @@ celery_worker() {  # name, queue, concurrency, niceness
 case "${1:-all}" in
   web)
     # Each worker is replaced after about WEB_MAX_REQUESTS requests (the jitter staggers them), so
-    # memory one large request took does not stay with the worker for good.
-    exec "$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" --workers "${WEB_WORKERS:-2}" \
+    # memory one large request took does not stay with the worker for good. An operator's answer holds
+    # its worker while it waits for the next question (decision 0077), idle but taken: gunicorn's own
+    # rule, 2 per core plus 1, keeps workers free for the other operators (5 on 2 cores, where 2 made
+    # answers queue behind one another's waits).
+    exec "$BIN/gunicorn" vtt_site.wsgi:application --bind "$HOST:$PORT" \
+      --workers "${WEB_WORKERS:-$((2 * $(nproc) + 1))}" \
       --timeout "$WEB_TIMEOUT" --max-requests "${WEB_MAX_REQUESTS:-1000}" \
       --max-requests-jitter "${WEB_MAX_REQUESTS_JITTER:-100}" --access-logfile -
     ;;
