@@ -125,10 +125,10 @@ def _add_object(scene: OpenScene, object_id: str, obj: Any, where: str) -> None:
     scene.add(
         OpenObject(
             key=object_id,
-            names=names(obj.get("name"), f"{where}.name", single=True),
+            names=names(obj.get("name"), where, "name", single=True),
             synsets=[],
             box=box(obj.get("x"), obj.get("y"), obj.get("w"), obj.get("h"), where),
-            attributes=[a.strip() for a in names(obj.get("attributes"), f"{where}.attributes")],
+            attributes=[a.strip() for a in names(obj.get("attributes"), where, "attributes")],
         )
     )
     scene.relationships.extend(links)

@@ -41,6 +41,7 @@ from annotations.formats.open_vocabulary import (
     OpenObject,
     OpenRelationship,
     OpenScene,
+    at,
     box,
     image_name,
     names,
@@ -214,9 +215,9 @@ def _relationship(link: Any, where: str) -> OpenRelationship:
     if not isinstance(link, dict):
         raise BadEntry(where, f"a relationship is an object, not {describe(link)}")
     return OpenRelationship(
-        _object_id(link.get("subject_id"), f"{where}.subject_id"),
+        _object_id(link.get("subject_id"), where, "subject_id"),
         _predicate(link.get("predicate"), where),
-        _object_id(link.get("object_id"), f"{where}.object_id"),
+        _object_id(link.get("object_id"), where, "object_id"),
     )
 
 
@@ -226,17 +227,17 @@ def _object(item: Any, place: str) -> OpenObject:
             place, f"an object is an object with object_id, x, y, w, h and names, not {describe(item)}"
         )
     return OpenObject(
-        key=_object_id(item.get("object_id", item.get("id")), f"{place}.object_id"),
-        names=names(item["names"] if "names" in item else item.get("name"), f"{place}.names", single=True),
-        synsets=names(item.get("synsets"), f"{place}.synsets"),
+        key=_object_id(item.get("object_id", item.get("id")), place, "object_id"),
+        names=names(item["names"] if "names" in item else item.get("name"), place, "names", single=True),
+        synsets=names(item.get("synsets"), place, "synsets"),
         box=box(item.get("x"), item.get("y"), item.get("w"), item.get("h"), place),
-        attributes=[a.strip() for a in names(item.get("attributes"), f"{place}.attributes")],
+        attributes=[a.strip() for a in names(item.get("attributes"), place, "attributes")],
     )
 
 
-def _object_id(value: Any, place: str) -> str:
+def _object_id(value: Any, place: str, field: str | None = None) -> str:
     if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
-        raise BadEntry(place, f"must be an object's id, not {describe(value)}")
+        raise BadEntry(at(place, field), f"must be an object's id, not {describe(value)}")
     return str(value)
 
 

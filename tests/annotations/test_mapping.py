@@ -250,11 +250,13 @@ def _depth(value) -> int:
 
 
 def test_the_depth_guard_counts_brackets_outside_strings_even_across_reads():
+    """Chunks with a backslash take the string-by-string path, the others the quote-parity one; small
+    reads mix the two within one document, and strings hold brackets with and without escapes."""
     generator = random.Random(7)
 
     def nested(level: int):
         if level == 0 or generator.random() < 0.25:
-            return generator.choice(['a"[{', "\\", '"]', "[]]\\\\", "x", 3])
+            return generator.choice(['a"[{', "\\", '"]', "[]]\\\\", "x", 3, "{[}", "]]"])
         if generator.random() < 0.5:
             return [nested(level - 1) for _ in range(generator.randint(0, 3))]
         return {f'k{i}"[': nested(level - 1) for i in range(generator.randint(0, 3))}
