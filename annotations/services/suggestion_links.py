@@ -29,9 +29,8 @@ def suggestions_link(image: Image, document: Mapping[str, Any]) -> list[Predicti
     image's and named by one object only; a refusal names the object (`objects[2].suggestion`)."""
     named = [_suggestion_id(raw) for raw in _objects(document)]
     wanted = {pk for pk in named if pk is not None}
-    found = {
-        p.pk: p for p in Prediction.objects.filter(pk__in=wanted, image=image).select_related("object_type")
-    }
+    chosen = Prediction.objects.filter(pk__in=wanted, image=image).select_related("object_type")
+    found = {p.pk: p for p in chosen} if wanted else {}  # a hand-drawn annotation asks nothing
     problems: dict[str, list[str]] = {}
     first_at: dict[int, int] = {}
     for i, pk in enumerate(named):

@@ -54,3 +54,12 @@ def _lock_for_decision(prediction: Prediction, user: Any) -> Prediction:
             "This suggestion is a box of the saved annotation: delete the box and save to reject it.",
         )
     return locked
+
+
+def suggestions_fetch_ahead(*, image_ids: list[int]) -> None:
+    """The call site where the server side queues the fetch of these images' suggestions from the
+    collection's model server, one task per image (decision 0078; the task and the client are the server
+    side's, `annotations.suggestions`). Called by `annotations.services.queues.suggestions_ask_ahead` after
+    the annotator took an image, with the image they will probably take next. Until that task is queued
+    here, nothing is asked ahead: the annotator's page reads what is stored."""
+    return None

@@ -258,3 +258,26 @@ def test_suggestions_are_listed_pending_first_best_first(api, annotator, predict
         "status": "pending",
         "model_version": "v3",
     }
+
+
+# --- asking ahead ---------------------------------------------------------------------------------------------
+
+
+def test_taking_an_image_asks_ahead_for_the_next_ones_suggestions(
+    collection, annotator, other_annotator, monkeypatch, django_capture_on_commit_callbacks
+):
+    from annotations.services import queues
+
+    asked: list[list[int]] = []
+    monkeypatch.setattr(queues, "suggestions_fetch_ahead", lambda *, image_ids: asked.append(image_ids))
+    others, mine, after = (ImageFactory(collection=collection) for _ in range(3))
+    assert queues.annotation_next(collection=collection, user=other_annotator) == others
+    with django_capture_on_commit_callbacks(execute=True):
+        assert queues.annotation_next(collection=collection, user=annotator) == mine
+    assert asked == []  # no model server: nothing is asked
+    model_backend(collection)
+    queues.image_leave(image=mine, user=annotator)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert queues.annotation_next(collection=collection, user=annotator) == mine
+    # Not the image taken, nor the one someone else holds: the next free one.
+    assert asked == [[after.pk]]
