@@ -281,3 +281,9 @@ def test_taking_an_image_asks_ahead_for_the_next_ones_suggestions(
         assert queues.annotation_next(collection=collection, user=annotator) == mine
     # Not the image taken, nor the one someone else holds: the next free one.
     assert asked == [[after.pk]]
+
+
+def test_ids_beyond_the_databases_range_are_a_clean_answer(api, annotator, leased_image):
+    drawn = {"id": "a", "type": "person", "bbox": [300, 20, 30, 60], "suggestion": 10**20}
+    assert save(api, annotator, leased_image, drawn).status_code == 400
+    assert api.as_user(annotator).post(f"/api/v1/suggestions/{10**20}/reject/").status_code == 404
