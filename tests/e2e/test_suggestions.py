@@ -184,6 +184,18 @@ def test_unavailable_suggestions_say_so_and_the_page_still_saves(team, new_page)
     shot(page, "suggestions-unavailable-390")
 
 
+def test_a_submitted_image_shows_no_suggestion_to_decide(team, page):
+    collection, members = team
+    street_with_suggestions(collection)
+    login(page, members["alice"])
+    open_next(page, collection)
+    page.wait_for_selector("body[data-suggestions=ready]")
+    page.keyboard.press("Control+Enter")  # nothing drawn yet: an empty image may be submitted
+    page.wait_for_selector("[data-testid=done]:visible")
+    assert page.locator("rect.suggestion").count() == 0
+    assert page.get_by_test_id("suggestions").is_hidden()
+
+
 def test_a_collection_without_a_model_server_shows_nothing_of_suggestions(team, page):
     collection, members = team
     street_with_suggestions(collection)

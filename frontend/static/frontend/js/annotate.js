@@ -58,6 +58,7 @@ async function release() {
 
 function finish(message) {
   session.finish("Submitted: read-only. The reviewer takes it from here.");
+  suggestions.finish();
   document.querySelectorAll("[data-role=toolbar] button:not([data-action=labels])").forEach((b) => (b.disabled = true));
   ui.done.querySelector("[data-role=done-message]").textContent = message;
   ui.done.hidden = false;

@@ -95,6 +95,13 @@ export class Suggestions {
     document.body.dataset.suggestions = this.state; // for the browser tests
   }
 
+  // Submitted: nothing is decided here any more; the waiting suggestions leave the image and the panel.
+  finish() {
+    this.state = "finished";
+    this.ui.root.hidden = true;
+    this.draw();
+  }
+
   // --- what each suggestion is on this page ---
 
   status(s) {
