@@ -62,6 +62,10 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "queue.release": allow(Role.ANNOTATOR, Role.REVIEWER),
     "review.decide": allow(Role.REVIEWER),
     "review.correct": allow(Role.REVIEWER),
+    # a model's suggestions (decision 0078): read while annotating or reviewing; decided by the annotator
+    "suggestion.list": allow(Role.ANNOTATOR, Role.REVIEWER),
+    "suggestion.reject": allow(Role.ANNOTATOR),
+    "suggestion.restore": allow(Role.ANNOTATOR),
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
     "import.list": allow(Role.REVIEWER),

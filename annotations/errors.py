@@ -38,6 +38,10 @@ class AnnotationErrorCode(StrEnum):
     SELF_REVIEW = "self_review"
     COMMENT_REQUIRED = "comment_required"
     INCOMPLETE_ATTRIBUTES = "incomplete_attributes"
+    # suggestions from a model
+    SUGGESTION_NOT_FOUND = "suggestion_not_found"
+    SUGGESTION_NOT_OF_IMAGE = "suggestion_not_of_image"
+    SUGGESTION_ACCEPTED = "suggestion_accepted"
     # import and export
     IMPORT_NOT_FOUND = "import_not_found"
     IMPORT_UNREADABLE = "import_unreadable"

@@ -4,7 +4,7 @@ import re
 
 from django.urls import path, register_converter
 
-from annotations.api import annotation, collections, images, imports, queues, vocabularies
+from annotations.api import annotation, collections, images, imports, queues, suggestions, vocabularies
 from annotations.formats import SceneFormat, format_values, scene_format
 
 
@@ -71,5 +71,20 @@ urlpatterns = [
         "images/<int:image_id>/review/annotation/",
         annotation.ReviewCorrectApi.as_view(),
         name="image-review-annotation",
+    ),
+    path(
+        "images/<int:image_id>/suggestions/",
+        suggestions.ImageSuggestionsApi.as_view(),
+        name="image-suggestions",
+    ),
+    path(
+        "suggestions/<int:suggestion_id>/reject/",
+        suggestions.SuggestionRejectApi.as_view(),
+        name="suggestion-reject",
+    ),
+    path(
+        "suggestions/<int:suggestion_id>/restore/",
+        suggestions.SuggestionRestoreApi.as_view(),
+        name="suggestion-restore",
     ),
 ]

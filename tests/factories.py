@@ -90,3 +90,36 @@ class ImageFactory(factory.django.DjangoModelFactory):
     original_name = factory.Sequence(lambda n: f"image-{n:05d}.png")
     width = 640
     height = 480
+
+
+class PredictionFactory(factory.django.DjangoModelFactory):
+    """`PredictionFactory(image=..., type="person", bbox=[x, y, w, h])`: a model's suggestion, stored as
+    the server side would store what a model server answered (decision 0078)."""
+
+    class Meta:
+        model = "annotations.Prediction"
+
+    image = factory.SubFactory(ImageFactory)
+    model_version = "v3"
+    x, y, w, h = 10.0, 20.0, 30.0, 60.0
+    attributes = factory.LazyFunction(list)
+    score = 0.9
+
+    @classmethod
+    def _create(cls, model_class, *args, type: str = "person", bbox=None, **kwargs):
+        from annotations.models import ObjectType
+
+        image = kwargs["image"]
+        kwargs["object_type"] = ObjectType.objects.get(vocabulary=image.collection.vocabulary_id, name=type)
+        if bbox is not None:
+            kwargs.update(zip("xywh", map(float, bbox), strict=True))
+        return super()._create(model_class, *args, **kwargs)
+
+
+def model_backend(collection, **fields):
+    """The collection connected to a model server (only the row: nothing here talks to it)."""
+    from annotations.models import ModelBackend
+
+    return ModelBackend.objects.create(
+        collection=collection, url="http://127.0.0.1:9/", model_version="v3", **fields
+    )

@@ -31,6 +31,7 @@ from tests.factories import (
     CollectionFactory,
     ImageFactory,
     MembershipFactory,
+    PredictionFactory,
     UserFactory,
     VocabularyFactory,
     vocabulary_document,
@@ -151,6 +152,13 @@ CALLS: dict[str, Builder] = {
         f"/api/v1/images/{w.in_review(lease_holder=w.actor, lease_expires_at=timezone.now() + timedelta(hours=1)).pk}"
         "/review/annotation/",
         SCENE,
+    ),
+    "suggestion.list": lambda w: Call("get", f"/api/v1/images/{w.image().pk}/suggestions/"),
+    "suggestion.reject": lambda w: Call(
+        "post", f"/api/v1/suggestions/{PredictionFactory(image=w.leased()).pk}/reject/"
+    ),
+    "suggestion.restore": lambda w: Call(
+        "post", f"/api/v1/suggestions/{PredictionFactory(image=w.leased(), status='rejected').pk}/restore/"
     ),
     "import.create": lambda w: Call(
         "post",

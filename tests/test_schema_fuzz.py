@@ -23,7 +23,13 @@ from schemathesis import checks
 from accounts.roles import Role
 from accounts.services import token_create
 from annotations.models import MemberRole
-from tests.factories import CollectionFactory, ImageFactory, MembershipFactory
+from tests.factories import (
+    CollectionFactory,
+    ImageFactory,
+    MembershipFactory,
+    PredictionFactory,
+    model_backend,
+)
 from vtt_site.wsgi import application
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
@@ -116,8 +122,26 @@ def with_test_links(raw: dict) -> dict:
     return raw
 
 
+def with_suggestion_links(raw: dict) -> dict:
+    """From an image (listed, or taken from the queue) to its suggestions, and from them to deciding on
+    the first (rejected, then taken back): schemathesis infers neither."""
+    listed = {"image_id": "$response.body#/results/0/id"}
+    read = {"ReadSuggestions": {"operationId": "suggestion_list", "parameters": listed}}
+    _add_links(raw, "/api/v1/collections/{collection_id}/images/", "get", "200", read)
+    taken = {"image_id": "$response.body#/id"}
+    read = {"ReadSuggestions": {"operationId": "suggestion_list", "parameters": taken}}
+    _add_links(raw, "/api/v1/collections/{collection_id}/queue/annotation/next/", "post", "200", read)
+    first = {"suggestion_id": "$response.body#/suggestions/0/id"}
+    links = {
+        "RejectSuggestion": {"operationId": "suggestion_reject", "parameters": first},
+        "RestoreSuggestion": {"operationId": "suggestion_restore", "parameters": first},
+    }
+    _add_links(raw, "/api/v1/images/{image_id}/suggestions/", "get", "200", links)
+    return raw
+
+
 def with_links(raw: dict) -> dict:
-    return with_test_links(with_creation_links(with_work_links(raw)))
+    return with_suggestion_links(with_test_links(with_creation_links(with_work_links(raw))))
 
 
 schema = schemathesis.openapi.from_dict(with_links(yaml.safe_load(SCHEMA.read_text())))
@@ -275,6 +299,16 @@ ANNOTATION_WORK = [
     "review_decide",
     "review_correct",
 ]
+# An image's suggestions from a model (decision 0078), reached from the list of images.
+SUGGESTIONS = [
+    "collection_list",
+    "image_list",
+    "queue_annotation_next",
+    "suggestion_list",
+    "suggestion_reject",
+    "suggestion_restore",
+    "annotation_save",
+]
 MEMBERS = [
     "collection_list",
     "collection_create",
@@ -296,6 +330,7 @@ JOURNEYS = {
     # image in one, some were called only once or twice.
     "reading and leaving images": {"operation_id": IMAGE_READS},
     "annotating and reviewing": {"operation_id": ANNOTATION_WORK},
+    "a model's suggestions": {"operation_id": SUGGESTIONS},
     "vocabularies, statistics, tokens": {"path_regex": "^/api/v1/(vocabularies|statistics|tokens)/"},
     "vision systems and sessions": {"path_regex": "^/api/v1/evaluation/"},
     "a test's life": {"operation_id": TEST_LIFE},
@@ -409,6 +444,11 @@ def published_world(trained_collection, users):
         file=SimpleUploadedFile("scenes.jsonl", scenes.encode()),
         start=False,
     )
+    # A model server's suggestion for every image, whichever the image list leads to: read, rejected (or
+    # refused: the admin holds no lease), taken back.
+    model_backend(trained_collection)
+    for image in trained_collection.images.all():
+        PredictionFactory(image=image, bbox=[10, 20, 30, 60])
 
 
 def _workflow(journey_schema, token: str):

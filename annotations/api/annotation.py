@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from annotations.api.common import (
     ImageSerializer,
-    RecordObjectSerializer,
+    RecordObjectInputSerializer,
     RecordRelationshipSerializer,
     SceneRecordSerializer,
 )
@@ -30,7 +30,7 @@ class AnnotationApi(APIView):
 
     @extend_schema_serializer(component_name="AnnotationSave")
     class InputSerializer(serializers.Serializer):
-        objects = RecordObjectSerializer(many=True)
+        objects = RecordObjectInputSerializer(many=True)
         relationships = RecordRelationshipSerializer(many=True, required=False, default=list)
 
     @extend_schema(responses=SceneRecordSerializer, summary="The image's annotation as a scene graph")

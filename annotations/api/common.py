@@ -115,15 +115,59 @@ class RecordSourceSerializer(serializers.Serializer):
     label = _source_text(required=False, help_text="Open Images' class code (`/m/01g317`).")
 
 
-class RecordObjectSerializer(serializers.Serializer):
-    id = serializers.CharField(help_text='Client ids in a request; "o1".."oN" in stored order in a response.')
-    type = serializers.CharField()
-    bbox = serializers.ListField(
+class SuggestionRefSerializer(serializers.Serializer):
+    """The model's suggestion an object was accepted from (decision 0078)."""
+
+    id = serializers.IntegerField(help_text="The suggestion (GET /images/{id}/suggestions/).")
+    model_version = serializers.CharField(help_text="The model's version that proposed it.")
+    score = serializers.FloatField(allow_null=True)
+    edited = serializers.BooleanField(
+        help_text="Whether the saved type, box (beyond a pixel) or attributes differ from the suggestion's; "
+        "worked out by the server."
+    )
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "integer"},
+            {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        ],
+        "nullable": True,
+        "description": "The model's suggestion this object is accepted from: its id, or the `suggestion` "
+        "object of a read as it came. Leave it out (or null) for a box drawn by hand.",
+    }
+)
+class SuggestionIdField(serializers.Field):
+    """An id, or the record's `{"id": ...}` given back as read, so that a record read can be saved again."""
+
+    default_error_messages = {"invalid": "A suggestion's id (a whole number), or null."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, dict):
+            data = data.get("id")
+        if isinstance(data, bool) or not isinstance(data, int) or data < 1:
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def bbox_field() -> serializers.ListField:
+    """A box as the API gives and takes it: an object's, a model's suggestion's."""
+    return serializers.ListField(
         child=serializers.FloatField(),
         min_length=4,
         max_length=4,
         help_text="[x, y, width, height] in pixels.",
     )
+
+
+class RecordObjectSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='Client ids in a request; "o1".."oN" in stored order in a response.')
+    type = serializers.CharField()
+    bbox = bbox_field()
     attributes = serializers.ListField(
         child=serializers.CharField(), default=list, help_text="The values known to hold."
     )
@@ -141,6 +185,18 @@ class RecordObjectSerializer(serializers.Serializer):
         "A depiction or a group box is never an object of a test.",
     )
     source = RecordSourceSerializer(required=False)  # type: ignore[assignment]  # DRF's Field.source
+    suggestion = SuggestionRefSerializer(
+        required=False, help_text="Only on an object accepted from a model's suggestion."
+    )
+
+    class Meta:
+        list_serializer_class = ObjectList
+
+
+class RecordObjectInputSerializer(RecordObjectSerializer):
+    """An object of a save: it may name the suggestion it is accepted from (accepting is saving)."""
+
+    suggestion = SuggestionIdField(required=False, allow_null=True)  # type: ignore[assignment]
 
     class Meta:
         list_serializer_class = ObjectList

@@ -76,7 +76,29 @@ def _object(row: tuple, index: VocabularyIndex) -> dict[str, Any]:
 
 
 def image_annotation(*, image: Image) -> dict[str, Any]:
-    return scene_records(images=[image], index=vocabulary_index(image.collection.vocabulary))[0]
+    """The image's record for the annotation API and the pages: an object accepted from a model's
+    suggestion also says so (`suggestion`: its id, the model's version and score, and whether the person
+    edited it; decision 0078). Exports are written without it (`scene_records`), and no vision system
+    reads annotations at all."""
+    record = scene_records(images=[image], index=vocabulary_index(image.collection.vocabulary))[0]
+    for position, suggestion in object_suggestions(image).items():
+        record["objects"][position]["suggestion"] = suggestion
+    return record
+
+
+def object_suggestions(image: Image) -> dict[int, dict[str, Any]]:
+    """Position -> what the object's suggestion was, for the objects accepted from one."""
+    rows = (
+        ObjectAnnotation.objects.filter(image=image, suggestion__isnull=False)
+        .order_by("position")
+        .values_list(
+            "position", "suggestion_id", "suggestion__model_version", "suggestion__score", "suggestion_edited"
+        )
+    )
+    return {
+        position: {"id": pk, "model_version": version, "score": score, "edited": edited}
+        for position, pk, version, score, edited in rows
+    }
 
 
 def records_in_chunks(images: Iterable[Image], index: VocabularyIndex, size: int = 500) -> Iterator[dict]:

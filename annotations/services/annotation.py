@@ -21,6 +21,7 @@ from annotations.models.annotation import OBJECT_COLUMNS, RELATIONSHIP_COLUMNS
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import VocabularyIndex, vocabulary_index
 from annotations.services.bulk import insert_returning_ids, insert_rows
+from annotations.services.suggestion_links import suggestions_link, suggestions_record
 from kernel.scene import OBJECT_FLAGS, Scene, parse_scene, unfilled_exclusive_groups
 from kernel.vocabulary import Vocabulary as CoreVocabulary
 from vtt_site.errors import ApplicationError, ConflictError, PermissionDeniedError
@@ -33,7 +34,7 @@ def annotation_save(*, image: Image, user: Any, document: Mapping[str, Any]) -> 
     holder of the image's annotation lease may. Returns the stored record (ids "o1".."oN")."""
     locked = lock_image(image.pk)
     require_lease(locked, user, Stage.ANNOTATE)
-    _replace_annotation(locked, document)
+    _replace_annotation(locked, document, user)
     now = timezone.now()
     locked.annotator = user
     locked.annotated_at = locked.annotated_at or now
@@ -49,7 +50,7 @@ def annotation_correct(*, image: Image, user: Any, document: Mapping[str, Any]) 
     (`corrected_by`), and the annotator stays the person who drew the annotation."""
     locked = lock_image(image.pk)
     require_reviewer(locked, user)
-    _replace_annotation(locked, document)
+    _replace_annotation(locked, document, user)
     now = timezone.now()
     locked.corrected_by = user
     locked.corrected_at = now
@@ -68,11 +69,15 @@ def require_reviewer(locked: Image, user: Any) -> None:
     require_lease(locked, user, Stage.REVIEW)
 
 
-def _replace_annotation(locked: Image, document: Mapping[str, Any]) -> None:
+def _replace_annotation(locked: Image, document: Mapping[str, Any], user: Any) -> None:
+    """Everything is checked (the scene, then the suggestions its objects name) before anything is
+    written; then the objects, and what they say of the model's suggestions (decision 0078)."""
     index = vocabulary_index(locked.collection.vocabulary)
     scene = parse_annotation(locked, document, index.core)
+    links = suggestions_link(locked, document)
     annotation_delete(image_ids=[locked.pk])
     annotation_insert(images=[locked], scenes=[scene], index=index)
+    suggestions_record(image=locked, scene=scene, links=links, user=user)
 
 
 @transaction.atomic

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
-from annotations.models import Collection, Image, Stage
+from annotations.models import Collection, Image, ModelBackend, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.services.annotation import image_lease_minutes, lock_image, require_reviewer
+from annotations.services.suggestions import suggestions_fetch_ahead
 from vtt_site.errors import ApplicationError, CommonErrorCode
+from vtt_site.leases import lease_free, lease_renew_held, lease_take
 from vtt_site.leases import lease_release as release
-from vtt_site.leases import lease_renew_held, lease_take
 
 ACCEPT = "accept"
 SEND_BACK = "send_back"
@@ -31,16 +33,48 @@ def annotation_next(*, collection: Collection, user: Any) -> Image | None:
     waiting = Image.objects.filter(collection=collection, stage=Stage.ANNOTATE)
     held = lease_renew_held(waiting, user, minutes=minutes, now=now)
     if held is not None:
+        suggestions_ask_ahead(collection=collection, user=user)
         return held
-    # A returned image whose annotator was deleted has nobody to return to: it is free for anyone.
-    for candidates in (
-        waiting.filter(returned=True, annotator=user),
-        waiting.filter(Q(returned=False) | Q(annotator__isnull=True)),
-    ):
+    for candidates in _annotation_candidates(waiting, user):
         taken = lease_take(candidates, user, minutes=minutes, related=IMAGE_RELATED, now=now)
         if taken is not None:
+            suggestions_ask_ahead(collection=collection, user=user)
             return taken
     return None
+
+
+def _annotation_candidates(waiting: QuerySet[Image], user: Any) -> tuple[QuerySet[Image], ...]:
+    """Where the annotator's next image comes from, in order: sent back to them, then free ones. A returned
+    image whose annotator was deleted has nobody to return to: it is free for anyone."""
+    return (
+        waiting.filter(returned=True, annotator=user),
+        waiting.filter(Q(returned=False) | Q(annotator__isnull=True)),
+    )
+
+
+def annotation_next_ahead(*, collection: Collection, user: Any, count: int = 1) -> list[int]:
+    """The images `annotation_next` would give the annotator next (at most `count`): those nobody holds,
+    so not the one they just took. Whoever takes one first gets it: a good guess, not a promise."""
+    waiting = Image.objects.filter(lease_free(timezone.now()), collection=collection, stage=Stage.ANNOTATE)
+    ahead: list[int] = []
+    for candidates in _annotation_candidates(waiting, user):
+        ahead += (
+            candidates.exclude(pk__in=ahead).order_by("pk").values_list("pk", flat=True)[: count - len(ahead)]
+        )
+        if len(ahead) >= count:
+            break
+    return ahead
+
+
+def suggestions_ask_ahead(*, collection: Collection, user: Any) -> None:
+    """While the annotator works on the image they took, the model server is asked for the next image's suggestions,
+    so that "Annotate next" opens a page whose suggestions are there (decision 0078). Only for a
+    collection connected to a model server; the asking is queued once this transaction commits."""
+    if not ModelBackend.objects.filter(collection=collection, enabled=True).exists():
+        return
+    ahead = annotation_next_ahead(collection=collection, user=user)
+    if ahead:
+        transaction.on_commit(partial(suggestions_fetch_ahead, image_ids=ahead))
 
 
 @transaction.atomic

@@ -142,5 +142,11 @@ def page_data(image: Image, mode: str) -> dict[str, Any]:
             "collection": reverse("frontend:collection", args=[collection.pk]),
             "annotate_next": reverse("frontend:annotate-next", args=[collection.pk]),
             "review_next": reverse("frontend:review-next", args=[collection.pk]),
+            # A model's suggestions (decision 0078); {id} is a suggestion's.
+            "suggestions": {
+                "list": reverse("api:image-suggestions", args=[image.pk]),
+                "reject": reverse("api:suggestion-reject", args=[0]).replace("/0/", "/{id}/"),
+                "restore": reverse("api:suggestion-restore", args=[0]).replace("/0/", "/{id}/"),
+            },
         },
     }

@@ -5,14 +5,21 @@ import { EditSession } from "./edit_session.js";
 import { LeaseClock } from "./lease.js";
 import { readPageData } from "./scene_view.js";
 import { installShortcuts } from "./shortcuts.js";
+import { Suggestions } from "./suggestions.js";
 
 const data = readPageData();
 const $ = (selector) => document.querySelector(selector);
 const lease = new LeaseClock($("[data-role=lease]"));
 lease.set(data.image.lease_expires_at);
-// Every save renews the lease.
-const session = new EditSession(data, { onSaved: (record) => lease.set(record.lease_expires_at) });
+// Every save renews the lease, and says what became of the model's suggestions.
+const session = new EditSession(data, {
+  onSaved: (record) => {
+    lease.set(record.lease_expires_at);
+    suggestions.saved(record);
+  },
+});
 const { store } = session;
+const suggestions = new Suggestions(session, data.urls.suggestions);
 const ui = {
   submit: $("[data-action=submit]"),
   release: $("[data-action=release]"),
@@ -51,6 +58,7 @@ async function release() {
 
 function finish(message) {
   session.finish("Submitted: read-only. The reviewer takes it from here.");
+  suggestions.finish();
   document.querySelectorAll("[data-role=toolbar] button:not([data-action=labels])").forEach((b) => (b.disabled = true));
   ui.done.querySelector("[data-role=done-message]").textContent = message;
   ui.done.hidden = false;
@@ -59,7 +67,19 @@ function finish(message) {
 
 ui.submit.addEventListener("click", () => submit());
 ui.release.addEventListener("click", () => release());
-installShortcuts(session.shortcuts([{ keys: ["Enter"], ctrl: true, always: true, run: () => submit() }]));
+const editing = (run) => (e) => (session.finished ? false : run(e));
+installShortcuts(
+  session.shortcuts([
+    { keys: ["Enter"], ctrl: true, always: true, run: () => submit() },
+    // A model's suggestions: letters no other key of the page uses.
+    { keys: ["j"], run: () => suggestions.step(1) },
+    { keys: ["k"], run: () => suggestions.step(-1) },
+    { keys: ["y"], run: editing((e) => (e.shiftKey ? suggestions.acceptAbove() : suggestions.acceptPicked())) },
+    { keys: ["x"], run: editing(() => suggestions.reject()) },
+  ]),
+);
 
 document.body.dataset.ready = "true"; // for the browser tests and the benchmark
 performance.mark("vtt:ready");
+// The suggestions come after the page is up and painted: they never delay it.
+requestAnimationFrame(() => setTimeout(() => suggestions.load()));

@@ -22,7 +22,7 @@ const PIXELS_FROM_SCALE = 4; // screen px per image px from which the picture sh
 const measurer = document.createElement("canvas").getContext("2d");
 measurer.font = `italic ${NAME_PX}px system-ui, sans-serif`;
 const widths = new Map();
-function nameWidth(text) {
+export function nameWidth(text) {
   if (!widths.has(text)) widths.set(text, Math.ceil(measurer.measureText(text).width) + 4);
   return widths.get(text);
 }
@@ -206,6 +206,8 @@ export class BoxLayer {
 
   _element(o) {
     const element = make("rect", { class: this._classes(o.key, o.type), "data-key": o.key });
+    // A box accepted from a model's suggestion (decision 0078) keeps a mark of it.
+    if (o.fromModel) element.dataset.fromModel = o.fromModel.model_version || "a model";
     setRect(element, o.bbox);
     this.elements.set(o.key, element);
     this.areas.set(o.key, area(o.bbox));

@@ -14,9 +14,11 @@ const $ = (selector) => document.querySelector(selector);
 
 export class EditSession {
   // onSaved(record): after each accepted save (the annotator's page renews its lease clock).
+  // onDecorated(scale): after the names on the image were placed again (the page's own overlays follow).
   constructor(data, { onSaved = () => {} } = {}) {
     this.data = data;
     this.onSaved = onSaved;
+    this.onDecorated = () => {};
     this.ui = {
       draw: $("[data-action=draw]"),
       newType: $("[data-role=new-type]"),
@@ -38,6 +40,7 @@ export class EditSession {
         pick: (key) => this.link.pick(key),
         removeRelationship: (index) => view.store.removeRelationship(index),
         changed: () => started && this.showState(),
+        decorated: (scale) => this.onDecorated(scale),
         editorActions: {
           setType: (key, type) => this.setType(key, type),
           setBox: (key, bbox) => view.store.setBox(key, bbox),

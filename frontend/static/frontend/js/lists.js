@@ -47,6 +47,14 @@ export class ObjectList {
       details.className = "summary";
       details.textContent = summary(o);
       const item = li({ "data-key": key, class: `t-${o.type.replace(/\W+/g, "-")}` }, name, " ", details);
+      if (o.fromModel) {
+        // Which model version proposed the box, and whether the person changed it (decision 0078).
+        const mark = document.createElement("span");
+        mark.className = "from-model";
+        mark.dataset.testid = "from-model";
+        mark.textContent = `from model ${o.fromModel.model_version || "(no version)"}${o.fromModel.edited ? ", edited" : ""}`;
+        item.append(" ", mark);
+      }
       this.items.set(key, item);
       fragment.append(item);
     }

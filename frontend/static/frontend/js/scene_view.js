@@ -10,6 +10,11 @@ import { AnnotationStore } from "./store.js";
 import { Vocabulary } from "./vocabulary.js";
 import { Viewport } from "./zoom.js";
 
+// "v3, edited": a box accepted from a model's suggestion, as the review shows it.
+export function modelMark(fromModel) {
+  return `${fromModel.model_version || "model"}${fromModel.edited ? ", edited" : ""}`;
+}
+
 export function readPageData() {
   return JSON.parse(document.getElementById("page-data").textContent);
 }
@@ -164,11 +169,23 @@ export class SceneView {
 
   _decorate() {
     const objects = new Map(this.store.order.map((k) => [k, this.store.get(k)]));
-    const crowded = this.layer.renderDecorations(objects, this.labels, this.store.relationships);
+    const crowded = this.layer.renderDecorations(objects, this._imageLabels(objects), this.store.relationships);
+    this.hooks.decorated?.(this.layer.scale); // what else the page draws at the names' size (suggestions)
     const line = this.zoomTools?.crowded;
     if (!line) return;
     line.hidden = !crowded;
     line.textContent = crowded === 1 ? "1 name hidden: zoom in to see it" : `${crowded} names hidden: zoom in to see them`;
+  }
+
+  // The names on the image. Beyond the annotator's page, a box accepted from a model's suggestion says
+  // which model version proposed it and whether it was edited ("person 2 · v3, edited"; decision 0078).
+  _imageLabels(objects) {
+    if (this.data.mode === "annotate") return this.labels;
+    const labels = new Map(this.labels);
+    for (const [key, o] of objects) {
+      if (o.fromModel) labels.set(key, `${this.labels.get(key)} · ${modelMark(o.fromModel)}`);
+    }
+    return labels;
   }
 
   select(key) {

@@ -60,6 +60,8 @@ export class AnnotationStore extends EventTarget {
         if (o.unknown.length) object.unknown = [...o.unknown];
         if (o.flags.length) object.flags = [...o.flags];
         if (o.source) object.source = o.source;
+        // Accepting a model's suggestion is saving an object that names it; the server works out the rest.
+        if (o.suggestion) object.suggestion = o.suggestion;
         return object;
       }),
       relationships: this.relationships.map((r) => ({ ...r })),
@@ -122,6 +124,10 @@ export class AnnotationStore extends EventTarget {
       known: unknown.length === 0,
       flags: [...(o.flags || [])],
       source: o.source || null,
+      // The model's suggestion the box was accepted from: its id, and once saved what the server says of
+      // it ({id, model_version, score, edited}).
+      suggestion: o.suggestion?.id ?? o.suggestion ?? null,
+      fromModel: o.suggestion?.id ? { ...o.suggestion } : null,
     };
   }
 
@@ -131,14 +137,31 @@ export class AnnotationStore extends EventTarget {
 
   // --- changing ---
 
-  add({ type, bbox }) {
-    const key = newKey();
-    this._change(() => {
-      this.order.push(key);
-      this.objects.set(key, { key, type, bbox, attributes: [], unknown: [], known: true, flags: [], source: null });
-    });
-    this._emit("add", key);
+  add({ type, bbox, attributes = [], suggestion = null }) {
+    const [key] = this.addMany([{ type, bbox, attributes, suggestion }]);
     return key;
+  }
+
+  // Boxes added in one step (one undo): a drawn box, or suggestions accepted together. `suggestion`:
+  // the model's suggestion a box is accepted from.
+  addMany(items) {
+    const keys = items.map(() => newKey());
+    this._change(() => {
+      items.forEach(({ type, bbox, attributes = [], suggestion = null }, i) => {
+        const key = keys[i];
+        this.order.push(key);
+        const values = this.vocabulary.keep(type, attributes);
+        this.objects.set(key, { key, type, bbox, attributes: values, unknown: [], known: true, flags: [], source: null, suggestion, fromModel: null });
+      });
+    });
+    if (keys.length === 1) this._emit("add", keys[0]);
+    else if (keys.length) this._emit("reset");
+    return keys;
+  }
+
+  // The suggestions the boxes of the page come from (saved or not).
+  suggestionIds() {
+    return new Set(this.order.map((key) => this.objects.get(key).suggestion).filter(Boolean));
   }
 
   remove(key) {
