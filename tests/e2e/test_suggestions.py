@@ -205,3 +205,39 @@ def test_a_collection_without_a_model_server_shows_nothing_of_suggestions(team, 
     page.wait_for_selector("body[data-suggestions=off]")
     assert page.get_by_test_id("suggestions").is_hidden()
     assert page.locator("rect.suggestion").count() == 0
+
+
+def test_a_box_dragged_while_its_acceptance_is_being_saved_keeps_the_drag(team, new_page):
+    """Y saves at once, and the person goes straight on to fix the box: the save's answer, arriving in
+    the middle of that drag, must not redraw the box from under the pointer (it did: the drag was
+    dropped, and the suggestion's box was saved)."""
+    collection, members = team
+    image, p = street_with_suggestions(collection)
+    page = new_page()
+    login(page, members["alice"])
+    open_next(page, collection)
+    page.wait_for_selector("body[data-suggestions=ready]")
+    held = []
+    page.route(
+        "**/annotation/",
+        lambda route: held.append(route) if route.request.method == "PUT" else route.continue_(),
+    )
+    page.keyboard.press("y")  # the walker, [80, 200, 24, 60]: its save is held
+    while not held:
+        page.wait_for_timeout(10)
+    canvas, mouse = Canvas(page), page.mouse
+    mouse.move(*canvas.screen(80, 200))  # the north-west handle of the accepted, selected box
+    mouse.down()
+    mouse.move(*canvas.screen(70, 190), steps=4)
+    route = held.pop()
+    with page.expect_event("requestfinished"):  # the save's answer comes while the button is down
+        route.fulfill(response=route.fetch())
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 50)))")
+    mouse.up()
+    page.unroute("**/annotation/")
+    assert canvas.box(canvas.selected_key()) == [70, 190, 34, 70]
+    page.keyboard.press("Control+s")
+    wait_saved(page)
+    (stored,) = ObjectAnnotation.objects.filter(image=image)
+    assert [stored.x, stored.y, stored.w, stored.h] == [70, 190, 34, 70]
+    assert stored.suggestion_id == p["walker"].pk and stored.suggestion_edited

@@ -40,6 +40,7 @@ export class BoxLayer {
     this.areas = new Map(); // key -> area, to keep small boxes above large ones
     this.selected = null;
     this.drag = null;
+    this.idleWaiters = [];
     this.drawMode = false;
     this.pickMode = false;
     this.scale = 1;
@@ -315,5 +316,14 @@ export class BoxLayer {
     this.ghost.setAttribute("visibility", "hidden");
     if (this.svg.hasPointerCapture(this.drag.pointer)) this.svg.releasePointerCapture(this.drag.pointer);
     this.drag = null;
+    // After the caller's commit (a promise's callbacks run once this event's handlers are done).
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  // Resolved once no drag is under way. A save's answer waits for it (edit_session.js): applying the
+  // answer redraws every box, which would drop a drag begun while the save was on its way (accepting a
+  // suggestion saves at once, and the person goes straight on to fix its box).
+  idle() {
+    return this.drag ? new Promise((resolve) => this.idleWaiters.push(resolve)) : Promise.resolve();
   }
 }

@@ -184,6 +184,7 @@ export class EditSession {
       this.showState("Saving…");
       try {
         const record = await api("PUT", this.data.urls.annotation, documentSent);
+        await this.view.layer.idle(); // a drag under way ends first; its change then keeps the page unsaved
         this.store.saved(record, revision, keys);
         this.view.clearErrors();
         this.showError("");
