@@ -1,6 +1,7 @@
 """How the annotator's page behaves with 100 boxes on one image (issue 3 asks that it stay responsive).
 
     .venv/bin/python -m benchmarks.annotator_ui [--steps 300] [--write]
+    .venv/bin/python -m benchmarks.annotator_ui --finish [--images 8] [--recall 0.8] [--box-error 0.08] [--write]
 
 The script makes a throwaway platform in a temporary folder (SQLite, `migrate`, one annotator, a
 1280x800 synthetic street with 100 boxes and 20 relationships, leased to the annotator), serves it with
@@ -17,6 +18,9 @@ page. It measures:
   and to the next frame; and from outside, the click until the page reports the box selected;
 - save: Ctrl+S until the page says "All changes saved" (a PUT of the 100 boxes, validated and stored
   by the server in one transaction).
+
+`--finish` measures something else: the time and the actions to finish images with and without a
+model's suggestions of a stated quality (benchmarks.finish_images says how).
 
 `--write` puts the figures in their section of docs/benchmarks.md. The database and the server are the
 embedded defaults, so only the page and the local server are measured.
@@ -60,7 +64,24 @@ def main() -> None:
     parser.add_argument("--selects", type=int, default=40, help="Box selections to time.")
     parser.add_argument("--saves", type=int, default=15, help="Saves to time.")
     parser.add_argument("--write", action="store_true", help="Write the result into docs/benchmarks.md.")
+    finish = parser.add_argument_group(
+        "--finish: images finished with and without suggestions (benchmarks.finish_images)"
+    )
+    finish.add_argument("--finish", action="store_true", help="Time and count the actions to finish images.")
+    finish.add_argument("--images", type=int, default=8, help="Rendered demo scenes to finish, in each arm.")
+    finish.add_argument("--seed", type=int, default=5)
+    finish.add_argument("--recall", type=float, default=0.8, help="Share of the objects suggested.")
+    finish.add_argument(
+        "--box-error", type=float, default=0.08, help="Error of each edge, share of the size."
+    )
+    finish.add_argument(
+        "--attribute-accuracy", type=float, default=0.8, help="Chance an exclusive value is right."
+    )
+    finish.add_argument("--false-positives", type=int, default=1, help="Suggestions per image on nothing.")
     args = parser.parse_args()
+    if args.finish:
+        finish_images(args)
+        return
 
     with tempfile.TemporaryDirectory(prefix="vtt-ui-bench-") as folder:
         env = platform_env(Path(folder))
@@ -74,6 +95,19 @@ def main() -> None:
         from benchmarks.report import write_section
 
         write_section("annotator-ui", report)
+
+
+def finish_images(args) -> None:
+    from benchmarks import finish_images as finishing
+
+    report = finishing.render(finishing.run(args), args)
+    print(report)
+    if args.write:
+        from benchmarks.report import write_section
+
+        # One section per quality of suggestions, so that runs at several qualities stand side by side.
+        quality = f"{args.recall:g}-{args.box_error:g}-{args.attribute_accuracy:g}-{args.false_positives}"
+        write_section(f"annotator-finish-{quality}", report)
 
 
 # --- a throwaway platform -------------------------------------------------------------------------------
