@@ -244,13 +244,7 @@ def measure(base_url: str, password: str, image_id: int, args) -> dict:
     url = f"{base_url}/images/{image_id}/annotate/"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport=VIEWPORT)
-        page = context.new_page()
-        page.goto(f"{base_url}/login/")
-        page.fill("input[name=username]", USERNAME)
-        page.fill("input[name=password]", password)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{base_url}/")
+        page = logged_in_page(browser, base_url, USERNAME, password, VIEWPORT)
         result = {
             "load": page_loads(page, url, args.loads),
             "drag": drag_steps(page, args.steps),
@@ -260,6 +254,17 @@ def measure(base_url: str, password: str, image_id: int, args) -> dict:
         }
         browser.close()
     return result
+
+
+def logged_in_page(browser, base_url: str, username: str, password: str, viewport: ViewportSize):
+    """A new page of `browser`, logged in through the login form, on the home page."""
+    page = browser.new_context(viewport=viewport).new_page()
+    page.goto(f"{base_url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base_url}/")
+    return page
 
 
 def page_loads(page, url: str, count: int) -> dict:

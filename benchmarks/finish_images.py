@@ -479,16 +479,13 @@ def groups_of_default_vocabulary() -> dict[str, list[dict]]:
 def drive(base_url: str, password: str, made: dict, groups: dict[str, list[dict]]) -> dict:
     from playwright.sync_api import sync_playwright
 
+    from benchmarks.annotator_ui import logged_in_page
+
     types = list(groups)
     results: dict[str, Any] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport=VIEWPORT).new_page()
-        page.goto(f"{base_url}/login/")
-        page.fill("input[name=username]", USERNAME)
-        page.fill("input[name=password]", password)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{base_url}/")
+        page = logged_in_page(browser, base_url, USERNAME, password, VIEWPORT)
         for name in ("without", "with"):
             finished = []
             for _ in made[name]["scenes"]:

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-from benchmarks.annotator_ui import cell, p95, platform_env, server
+from benchmarks.annotator_ui import cell, logged_in_page, p95, platform_env, server
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.serving import forget_keys, start_make_serve, stop
 
@@ -402,12 +402,7 @@ def measure(base_url: str, password: str, answers: int) -> dict:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport=VIEWPORT).new_page()
-        page.goto(f"{base_url}/login/")
-        page.fill("input[name=username]", USERNAME)
-        page.fill("input[name=password]", password)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{base_url}/")
+        page = logged_in_page(browser, base_url, USERNAME, password, VIEWPORT)
         times: list[float] = []  # milliseconds from key to page, plain answers and marked picks
         marked: list[float] = []
         picks = proposing = 0  # proposing: answers whose response did not carry the next question
