@@ -1,6 +1,6 @@
 """docs/guides/your-own-data.md, step by step, as one test: from a Visual Genome download (the
 hand-written fixture, and a larger one in Visual Genome's layout with its open names) to a published
-test taken by a baseline through the HTTP API."""
+test taken by the blind and the seeing baselines through the HTTP API."""
 
 from __future__ import annotations
 
@@ -153,7 +153,8 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
     ]
     out = io.StringIO()
     for folder, split, pictured in (
-        (tmp_path / "train", Split.TRAIN, []),
+        # The seeing baseline learns from the training images that have pixels: half of them here.
+        (tmp_path / "train", Split.TRAIN, scenes[: TRAINING // 2]),
         (tmp_path / "test", Split.TEST, scenes[TRAINING:]),
         (FIXTURES / "vg" / "scene_graphs", Split.TEST, fixture_sizes),
     ):
@@ -224,11 +225,16 @@ def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(u
     test = lifecycle.publish_test(test=test)
     assert test.state == TestState.PUBLISHED
 
-    # 7. A baseline takes it through the HTTP API.
-    call_command("run_baselines", test=test.pk, only="blind-prior", stdout=io.StringIO())
-    session = Session.objects.select_related("score").get(test_id=test.pk)
-    assert session.state == "finished" and session.answered > 0
-    assert 0 <= session.score.accuracy <= 1
+    # 7. The baselines take it through the HTTP API: the blind one, and the seeing one, which first
+    # learns from the training images' pixels and boxes.
+    out = io.StringIO()
+    call_command("run_baselines", test=test.pk, only="blind-prior,seeing", stdout=out)
+    assert f"seeing: trained on {TRAINING // 2} images" in out.getvalue()
+    sessions = Session.objects.select_related("score", "system").filter(test_id=test.pk)
+    assert sorted(s.system.name for s in sessions) == ["baseline: blind-prior", "baseline: seeing"]
+    for session in sessions:
+        assert session.state == "finished" and session.answered > 0
+        assert 0 <= session.score.accuracy <= 1
 
     # 8. And back: the completed annotations in the source's format, with its own ids and names, read
     # back through the same mapping as the same rows.
