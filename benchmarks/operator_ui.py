@@ -464,6 +464,11 @@ def web_workers() -> int:
     return int(os.environ.get("WEB_WORKERS") or 2 * (os.cpu_count() or 1) + 1)
 
 
+def proposers() -> int:
+    """The proposer's processes as scripts/serve.sh starts them: PROPOSER_CONCURRENCY, or 2."""
+    return int(os.environ.get("PROPOSER_CONCURRENCY") or 2)
+
+
 def served_how(result: dict, args) -> str:
     if not args.serve:
         return (
@@ -478,7 +483,7 @@ def served_how(result: dict, args) -> str:
     )
     return (
         f"`make serve` (scripts/serve.sh under supervisord: gunicorn with {web_workers()} workers, the jobs worker at "
-        "niceness 10, the proposer, the dealer and the beat) on PostgreSQL and Redis, second opinions and "
+        f"niceness 10, the proposer with {proposers()} processes, the dealer and the beat) on PostgreSQL and Redis, second opinions and "
         f"gold work off, {operators}"
     )
 
