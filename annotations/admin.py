@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.db import transaction
@@ -25,17 +26,23 @@ from annotations.models import (
     CollectionMembership,
     Image,
     ImportJob,
+    ModelBackend,
     ObjectAnnotation,
     ObjectType,
+    PreannotationJob,
+    Prediction,
     RelationshipAnnotation,
     RelationshipType,
     Vocabulary,
 )
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_in_use, vocabulary_list
+from annotations.services.suggestions import model_backend_set, model_backend_validate
 from annotations.services.vocabularies import vocabulary_copy, vocabulary_mark_edited
+from annotations.suggestions.secrets import secret_usable
 from kernel.errors import EngineError
 from kernel.vocabulary import parse_vocabulary
 from vtt_site.admin_jobs import FollowsRunningJobs
+from vtt_site.errors import ApplicationError
 
 IN_USE_MESSAGE = (
     "Vocabulary {vocabulary} is used by annotations, so it is read-only: changing it would change what "
@@ -379,4 +386,122 @@ class ImportJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
     ]
     list_filter = ["status", "format"]
     search_fields = ["original_name", "collection__name"]
+    list_select_related = ["collection", "created_by"]
+
+
+# --- Suggestions from a model (decision 0078) -------------------------------------------------------------
+
+
+class ModelBackendForm(forms.ModelForm):
+    """The credential is write-only: a password field that never shows what is stored."""
+
+    credential = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="The password (basic) or the header's value. Left empty: the stored one is kept. "
+        "Never shown.",
+    )
+    remove_credential = forms.BooleanField(required=False, help_text="Remove the stored credential.")
+    # http or https only (the service checks it again); said here so that Django assumes no scheme.
+    url = forms.URLField(max_length=500, assume_scheme="http", help_text="The ML backend's base URL.")
+
+    class Meta:
+        model = ModelBackend
+        fields = ["collection", "url", "auth", "username", "header_name", "enabled"]
+
+    def new_secret(self) -> str | None:
+        if self.cleaned_data.get("remove_credential"):
+            return ""
+        return self.cleaned_data.get("credential") or None
+
+    def clean(self):
+        data = super().clean() or {}
+        if self.errors:
+            return data
+        try:
+            model_backend_validate(
+                url=data.get("url", ""),
+                auth=data.get("auth", ""),
+                username=data.get("username", ""),
+                header_name=data.get("header_name", ""),
+                secret=self.new_secret(),
+                stored_secret=self.instance.secret if self.instance.pk else "",
+            )
+        except ApplicationError as exc:
+            for name, messages_ in exc.fields.items():
+                self.add_error("credential" if name == "secret" else name, messages_)
+        return data
+
+
+@admin.register(ModelBackend)
+class ModelBackendAdmin(admin.ModelAdmin):
+    """Saved through the service (`model_backend_set`), which seals the credential."""
+
+    form = ModelBackendForm
+    list_display = ["collection", "url", "auth", "enabled", "credential_state", "model_version", "checked_at"]
+    list_filter = ["enabled", "auth"]
+    search_fields = ["collection__name", "url"]
+    list_select_related = ["collection"]
+    readonly_fields = [
+        "credential_state",
+        "model_version",
+        "checked_at",
+        "last_error",
+        "updated_by",
+        "updated_at",
+    ]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        return ["collection", *fields] if obj is not None else fields
+
+    @admin.display(description="credential")
+    def credential_state(self, backend: ModelBackend) -> str:
+        if not backend.secret:
+            return "none"
+        return "set" if secret_usable(backend.secret) else "unreadable: enter it again"
+
+    def save_model(self, request, obj, form, change):
+        saved = model_backend_set(
+            collection=obj.collection,
+            user=request.user,
+            url=obj.url,
+            auth=obj.auth,
+            username=obj.username,
+            header_name=obj.header_name,
+            secret=form.new_secret(),
+            enabled=obj.enabled,
+        )
+        for field in ModelBackend._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(saved, field.attname))
+        obj._state.adding = False
+
+
+@admin.register(Prediction)
+class PredictionAdmin(_ReadOnlyAdmin):
+    """Written by the model's answers and the annotators' decisions only."""
+
+    list_display = ["image", "object_type", "score", "status", "model_version", "created_at"]
+    list_filter = ["status", "object_type"]
+    search_fields = ["image__original_name", "model_version"]
+    list_select_related = ["image", "object_type"]
+
+
+@admin.register(PreannotationJob)
+class PreannotationJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
+    list_display = [
+        "id",
+        "collection",
+        "status",
+        "images_done",
+        "images_total",
+        "images_failed",
+        "boxes",
+        "following",
+        "created_by",
+        "created_at",
+    ]
+    list_filter = ["status"]
+    search_fields = ["collection__name"]
     list_select_related = ["collection", "created_by"]

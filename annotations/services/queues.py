@@ -13,6 +13,7 @@ from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.services.annotation import image_lease_minutes, lock_image, require_reviewer
+from annotations.services.suggestions import suggestions_fetch_ahead
 from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.leases import lease_release as release
 from vtt_site.leases import lease_renew_held, lease_take
@@ -26,11 +27,13 @@ IMAGE_RELATED = ("annotator", "lease_holder", "reviewed_by", "corrected_by")
 @transaction.atomic
 def annotation_next(*, collection: Collection, user: Any) -> Image | None:
     """The image the annotator should work on: one they hold already, else one a reviewer sent back to
-    them, else a free one (never one sent back to someone else). None when nothing is waiting."""
+    them, else a free one (never one sent back to someone else). None when nothing is waiting. When the
+    collection asks a model, its suggestions for this image and the next are fetched ahead."""
     now, minutes = timezone.now(), image_lease_minutes()
     waiting = Image.objects.filter(collection=collection, stage=Stage.ANNOTATE)
     held = lease_renew_held(waiting, user, minutes=minutes, now=now)
     if held is not None:
+        suggestions_fetch_ahead(image=held)
         return held
     # A returned image whose annotator was deleted has nobody to return to: it is free for anyone.
     for candidates in (
@@ -39,6 +42,7 @@ def annotation_next(*, collection: Collection, user: Any) -> Image | None:
     ):
         taken = lease_take(candidates, user, minutes=minutes, related=IMAGE_RELATED, now=now)
         if taken is not None:
+            suggestions_fetch_ahead(image=taken)
             return taken
     return None
 

@@ -1,0 +1,64 @@
+"""Reads of suggestions from a model: a collection's model server, pre-annotation jobs, and who may see
+an image's suggestions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.roles import is_admin
+from annotations.errors import AnnotationErrorCode
+from annotations.models import Image, ModelBackend, PreannotationJob
+from annotations.selectors.collections import access_collection, collections_visible_to, member_may
+from annotations.selectors.images import access_image
+from annotations.suggestions.secrets import UNUSABLE, secret_usable
+from vtt_site.errors import NotFoundError
+from vtt_site.leases import holds_lease, lease_require
+
+# Who may change or read a collection's model server may also read every image's suggestions there.
+BACKEND_READ = "suggestions.backend.read"
+
+
+def access_model_backend(*, user: Any, collection_id: int, operation: str) -> ModelBackend:
+    """The collection's model server, for a member whose role there allows `operation`; 404 when none."""
+    collection = access_collection(user=user, collection_id=collection_id, operation=operation)
+    backend = ModelBackend.objects.select_related("collection__vocabulary", "updated_by").filter(
+        collection=collection
+    )
+    found = backend.first()
+    if found is None:
+        raise NotFoundError(
+            AnnotationErrorCode.MODEL_BACKEND_NOT_SET, "This collection is connected to no model server."
+        )
+    return found
+
+
+def secret_problem(backend: ModelBackend) -> str:
+    """What is wrong with the stored credential, for a person; "" when nothing is (or there is none)."""
+    return "" if secret_usable(backend.secret) else UNUSABLE
+
+
+def access_preannotation(*, user: Any, job_id: int, operation: str) -> PreannotationJob:
+    job = (
+        PreannotationJob.objects.select_related("collection", "created_by")
+        .filter(pk=job_id, collection__in=collections_visible_to(user).values("pk"))
+        .first()
+    )
+    if job is None:
+        raise NotFoundError(
+            AnnotationErrorCode.PREANNOTATION_NOT_FOUND,
+            f"There is no pre-annotation {job_id}, or you are not a member of its collection.",
+        )
+    access_collection(user=user, collection_id=job.collection_id, operation=operation)
+    return job
+
+
+def access_image_suggestions(*, user: Any, image_id: int, operation: str) -> Image:
+    """The image, for the person holding its lease (its annotator, or its reviewer while reviewing), a
+    reviewer of its collection, or an admin. Others get 409 (take it from the queue first)."""
+    image = access_image(user=user, image_id=image_id, operation=operation)
+    if holds_lease(image, user) or is_admin(user):
+        return image
+    if member_may(user=user, collection=image.collection, operation=BACKEND_READ):
+        return image
+    lease_require(image, user, what=image.original_name, queue="the annotation queue")
+    return image
