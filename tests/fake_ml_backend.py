@@ -66,6 +66,7 @@ class _State:
     box_error: float = 0.0
     seed: int = 0
     mode: str = "ok"
+    only: frozenset[str] | None = None  # misbehave only for these pictures (SHA-256); None: for all
     delay: float = 5.0
     model_version: str = "fake-detector-1"
     auth: tuple[str, str, str] | None = None  # ("basic", user, password) or ("header", name, value)
@@ -130,10 +131,13 @@ class FakeMLBackend:
         self.state.scenes[digest] = scene
         return digest
 
-    def set_mode(self, mode: str, *, delay: float | None = None) -> None:
+    def set_mode(self, mode: str, *, delay: float | None = None, only: list[str] | None = None) -> None:
+        """Behave as `mode` says (MODES); `only`: for these pictures (digests from `register`), as ok
+        for the others."""
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; one of {', '.join(MODES)}")
         self.state.mode = mode
+        self.state.only = frozenset(only) if only is not None else None
         if delay is not None:
             self.state.delay = delay
 
@@ -226,7 +230,12 @@ class _Handler(BaseHTTPRequestHandler):
         return ok
 
     def _predict(self, body: Any) -> None:
-        mode = self.state.mode
+        tasks = body.get("tasks", []) if isinstance(body, dict) else []
+        config = body.get("label_config", "") if isinstance(body, dict) else ""
+        pictures = [self._fetch(task["data"]["image"]) for task in tasks]
+        digests = [hashlib.sha256(picture).hexdigest() for picture in pictures]
+        only = self.state.only
+        mode = self.state.mode if only is None or only.intersection(digests) else "ok"
         if mode == "slow":
             time.sleep(self.state.delay)
         if mode == "error":
@@ -242,26 +251,22 @@ class _Handler(BaseHTTPRequestHandler):
                 "text/plain",
                 {"Location": f"http://127.0.0.1:{self.server.server_address[1]}/elsewhere"},
             )
-        tasks = body.get("tasks", []) if isinstance(body, dict) else []
-        config = body.get("label_config", "") if isinstance(body, dict) else ""
-        predictions = [self._prediction(task, config) for task in tasks]
+        predictions = [self._prediction(task, digest, config, mode) for task, digest in zip(tasks, digests)]
         if mode == "wrong_count":
             predictions = predictions * 2
         self._json(200, {"results": predictions})
 
-    def _prediction(self, task: dict, config: str) -> dict:
-        picture = self._fetch(task["data"]["image"])
-        digest = hashlib.sha256(picture).hexdigest()
+    def _prediction(self, task: dict, digest: str, config: str, mode: str) -> dict:
         scene = self.state.scenes.get(digest)
         prediction: dict[str, Any] = {"result": [], "score": 0.0, "model_version": self.state.model_version}
-        if self.state.mode == "wrong_task":
+        if mode == "wrong_task":
             prediction["task"] = f"{task.get('id')}-other"
-        if self.state.mode == "names_url":
+        if mode == "names_url":
             elsewhere = f"http://127.0.0.1:{self.server.server_address[1]}/elsewhere"
             prediction |= {"image": elsewhere, "model_url": elsewhere}
         if scene is None:
             return prediction
-        prediction["result"] = _regions(scene, _choices_names(config), self.state, digest)
+        prediction["result"] = _regions(scene, _choices_names(config), self.state, digest, mode)
         scores = [region["score"] for region in prediction["result"] if "score" in region]
         prediction["score"] = sum(scores) / len(scores) if scores else 0.0
         return prediction
@@ -302,7 +307,9 @@ def _choices_names(config: str) -> dict[tuple[str, str], str]:
     return names
 
 
-def _regions(scene: dict, names: dict[tuple[str, str], str], state: _State, digest: str) -> list[dict]:
+def _regions(
+    scene: dict, names: dict[tuple[str, str], str], state: _State, digest: str, mode: str
+) -> list[dict]:
     rnd = random.Random(f"{state.seed}|{digest}")
     width, height = float(scene["width"]), float(scene["height"])
     regions: list[dict] = []
@@ -317,9 +324,9 @@ def _regions(scene: dict, names: dict[tuple[str, str], str], state: _State, dige
         y0, y1 = y + errors[2] * h, y + h + errors[3] * h
         x0, x1 = min(x0, x1 - 1), max(x1, x0 + 1)
         y0, y1 = min(y0, y1 - 1), max(y1, y0 + 1)
-        if state.mode == "outside":
+        if mode == "outside":
             x0, x1 = width + 10 + x0, width + 10 + x1
-        label = "unicorn" if state.mode == "unknown_label" else obj["type"]
+        label = "unicorn" if mode == "unknown_label" else obj["type"]
         region_id = f"r{number}"
         value = {
             "x": 100 * x0 / width,

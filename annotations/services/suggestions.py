@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import re
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -254,6 +254,11 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
     except (client.BackendFault, AnswerRefused, SecretUnusable) as exc:
         ModelBackend.objects.filter(pk=backend.pk).update(last_error=exc.reason)
         raise SuggestionsUnavailable(exc.reason) from None
+    if reading.refused and not reading.candidates:
+        # Nothing of the answer fits (every box of unknown labels, say): a fault, not "no objects".
+        reason = f"every region of the answer was refused ({len(reading.refused)}); the first: {reading.refused[0]}."
+        ModelBackend.objects.filter(pk=backend.pk).update(last_error=reason)
+        raise SuggestionsUnavailable(reason[0].upper() + reason[1:])
     if reading.refused:
         logger.info("Model suggestions for image %s: %d regions refused", image.pk, len(reading.refused))
     version = reading.model_version or backend.model_version
