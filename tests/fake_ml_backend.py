@@ -251,7 +251,9 @@ class _Handler(BaseHTTPRequestHandler):
                 "text/plain",
                 {"Location": f"http://127.0.0.1:{self.server.server_address[1]}/elsewhere"},
             )
-        predictions = [self._prediction(task, digest, config, mode) for task, digest in zip(tasks, digests)]
+        predictions = [
+            self._prediction(task, digest, config, mode) for task, digest in zip(tasks, digests, strict=True)
+        ]
         if mode == "wrong_count":
             predictions = predictions * 2
         self._json(200, {"results": predictions})
