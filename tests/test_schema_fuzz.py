@@ -116,8 +116,31 @@ def with_test_links(raw: dict) -> dict:
     return raw
 
 
+def with_suggestion_links(raw: dict) -> dict:
+    """From the collections listed to their model server, and from a pre-annotation started to reading
+    it (decision 0078): no id in a path leads there by name."""
+    collection = {"collection_id": "$response.body#/results/0/id"}
+    operations = [
+        "suggestions_backend_read",
+        "suggestions_backend_set",
+        "suggestions_backend_clear",
+        "suggestions_backend_check",
+        "suggestions_preannotate",
+    ]
+    links = {f"Link_{name}": {"operationId": name, "parameters": collection} for name in operations}
+    _add_links(raw, "/api/v1/collections/", "get", "200", links)
+    job = {
+        "ReadPreannotation": {
+            "operationId": "suggestions_preannotate_read",
+            "parameters": {"job_id": "$response.body#/id"},
+        }
+    }
+    _add_links(raw, "/api/v1/collections/{collection_id}/model-backend/preannotate/", "post", "202", job)
+    return raw
+
+
 def with_links(raw: dict) -> dict:
-    return with_test_links(with_creation_links(with_work_links(raw)))
+    return with_suggestion_links(with_test_links(with_creation_links(with_work_links(raw))))
 
 
 schema = schemathesis.openapi.from_dict(with_links(yaml.safe_load(SCHEMA.read_text())))
@@ -178,7 +201,16 @@ def role_tokens(users, settings, monkeypatch):
     ]:
         MembershipFactory(collection=collection, user=users[role], role=member_role)
     ImageFactory(collection=collection)
+    connect_to_nothing(collection)
     return {role: token_create(user=user, name="fuzz")[1] for role, user in users.items()}
+
+
+def connect_to_nothing(collection) -> None:
+    """A model server where nothing listens (a check or a fetch fails at once, never waits), so that
+    the operations on it and the pre-annotations they start are reached."""
+    from annotations.services.suggestions import model_backend_set
+
+    model_backend_set(collection=collection, user=None, url="http://127.0.0.1:9/")
 
 
 @schema.parametrize()
@@ -264,6 +296,16 @@ IMAGE_READS = [
     "annotation_read",
     "image_update",
     "queue_release",
+    "suggestions_read",
+]
+MODEL_SERVER = [
+    "collection_list",
+    "suggestions_backend_read",
+    "suggestions_backend_set",
+    "suggestions_backend_clear",
+    "suggestions_backend_check",
+    "suggestions_preannotate",
+    "suggestions_preannotate_read",
 ]
 ANNOTATION_WORK = [
     "collection_list",
@@ -304,6 +346,8 @@ JOURNEYS = {
     # (which reshapes the derandomized sequences) left the 409 of a taken name unreached once.
     "a taken test name": {"operation_id": ["truthing_test_list", "truthing_test_create"]},
     "checks and disagreements": {"operation_id": CHECK_WORK},
+    # A collection's model server (decision 0078): connected, checked, pre-annotating, disconnected.
+    "a collection's model server": {"operation_id": MODEL_SERVER},
 }
 
 
@@ -399,6 +443,7 @@ def published_world(trained_collection, users):
     from evaluation.services.systems import system_create
     from tests.evaluation.conftest import build_test
 
+    connect_to_nothing(trained_collection)
     published = build_test(name="published")
     system = system_create(owner=users[Role.VISION_SYSTEM_OWNER], name="fuzzed system")
     session_enrol(system=system, test_id=published.pk)
