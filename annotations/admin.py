@@ -36,7 +36,7 @@ from annotations.models import (
     Vocabulary,
 )
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_in_use, vocabulary_list
-from annotations.services.suggestions import model_backend_set, model_backend_validate
+from annotations.services.suggestions import model_backend_check, model_backend_set, model_backend_validate
 from annotations.services.vocabularies import vocabulary_copy, vocabulary_mark_edited
 from annotations.suggestions.secrets import secret_usable
 from kernel.errors import EngineError
@@ -451,6 +451,18 @@ class ModelBackendAdmin(admin.ModelAdmin):
         "updated_by",
         "updated_at",
     ]
+
+    actions = ["check_servers"]
+
+    @admin.action(description="Check the selected model servers (/health, then /setup)")
+    def check_servers(self, request, queryset) -> None:
+        for backend in queryset.select_related("collection__vocabulary"):
+            checked = model_backend_check(backend=backend)
+            if checked.last_error:
+                self.message_user(request, f"{backend}: {checked.last_error}", messages.WARNING)
+            else:
+                version = checked.model_version or "no version given"
+                self.message_user(request, f"{backend}: answers ({version}).", messages.SUCCESS)
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

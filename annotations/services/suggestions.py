@@ -261,6 +261,8 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
         raise SuggestionsUnavailable(reason[0].upper() + reason[1:])
     if reading.refused:
         logger.info("Model suggestions for image %s: %d regions refused", image.pk, len(reading.refused))
+    # It answered well: an earlier fault is no longer what it does.
+    ModelBackend.objects.filter(pk=backend.pk).exclude(last_error="").update(last_error="")
     version = reading.model_version or backend.model_version
     type_ids = vocabulary_index(vocabulary).type_ids
     with transaction.atomic():
@@ -372,9 +374,10 @@ def _stored(image: Image) -> list[Prediction]:
 
 
 def _version(predictions: list[Prediction], default: str) -> str:
-    return next((p.model_version for p in predictions if p.status == PredictionStatus.PENDING), default) or (
-        predictions[0].model_version if predictions else default
-    )
+    """The model version of the latest answer: the pending suggestions' (else any stored one's)."""
+    pending = [p for p in predictions if p.status == PredictionStatus.PENDING]
+    latest = pending or predictions
+    return latest[0].model_version if latest and latest[0].model_version else default
 
 
 def refuse_when_disabled(backend: ModelBackend) -> None:

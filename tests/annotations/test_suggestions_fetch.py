@@ -203,3 +203,39 @@ def test_a_check_asks_health_then_setup_with_the_labeling_config_and_keeps_the_m
     backend = model_backend_check(backend=backend)
     assert "could not be reached" in ModelBackend.objects.get().last_error
     assert ModelBackend.objects.get().model_version == "yolo-7"  # what it said last time
+
+
+def test_an_answer_after_a_fault_clears_the_servers_last_error(site, scene_images, connect, fake_backend):
+    connect()
+    [(image, _, _)] = scene_images(1)
+    fake_backend.set_mode("error")
+    with pytest.raises(SuggestionsUnavailable):
+        suggestions_fetch(image_id=image.pk)
+    assert "HTTP 500" in ModelBackend.objects.get().last_error
+    fake_backend.set_mode("ok")
+    suggestions_fetch(image_id=image.pk)
+    assert ModelBackend.objects.get().last_error == ""
+
+
+def test_an_admin_checks_the_server_from_the_admin_list(site, users, connect, fake_backend):
+    from django.test import Client
+    from django.urls import reverse
+
+    from accounts.roles import Role
+
+    backend = connect()
+    browser = Client()
+    browser.force_login(users[Role.ADMIN])
+    page = browser.post(
+        reverse("admin:annotations_modelbackend_changelist"),
+        {"action": "check_servers", "_selected_action": [backend.pk]},
+        follow=True,
+    )
+    assert "answers (fake-detector-1)" in page.content.decode()
+    fake_backend.down()
+    page = browser.post(
+        reverse("admin:annotations_modelbackend_changelist"),
+        {"action": "check_servers", "_selected_action": [backend.pk]},
+        follow=True,
+    )
+    assert "could not be reached" in page.content.decode()
