@@ -403,12 +403,21 @@ class ModelBackendForm(forms.ModelForm):
         "Never shown.",
     )
     remove_credential = forms.BooleanField(required=False, help_text="Remove the stored credential.")
-    # http or https only (the service checks it again); said here so that Django assumes no scheme.
-    url = forms.URLField(max_length=500, assume_scheme="http", help_text="The ML backend's base URL.")
+    # Checked by the service (http or https with a host), not by Django's URL validator, which refuses a
+    # host without a dot: a model server is often `http://ml-backend:9090/` on the same network.
+    # Not the model field `url`, so that the model's validation does not run that validator either.
+    address = forms.CharField(
+        label="URL", max_length=500, help_text="The ML backend's base URL (http or https)."
+    )
 
     class Meta:
         model = ModelBackend
-        fields = ["collection", "url", "auth", "username", "header_name", "enabled"]
+        fields = ["collection", "auth", "username", "header_name", "enabled"]  # and `address`, above
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["address"].initial = self.instance.url
 
     def new_secret(self) -> str | None:
         if self.cleaned_data.get("remove_credential"):
@@ -421,7 +430,7 @@ class ModelBackendForm(forms.ModelForm):
             return data
         try:
             model_backend_validate(
-                url=data.get("url", ""),
+                url=data.get("address", ""),
                 auth=data.get("auth", ""),
                 username=data.get("username", ""),
                 header_name=data.get("header_name", ""),
@@ -430,7 +439,7 @@ class ModelBackendForm(forms.ModelForm):
             )
         except ApplicationError as exc:
             for name, messages_ in exc.fields.items():
-                self.add_error("credential" if name == "secret" else name, messages_)
+                self.add_error({"secret": "credential", "url": "address"}.get(name, name), messages_)
         return data
 
 
@@ -443,6 +452,22 @@ class ModelBackendAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "auth"]
     search_fields = ["collection__name", "url"]
     list_select_related = ["collection"]
+    fields = [
+        "collection",
+        "address",
+        "auth",
+        "username",
+        "header_name",
+        "credential",
+        "remove_credential",
+        "enabled",
+        "credential_state",
+        "model_version",
+        "checked_at",
+        "last_error",
+        "updated_by",
+        "updated_at",
+    ]
     readonly_fields = [
         "credential_state",
         "model_version",
@@ -478,7 +503,7 @@ class ModelBackendAdmin(admin.ModelAdmin):
         saved = model_backend_set(
             collection=obj.collection,
             user=request.user,
-            url=obj.url,
+            url=form.cleaned_data["address"],
             auth=obj.auth,
             username=obj.username,
             header_name=obj.header_name,

@@ -195,3 +195,30 @@ def test_an_image_without_pixels_is_unavailable_with_the_reason(api, collection,
     model_backend_set(collection=collection, user=None, url="http://127.0.0.1:9/")
     body = suggestions(api.as_user(annotator), leased(collection, annotator)).json()
     assert body["state"] == "unavailable" and "has no pixels" in body["note"]
+
+
+def test_a_server_on_the_same_network_by_a_name_without_a_dot_is_accepted(api, client, collection, users):
+    """Django's URL validator refuses `http://ml-backend:9090/`, a docker-compose service's address."""
+    from django.urls import reverse
+
+    response = api.as_user(users[Role.REVIEWER]).put(
+        backend_path(collection), {"url": "http://ml-backend:9090/"}
+    )
+    assert response.status_code == 200 and response.json()["url"] == "http://ml-backend:9090/"
+    client.force_login(users[Role.ADMIN])
+    backend = ModelBackend.objects.get()
+    change = reverse("admin:annotations_modelbackend_change", args=[backend.pk])
+    page = client.get(change).content.decode()
+    assert 'value="http://ml-backend:9090/"' in page and 'type="password"' in page
+    form = {
+        "address": "http://ml-backend:9091/",
+        "auth": "header",
+        "header_name": "X-Key",
+        "credential": "k1",
+    }
+    assert client.post(change, form | {"enabled": "on"}).status_code == 302
+    backend.refresh_from_db()
+    assert backend.url == "http://ml-backend:9091/" and backend.secret and "k1" not in backend.secret
+    refused = client.post(change, {"address": "ftp://x/", "auth": "none"}).content.decode()
+    assert "http:// or https://" in refused
+    assert ModelBackend.objects.get().url == "http://ml-backend:9091/"

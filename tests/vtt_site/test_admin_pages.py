@@ -261,7 +261,7 @@ TYPED: dict[str, dict[str, str]] = {
     },
     "evaluation.TestSchedule": {"deadline_0": "2030-01-01", "deadline_1": "12:00:00"},
     # A model server's address must be an http(s) URL (a collection has at most one: the newest has none).
-    "annotations.ModelBackend": {"url": "http://127.0.0.1:9/"},
+    "annotations.ModelBackend": {"address": "http://127.0.0.1:9/"},
     "truthing.Test": {"max_questions": "12"},
 }
 
