@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from annotations.admin import _ReadOnlyAdmin
+from annotations.admin_common import ReadOnlyAdmin
 from annotations.models import ModelBackend, PreannotationJob, Prediction
 from annotations.services.suggestions import model_backend_check, model_backend_set, model_backend_validate
 from annotations.suggestions.secrets import secret_usable
@@ -139,7 +139,7 @@ class ModelBackendAdmin(admin.ModelAdmin):
 
 
 @admin.register(Prediction)
-class PredictionAdmin(_ReadOnlyAdmin):
+class PredictionAdmin(ReadOnlyAdmin):
     """Written by the model's answers and the annotators' decisions only."""
 
     list_display = ["image", "object_type", "score", "status", "model_version", "created_at"]
@@ -149,7 +149,7 @@ class PredictionAdmin(_ReadOnlyAdmin):
 
 
 @admin.register(PreannotationJob)
-class PreannotationJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
+class PreannotationJobAdmin(FollowsRunningJobs, ReadOnlyAdmin):
     list_display = [
         "id",
         "collection",
