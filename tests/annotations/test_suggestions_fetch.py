@@ -150,8 +150,18 @@ def test_a_url_the_backend_names_is_never_fetched(site, scene_images, connect, f
     assert fake_backend.seen("/elsewhere") == []
 
 
+def test_a_picture_the_model_knows_nothing_of_is_an_answer_with_no_boxes_not_a_fault(
+    site, scene_images, connect, fake_backend
+):
+    connect()
+    [(image, _, digest)] = scene_images(1)
+    del fake_backend.state.scenes[digest]
+    fetched = suggestions_fetch(image_id=image.pk)
+    assert (fetched.written, fetched.refused) == (0, [])
+    assert ModelBackend.objects.get().last_error == ""
+
+
 def test_a_fault_for_one_region_refuses_that_region_only(site, scene_images, connect, fake_backend):
-    """A picture the fake does not know gets no boxes: that is an answer (nothing seen), not a fault."""
     connect()
     [(image, _, digest)] = scene_images(1)
     fake_backend.state.scenes[digest] = {**fake_backend.state.scenes[digest]}
