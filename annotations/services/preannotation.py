@@ -83,6 +83,8 @@ def _one(pk: int, name: str, counts: dict[str, int], failures: list[dict[str, An
     held = not Image.objects.filter(pk=pk).filter(lease_free(timezone.now())).exists()
     try:
         fetched = suggestions_fetch(image_id=pk, replace=not held)
+    except Image.DoesNotExist:
+        return  # deleted while the job ran: nothing to suggest for
     except SuggestionsUnavailable as exc:
         counts["images_failed"] += 1
         if len(failures) < MAX_FAILURES_LISTED:

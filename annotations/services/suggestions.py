@@ -42,7 +42,7 @@ from annotations.queues import SUGGESTIONS_FETCH
 from annotations.selectors.vocabularies import core_vocabulary, vocabulary_index
 from annotations.services.annotation import lock_image
 from annotations.suggestions import client
-from annotations.suggestions.answers import AnswerRefused, Refusal, read_answer
+from annotations.suggestions.answers import AnswerRefused, Reading, Refusal, read_answer
 from annotations.suggestions.config import labeling_config
 from annotations.suggestions.secrets import SecretUnusable, secret_open, secret_seal
 from annotations.suggestions.signing import signed_image_url
@@ -240,7 +240,18 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
     if not image.file:
         raise SuggestionsUnavailable(NO_PIXELS)
     seconds = seconds if seconds is not None else settings.VTT["SUGGESTIONS_TIMEOUT_SECONDS"]
-    vocabulary = image.collection.vocabulary
+    try:
+        reading = _ask(image, backend, seconds)
+    except SuggestionsUnavailable as exc:
+        ModelBackend.objects.filter(pk=backend.pk).update(last_error=exc.reason)
+        raise
+    # It answered well: an earlier fault is no longer what it does.
+    ModelBackend.objects.filter(pk=backend.pk).exclude(last_error="").update(last_error="")
+    return _store(image, reading, reading.model_version or backend.model_version, replace=replace)
+
+
+def _ask(image: Image, backend: ModelBackend, seconds: float) -> Reading:
+    """The server's answer for the image, read; no transaction is open while it is asked."""
     try:
         answer = client.predict(_connection(backend), body=_predict_body(image, backend), seconds=seconds)
         reading = read_answer(
@@ -248,23 +259,24 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
             task_id=image.pk,
             width=image.width,
             height=image.height,
-            vocabulary=core_vocabulary(vocabulary),
+            vocabulary=core_vocabulary(image.collection.vocabulary),
             max_boxes=settings.VTT["ANNOTATION_MAX_OBJECTS"],
         )
     except (client.BackendFault, AnswerRefused, SecretUnusable) as exc:
-        ModelBackend.objects.filter(pk=backend.pk).update(last_error=exc.reason)
         raise SuggestionsUnavailable(exc.reason) from None
     if reading.refused and not reading.candidates:
         # Nothing of the answer fits (every box of unknown labels, say): a fault, not "no objects".
-        reason = f"every region of the answer was refused ({len(reading.refused)}); the first: {reading.refused[0]}."
-        ModelBackend.objects.filter(pk=backend.pk).update(last_error=reason)
-        raise SuggestionsUnavailable(reason[0].upper() + reason[1:])
+        raise SuggestionsUnavailable(
+            f"Every region of the answer was refused ({len(reading.refused)}); the first: {reading.refused[0]}."
+        )
     if reading.refused:
         logger.info("Model suggestions for image %s: %d regions refused", image.pk, len(reading.refused))
-    # It answered well: an earlier fault is no longer what it does.
-    ModelBackend.objects.filter(pk=backend.pk).exclude(last_error="").update(last_error="")
-    version = reading.model_version or backend.model_version
-    type_ids = vocabulary_index(vocabulary).type_ids
+    return reading
+
+
+def _store(image: Image, reading: Reading, version: str, *, replace: bool) -> Fetched:
+    """The image's pending predictions replaced by the reading's boxes, under the image's row lock."""
+    type_ids = vocabulary_index(image.collection.vocabulary).type_ids
     with transaction.atomic():
         locked = lock_image(image.pk)
         if not replace and locked.predictions.exists():
