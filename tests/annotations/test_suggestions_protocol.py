@@ -1,17 +1,25 @@
 """Label Studio's ML backend protocol without a server: the labeling configuration written from a
-vocabulary, and a /predict answer read into boxes of the vocabulary (decision 0078)."""
+vocabulary, and a /predict answer read into boxes of the vocabulary (decision 0078). No Django: run
+with `-p no:django`."""
 
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 
 import pytest
 
 from annotations.suggestions.answers import AnswerRefused, read_answer
 from annotations.suggestions.config import LABELS_NAME, choices_names, labeling_config
 from kernel.vocabulary import parse_vocabulary
-from tests.factories import vocabulary_document
+
+URBAN_STREET = Path(__file__).resolve().parents[2] / "annotations" / "vocabularies" / "urban-street.json"
+
+
+def vocabulary_document(**changes) -> dict:
+    return json.loads(URBAN_STREET.read_text()) | changes
+
 
 VOCABULARY = parse_vocabulary(vocabulary_document())
 W, H = 640, 480
