@@ -26,10 +26,14 @@ def access_model_backend(*, user: Any, collection_id: int, operation: str) -> Mo
     )
     found = backend.first()
     if found is None:
-        raise NotFoundError(
-            AnnotationErrorCode.MODEL_BACKEND_NOT_SET, "This collection is connected to no model server."
-        )
+        raise model_backend_missing()
     return found
+
+
+def model_backend_missing() -> NotFoundError:
+    return NotFoundError(
+        AnnotationErrorCode.MODEL_BACKEND_NOT_SET, "This collection is connected to no model server."
+    )
 
 
 def secret_problem(backend: ModelBackend) -> str:

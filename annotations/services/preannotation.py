@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from annotations.models import Collection, Image, ModelBackend, PreannotationJob, Stage
 from annotations.selectors.images import with_pixels
+from annotations.selectors.suggestions import model_backend_missing
 from annotations.services.suggestions import (
     SuggestionsUnavailable,
     active_backend,
-    model_backend_missing,
     refuse_when_disabled,
     suggestions_fetch,
 )

@@ -39,6 +39,7 @@ from annotations.models import (
     Stage,
 )
 from annotations.queues import SUGGESTIONS_FETCH
+from annotations.selectors.suggestions import model_backend_missing
 from annotations.selectors.vocabularies import core_vocabulary, vocabulary_index
 from annotations.services.annotation import lock_image
 from annotations.suggestions import client
@@ -46,7 +47,7 @@ from annotations.suggestions.answers import AnswerRefused, Reading, Refusal, rea
 from annotations.suggestions.config import labeling_config
 from annotations.suggestions.secrets import SecretUnusable, secret_open, secret_seal
 from annotations.suggestions.signing import signed_image_url
-from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
 from vtt_site.leases import lease_free
 
 logger = logging.getLogger(__name__)
@@ -174,12 +175,6 @@ def model_backend_clear(*, collection: Collection) -> None:
     deleted, _ = ModelBackend.objects.filter(collection=collection).delete()
     if not deleted:
         raise model_backend_missing()
-
-
-def model_backend_missing() -> ApplicationError:
-    return NotFoundError(
-        AnnotationErrorCode.MODEL_BACKEND_NOT_SET, "This collection is connected to no model server."
-    )
 
 
 def _connection(backend: ModelBackend) -> client.Connection:
