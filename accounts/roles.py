@@ -62,16 +62,25 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "queue.release": allow(Role.ANNOTATOR, Role.REVIEWER),
     "review.decide": allow(Role.REVIEWER),
     "review.correct": allow(Role.REVIEWER),
-    # a model's suggestions (decision 0078): read while annotating or reviewing; decided by the annotator
-    "suggestion.list": allow(Role.ANNOTATOR, Role.REVIEWER),
-    "suggestion.reject": allow(Role.ANNOTATOR),
-    "suggestion.restore": allow(Role.ANNOTATOR),
     "import.create": allow(Role.REVIEWER),
     "import.read": allow(Role.REVIEWER),
     "import.list": allow(Role.REVIEWER),
     "import.confirm": allow(Role.REVIEWER),
     "import.cancel": allow(Role.REVIEWER),
     "export.read": COLLECTION_WORKERS,
+    # suggestions from a model (decision 0078): a reviewer of the collection connects its model server
+    # and pre-annotates; the annotator holding an image (and its reviewers) read its suggestions. A
+    # vision system has no part in it: suggestions are annotation data.
+    "suggestions.backend.read": allow(Role.REVIEWER),
+    "suggestions.backend.set": allow(Role.REVIEWER),
+    "suggestions.backend.clear": allow(Role.REVIEWER),
+    "suggestions.backend.check": allow(Role.REVIEWER),
+    "suggestions.preannotate": allow(Role.REVIEWER),
+    "suggestions.preannotate.read": allow(Role.REVIEWER),
+    "suggestions.read": allow(Role.ANNOTATOR, Role.REVIEWER),
+    # ... and rejected (or the rejection taken back) by the annotator holding the image.
+    "suggestions.reject": allow(Role.ANNOTATOR),
+    "suggestions.restore": allow(Role.ANNOTATOR),
     # engine: everyone may see what statistics exist and ask for estimates (vision-system designers are
     # given the training data anyway, docs/method.md); fitting is an admin's decision.
     "statistics.list": EVERYONE,
@@ -124,7 +133,9 @@ OPERATIONS: dict[str, frozenset[Role]] = {
 
 # Operations that queue a Celery task: with the broker down they answer 503 (Retry-After) instead of
 # creating a job that would never run; everything else keeps working (issue 11, decision 0009).
-QUEUEING_OPERATIONS = frozenset({"import.create", "import.confirm", "statistics.create"})
+QUEUEING_OPERATIONS = frozenset(
+    {"import.create", "import.confirm", "statistics.create", "suggestions.preannotate"}
+)
 
 # What a token scoped to one vision system may do (decision 0030): take tests as that system, and read
 # what any system may read, including the vocabularies: the words its questions are made of, public to

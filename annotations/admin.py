@@ -18,6 +18,7 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
+from annotations.admin_common import ReadOnlyAdmin as _ReadOnlyAdmin
 from annotations.models import (
     AttributeGroup,
     AttributeValue,
@@ -339,14 +340,6 @@ class ImageAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">{}</a>', reverse("api:image-file", args=[image.pk]), image.file.name)
 
 
-class _ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-
 @admin.register(ObjectAnnotation)
 class ObjectAnnotationAdmin(_ReadOnlyAdmin):
     list_display = ["image", "position", "object_type", "x", "y", "w", "h", "attributes_known"]
@@ -380,3 +373,7 @@ class ImportJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
     list_filter = ["status", "format"]
     search_fields = ["original_name", "collection__name"]
     list_select_related = ["collection", "created_by"]
+
+
+# The admin of suggestions from a model has a module of its own (this one passed 400 lines).
+from annotations import admin_suggestions  # noqa: E402, F401

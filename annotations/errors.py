@@ -50,3 +50,9 @@ class AnnotationErrorCode(StrEnum):
     IMPORT_NOT_WAITING = "import_not_waiting"
     UNKNOWN_FORMAT = "unknown_format"
     MAPPING_INVALID = "mapping_invalid"
+    # suggestions from a model (decision 0078)
+    MODEL_BACKEND_NOT_SET = "model_backend_not_set"
+    MODEL_BACKEND_DISABLED = "model_backend_disabled"
+    PREANNOTATION_NOT_FOUND = "preannotation_not_found"
+    SIGNED_URL_INVALID = "signed_url_invalid"
+    SIGNED_URL_EXPIRED = "signed_url_expired"

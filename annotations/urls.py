@@ -4,7 +4,16 @@ import re
 
 from django.urls import path, register_converter
 
-from annotations.api import annotation, collections, images, imports, queues, suggestions, vocabularies
+from annotations.api import (
+    annotation,
+    collections,
+    images,
+    imports,
+    queues,
+    signed,
+    suggestions,
+    vocabularies,
+)
 from annotations.formats import SceneFormat, format_values, scene_format
 
 
@@ -61,21 +70,39 @@ urlpatterns = [
     path("imports/<int:job_id>/", imports.ImportDetailApi.as_view(), name="import"),
     path("imports/<int:job_id>/confirm/", imports.ImportConfirmApi.as_view(), name="import-confirm"),
     path("imports/<int:job_id>/cancel/", imports.ImportCancelApi.as_view(), name="import-cancel"),
+    path(
+        "collections/<int:collection_id>/model-backend/",
+        suggestions.ModelBackendApi.as_view(),
+        name="model-backend",
+    ),
+    path(
+        "collections/<int:collection_id>/model-backend/check/",
+        suggestions.ModelBackendCheckApi.as_view(),
+        name="model-backend-check",
+    ),
+    path(
+        "collections/<int:collection_id>/model-backend/preannotate/",
+        suggestions.PreannotationCreateApi.as_view(),
+        name="preannotate",
+    ),
+    path("preannotations/<int:job_id>/", suggestions.PreannotationDetailApi.as_view(), name="preannotation"),
     path("images/<int:image_id>/", images.ImageDetailApi.as_view(), name="image"),
     path("images/<int:image_id>/file/", images.ImageFileApi.as_view(), name="image-file"),
     path("images/<int:image_id>/annotation/", annotation.AnnotationApi.as_view(), name="image-annotation"),
     path("images/<int:image_id>/submit/", annotation.AnnotationSubmitApi.as_view(), name="image-submit"),
+    path(
+        "images/<int:image_id>/suggestions/",
+        suggestions.ImageSuggestionsApi.as_view(),
+        name="image-suggestions",
+    ),
+    # No login: the signature is the permission (what a model server is sent; decision 0078).
+    path("signed/images/<str:token>/", signed.signed_image, name="image-signed"),
     path("images/<int:image_id>/lease/", queues.LeaseReleaseApi.as_view(), name="image-lease"),
     path("images/<int:image_id>/review/", queues.ReviewDecideApi.as_view(), name="image-review"),
     path(
         "images/<int:image_id>/review/annotation/",
         annotation.ReviewCorrectApi.as_view(),
         name="image-review-annotation",
-    ),
-    path(
-        "images/<int:image_id>/suggestions/",
-        suggestions.ImageSuggestionsApi.as_view(),
-        name="image-suggestions",
     ),
     path(
         "suggestions/<int:suggestion_id>/reject/",

@@ -90,6 +90,24 @@ def previewed_import(w: World) -> Any:
     return import_run(job_id=job.pk)
 
 
+NO_BACKEND = "http://127.0.0.1:9/"
+
+
+def connected(w: World) -> str:
+    """The world's collection, connected to a model server; its API path."""
+    from annotations.services.suggestions import model_backend_set
+
+    model_backend_set(collection=w.collection, user=None, url=NO_BACKEND)
+    return w.c
+
+
+def preannotation(w: World) -> Any:
+    from annotations.services.preannotation import preannotation_create
+
+    connected(w)
+    return preannotation_create(collection=w.collection, start=False)
+
+
 def png(name: str = "matrix.png") -> SimpleUploadedFile:
     buffer = io.BytesIO()
     PILImage.new("RGB", (16, 12), (10, 120, 30)).save(buffer, format="PNG")
@@ -153,11 +171,10 @@ CALLS: dict[str, Builder] = {
         "/review/annotation/",
         SCENE,
     ),
-    "suggestion.list": lambda w: Call("get", f"/api/v1/images/{w.image().pk}/suggestions/"),
-    "suggestion.reject": lambda w: Call(
+    "suggestions.reject": lambda w: Call(
         "post", f"/api/v1/suggestions/{PredictionFactory(image=w.leased()).pk}/reject/"
     ),
-    "suggestion.restore": lambda w: Call(
+    "suggestions.restore": lambda w: Call(
         "post", f"/api/v1/suggestions/{PredictionFactory(image=w.leased(), status='rejected').pk}/restore/"
     ),
     "import.create": lambda w: Call(
@@ -180,6 +197,14 @@ CALLS: dict[str, Builder] = {
     ),
     "import.cancel": lambda w: Call("post", f"/api/v1/imports/{previewed_import(w).pk}/cancel/"),
     "export.read": lambda w: Call("get", f"{w.c}/export/jsonl/?stage=accepted"),
+    # suggestions from a model (decision 0078); nothing listens at the backend's address: a check says so
+    "suggestions.backend.read": lambda w: Call("get", f"{connected(w)}/model-backend/"),
+    "suggestions.backend.set": lambda w: Call("put", f"{w.c}/model-backend/", {"url": NO_BACKEND}),
+    "suggestions.backend.clear": lambda w: Call("delete", f"{connected(w)}/model-backend/"),
+    "suggestions.backend.check": lambda w: Call("post", f"{connected(w)}/model-backend/check/"),
+    "suggestions.preannotate": lambda w: Call("post", f"{connected(w)}/model-backend/preannotate/"),
+    "suggestions.preannotate.read": lambda w: Call("get", f"/api/v1/preannotations/{preannotation(w).pk}/"),
+    "suggestions.read": lambda w: Call("get", f"/api/v1/images/{w.leased().pk}/suggestions/"),
     # engine
     "statistics.list": lambda w: Call("get", "/api/v1/statistics/"),
     "statistics.read": lambda w: Call("get", f"/api/v1/statistics/{ready_statistics(w).pk}/"),
@@ -494,7 +519,8 @@ def world_factory(db):
 SCOPED = sorted(
     operation
     for operation in OPERATIONS
-    if operation.split(".")[0] in {"image", "annotation", "queue", "review", "import", "export"}
+    if operation.split(".")[0]
+    in {"image", "annotation", "queue", "review", "import", "export", "suggestions"}
     or operation in {"collection.read", "collection.members.list"}
 )
 

@@ -123,18 +123,37 @@ def with_test_links(raw: dict) -> dict:
 
 
 def with_suggestion_links(raw: dict) -> dict:
-    """From an image (listed, or taken from the queue) to its suggestions, and from them to deciding on
-    the first (rejected, then taken back): schemathesis infers neither."""
+    """From the collections listed to their model server, from a pre-annotation started to reading it,
+    from an image (listed, or taken from the queue) to its suggestions, and from them to deciding on the
+    first (rejected, then taken back) (decision 0078): schemathesis infers none of them."""
+    collection = {"collection_id": "$response.body#/results/0/id"}
+    operations = [
+        "suggestions_backend_read",
+        "suggestions_backend_set",
+        "suggestions_backend_clear",
+        "suggestions_backend_check",
+        "suggestions_preannotate",
+    ]
+    links = {f"Link_{name}": {"operationId": name, "parameters": collection} for name in operations}
+    _add_links(raw, "/api/v1/collections/", "get", "200", links)
+    job = {
+        "ReadPreannotation": {
+            "operationId": "suggestions_preannotate_read",
+            "parameters": {"job_id": "$response.body#/id"},
+        }
+    }
+    _add_links(raw, "/api/v1/collections/{collection_id}/model-backend/preannotate/", "post", "202", job)
+
     listed = {"image_id": "$response.body#/results/0/id"}
-    read = {"ReadSuggestions": {"operationId": "suggestion_list", "parameters": listed}}
+    read = {"ReadSuggestions": {"operationId": "suggestions_read", "parameters": listed}}
     _add_links(raw, "/api/v1/collections/{collection_id}/images/", "get", "200", read)
     taken = {"image_id": "$response.body#/id"}
-    read = {"ReadSuggestions": {"operationId": "suggestion_list", "parameters": taken}}
+    read = {"ReadSuggestions": {"operationId": "suggestions_read", "parameters": taken}}
     _add_links(raw, "/api/v1/collections/{collection_id}/queue/annotation/next/", "post", "200", read)
     first = {"suggestion_id": "$response.body#/suggestions/0/id"}
     links = {
-        "RejectSuggestion": {"operationId": "suggestion_reject", "parameters": first},
-        "RestoreSuggestion": {"operationId": "suggestion_restore", "parameters": first},
+        "RejectSuggestion": {"operationId": "suggestions_reject", "parameters": first},
+        "RestoreSuggestion": {"operationId": "suggestions_restore", "parameters": first},
     }
     _add_links(raw, "/api/v1/images/{image_id}/suggestions/", "get", "200", links)
     return raw
@@ -202,7 +221,16 @@ def role_tokens(users, settings, monkeypatch):
     ]:
         MembershipFactory(collection=collection, user=users[role], role=member_role)
     ImageFactory(collection=collection)
+    connect_to_nothing(collection)
     return {role: token_create(user=user, name="fuzz")[1] for role, user in users.items()}
+
+
+def connect_to_nothing(collection) -> None:
+    """A model server where nothing listens (a check or a fetch fails at once, never waits), so that
+    the operations on it and the pre-annotations they start are reached."""
+    from annotations.services.suggestions import model_backend_set
+
+    model_backend_set(collection=collection, user=None, url="http://127.0.0.1:9/")
 
 
 @schema.parametrize()
@@ -288,6 +316,16 @@ IMAGE_READS = [
     "annotation_read",
     "image_update",
     "queue_release",
+    "suggestions_read",
+]
+MODEL_SERVER = [
+    "collection_list",
+    "suggestions_backend_read",
+    "suggestions_backend_set",
+    "suggestions_backend_clear",
+    "suggestions_backend_check",
+    "suggestions_preannotate",
+    "suggestions_preannotate_read",
 ]
 ANNOTATION_WORK = [
     "collection_list",
@@ -304,9 +342,9 @@ SUGGESTIONS = [
     "collection_list",
     "image_list",
     "queue_annotation_next",
-    "suggestion_list",
-    "suggestion_reject",
-    "suggestion_restore",
+    "suggestions_read",
+    "suggestions_reject",
+    "suggestions_restore",
     "annotation_save",
 ]
 MEMBERS = [
@@ -339,6 +377,8 @@ JOURNEYS = {
     # (which reshapes the derandomized sequences) left the 409 of a taken name unreached once.
     "a taken test name": {"operation_id": ["truthing_test_list", "truthing_test_create"]},
     "checks and disagreements": {"operation_id": CHECK_WORK},
+    # A collection's model server (decision 0078): connected, checked, pre-annotating, disconnected.
+    "a collection's model server": {"operation_id": MODEL_SERVER},
 }
 
 
@@ -434,6 +474,7 @@ def published_world(trained_collection, users):
     from evaluation.services.systems import system_create
     from tests.evaluation.conftest import build_test
 
+    connect_to_nothing(trained_collection)
     published = build_test(name="published")
     system = system_create(owner=users[Role.VISION_SYSTEM_OWNER], name="fuzzed system")
     session_enrol(system=system, test_id=published.pk)

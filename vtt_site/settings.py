@@ -422,6 +422,20 @@ VTT: dict[str, Any] = {
     # system every correct answer, so many systems of one owner would be one system taking it many times).
     "EVALUATION_MAX_SYSTEMS_PER_TEST": env_int("EVALUATION_MAX_SYSTEMS_PER_TEST", 3),
     "EVALUATION_POSITION_MIN": env_int("EVALUATION_POSITION_MIN", 20),
+    # Where a browser or a model server reaches this site (scheme, host, port): the signed image URLs sent
+    # to a collection's model server are made from it (decision 0078).
+    "SITE_URL": env_str("SITE_URL", "http://127.0.0.1:8000/"),
+    # Suggestions from a model (docs/suggestions.md): how long a signed image URL stays valid; how long the
+    # annotator's page waits for a first answer; how long a fetch ahead or a pre-annotation waits for one
+    # image (and a check for /health and /setup); the connect timeout and the largest answer read.
+    "SUGGESTIONS_URL_SECONDS": env_int("SUGGESTIONS_URL_SECONDS", 600),
+    "SUGGESTIONS_WAIT_SECONDS": env_float("SUGGESTIONS_WAIT_SECONDS", 3.0),
+    "SUGGESTIONS_TIMEOUT_SECONDS": env_float("SUGGESTIONS_TIMEOUT_SECONDS", 10.0),
+    "SUGGESTIONS_CONNECT_SECONDS": env_float("SUGGESTIONS_CONNECT_SECONDS", 2.0),
+    "SUGGESTIONS_MAX_ANSWER_BYTES": env_int("SUGGESTIONS_MAX_ANSWER_BYTES", 5 * 1024 * 1024),
+    # The key that seals a model server's credential (annotations.suggestions.secrets); SECRET_KEY when
+    # unset. Changing it makes stored credentials unreadable: they must be entered again.
+    "SUGGESTIONS_CREDENTIALS_KEY": env_str("SUGGESTIONS_CREDENTIALS_KEY") or SECRET_KEY,
 }
 
 # --- Internationalisation -----------------------------------------------------------------------------

@@ -3,7 +3,13 @@
 from annotations.models.annotation import ObjectAnnotation, RelationshipAnnotation
 from annotations.models.collections import Collection, CollectionMembership, Image, MemberRole, Split, Stage
 from annotations.models.imports import AcceptedImages, ImportJob, SceneFormat
-from annotations.models.suggestions import BackendAuth, ModelBackend, Prediction, PredictionStatus
+from annotations.models.suggestions import (
+    BackendAuth,
+    ModelBackend,
+    PreannotationJob,
+    Prediction,
+    PredictionStatus,
+)
 from annotations.models.vocabularies import (
     AttributeGroup,
     AttributeValue,
@@ -25,6 +31,7 @@ __all__ = [
     "ModelBackend",
     "ObjectAnnotation",
     "ObjectType",
+    "PreannotationJob",
     "Prediction",
     "PredictionStatus",
     "RelationshipAnnotation",

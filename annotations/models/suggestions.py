@@ -14,6 +14,8 @@ from django.utils import timezone
 
 from annotations.models.collections import Collection, Image
 from annotations.models.vocabularies import ObjectType
+from annotations.queues import PREANNOTATE_RUN
+from vtt_site.jobs import Job
 
 
 class BackendAuth(models.TextChoices):
@@ -87,3 +89,41 @@ class Prediction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.object_type_id} suggested for image {self.image_id} ({self.status})"
+
+
+class PreannotationJob(Job):
+    """A model's suggestions for every image of a collection still to annotate (decision 0078).
+
+    Progress: the share of those images asked. Each image's suggestions are written in a transaction of
+    their own, so an image that failed (its reason in `failures`) leaves the others' suggestions, and
+    its own earlier ones, as they were."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    running_statuses = (Status.RUNNING,)
+    done_status = Status.DONE
+    task = PREANNOTATE_RUN
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="preannotations")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    images_total = models.PositiveIntegerField(default=0)
+    images_done = models.PositiveIntegerField(default=0, help_text="Images asked so far, failed or not.")
+    images_failed = models.PositiveIntegerField(default=0)
+    boxes = models.PositiveIntegerField(default=0, help_text="Suggestions written.")
+    regions_refused = models.PositiveIntegerField(
+        default=0, help_text="Regions of the answers refused (an unknown label, a box outside the image...)."
+    )
+    failures = models.JSONField(
+        default=list, blank=True, help_text="Every image that failed: {image, name, reason}."
+    )
+
+    class Meta(Job.Meta):
+        pass
+
+    def __str__(self) -> str:
+        return f"pre-annotation {self.pk} of {self.collection} ({self.status})"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -28,17 +27,18 @@ IMAGE_RELATED = ("annotator", "lease_holder", "reviewed_by", "corrected_by")
 @transaction.atomic
 def annotation_next(*, collection: Collection, user: Any) -> Image | None:
     """The image the annotator should work on: one they hold already, else one a reviewer sent back to
-    them, else a free one (never one sent back to someone else). None when nothing is waiting."""
+    them, else a free one (never one sent back to someone else). None when nothing is waiting. When the
+    collection asks a model, its suggestions for this image and the next are fetched ahead."""
     now, minutes = timezone.now(), image_lease_minutes()
     waiting = Image.objects.filter(collection=collection, stage=Stage.ANNOTATE)
     held = lease_renew_held(waiting, user, minutes=minutes, now=now)
     if held is not None:
-        suggestions_ask_ahead(collection=collection, user=user)
+        suggestions_ask_ahead(image=held, user=user)
         return held
     for candidates in _annotation_candidates(waiting, user):
         taken = lease_take(candidates, user, minutes=minutes, related=IMAGE_RELATED, now=now)
         if taken is not None:
-            suggestions_ask_ahead(collection=collection, user=user)
+            suggestions_ask_ahead(image=taken, user=user)
             return taken
     return None
 
@@ -66,15 +66,15 @@ def annotation_next_ahead(*, collection: Collection, user: Any, count: int = 1) 
     return ahead
 
 
-def suggestions_ask_ahead(*, collection: Collection, user: Any) -> None:
-    """While the annotator works on the image they took, the model server is asked for the next image's suggestions,
-    so that "Annotate next" opens a page whose suggestions are there (decision 0078). Only for a
-    collection connected to a model server; the asking is queued once this transaction commits."""
-    if not ModelBackend.objects.filter(collection=collection, enabled=True).exists():
+def suggestions_ask_ahead(*, image: Image, user: Any) -> None:
+    """While the annotator works on the image they took, the model server is asked for its suggestions
+    and for those of the image they will probably take next, so that neither the page nor "Annotate
+    next" waits for them (decision 0078). Only for a collection connected to a model server; the asking
+    is queued once this transaction commits (`suggestions_fetch_ahead`)."""
+    if not ModelBackend.objects.filter(collection_id=image.collection_id, enabled=True).exists():
         return
-    ahead = annotation_next_ahead(collection=collection, user=user)
-    if ahead:
-        transaction.on_commit(partial(suggestions_fetch_ahead, image_ids=ahead))
+    ahead = annotation_next_ahead(collection=image.collection, user=user)
+    suggestions_fetch_ahead(image_ids=[image.pk, *ahead])
 
 
 @transaction.atomic

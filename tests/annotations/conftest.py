@@ -98,3 +98,61 @@ def leased_image(collection, annotator):
     assert annotation_next(collection=collection, user=annotator) == image
     image.refresh_from_db()
     return image
+
+
+# --- Suggestions from a model (decision 0078) --------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_backend():
+    """A Label Studio ML backend on a thread (tests/fake_ml_backend.py), stopped after the test."""
+    from tests.fake_ml_backend import FakeMLBackend
+
+    with FakeMLBackend(seed=5) as fake:
+        yield fake
+
+
+@pytest.fixture
+def site(live_server, settings):
+    """The platform served on a thread, where the signed image URLs point; short timeouts, so that a
+    slow backend costs the test a second or two."""
+    settings.VTT = {
+        **settings.VTT,
+        "SITE_URL": live_server.url + "/",
+        "SUGGESTIONS_TIMEOUT_SECONDS": 2.0,
+        "SUGGESTIONS_WAIT_SECONDS": 1.5,
+    }
+    return live_server
+
+
+@pytest.fixture
+def scene_images(collection, fake_backend):
+    """`scene_images(count)`: that many demo street scenes drawn and uploaded to the collection (to
+    annotate), each registered with the fake backend by the bytes the platform serves; [(image, scene,
+    digest)] in id order."""
+    from annotations.models import Split
+    from demo.services import scene_pictures_upload
+    from demo.synthetic.scenes import generate_scenes
+
+    def make(count: int, seed: int = 61) -> list:
+        scenes = list(generate_scenes(count, seed=seed, prefix=f"suggest{seed}"))
+        images = scene_pictures_upload(collection=collection, scenes=scenes, split=Split.TRAIN)
+        by_name, made = {scene["image"]: scene for scene in scenes}, []
+        for image in sorted(images, key=lambda i: i.pk):
+            scene = by_name[image.original_name]
+            with image.file.open("rb") as handle:
+                made.append((image, scene, fake_backend.register(handle.read(), scene)))
+        return made
+
+    return make
+
+
+@pytest.fixture
+def connect(collection, reviewer, fake_backend):
+    """`connect(**settings)`: the collection asks the fake backend (no authentication unless said)."""
+    from annotations.services.suggestions import model_backend_set
+
+    def make(**changes):
+        return model_backend_set(collection=collection, user=reviewer, url=fake_backend.url, **changes)
+
+    return make

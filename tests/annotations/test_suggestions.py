@@ -279,8 +279,8 @@ def test_taking_an_image_asks_ahead_for_the_next_ones_suggestions(
     queues.image_leave(image=mine, user=annotator)
     with django_capture_on_commit_callbacks(execute=True):
         assert queues.annotation_next(collection=collection, user=annotator) == mine
-    # Not the image taken, nor the one someone else holds: the next free one.
-    assert asked == [[after.pk]]
+    # The image taken, and the one they will take next: not the one someone else holds.
+    assert asked == [[mine.pk, after.pk]]
 
 
 def test_ids_beyond_the_databases_range_are_a_clean_answer(api, annotator, leased_image):

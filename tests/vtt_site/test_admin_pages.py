@@ -38,7 +38,14 @@ def world(make_user, client):
     from axes.models import AccessFailureLog
 
     from accounts.services import token_create
-    from annotations.models import ImportJob, ObjectAnnotation, RelationshipAnnotation
+    from annotations.models import (
+        ImportJob,
+        ObjectAnnotation,
+        PreannotationJob,
+        Prediction,
+        RelationshipAnnotation,
+    )
+    from annotations.services.suggestions import model_backend_set
     from engine.models import FitShard
     from evaluation.models import RankingCheck, TestSchedule
     from evaluation.services.systems import system_create
@@ -74,6 +81,16 @@ def world(make_user, client):
         file=ContentFile(b"{}\n", name="a.jsonl"),
         original_name="a.jsonl",
     )
+    model_backend_set(
+        collection=collection,
+        user=admin_user,
+        url="http://127.0.0.1:9/",
+        auth="basic",
+        username="u",
+        secret="pw",
+    )
+    Prediction.objects.create(image=image, object_type=person, x=1, y=1, w=5, h=5, score=0.5)
+    PreannotationJob.objects.create(collection=collection)
     FitShard.objects.create(statistics=test.statistics, index=0, first=0, last=1, file_name="shard-0.npz")
     step = Step.objects.filter(stream__test_image__test=test).first()
     check = Check.objects.create(stream=step.stream, kind="second")
@@ -243,6 +260,8 @@ TYPED: dict[str, dict[str, str]] = {
         "password2": "a long pass phrase 93",
     },
     "evaluation.TestSchedule": {"deadline_0": "2030-01-01", "deadline_1": "12:00:00"},
+    # A model server's address must be an http(s) URL (a collection has at most one: the newest has none).
+    "annotations.ModelBackend": {"address": "http://127.0.0.1:9/"},
     "truthing.Test": {"max_questions": "12"},
 }
 
