@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from annotations.formats import format_choices, scene_formats
-from annotations.models import AcceptedImages, Split, Stage
+from annotations.models import AcceptedImages, BackendAuth, Split, Stage
 from annotations.selectors.collections import NEW
 
 
@@ -90,3 +90,32 @@ class ImportForm(forms.Form):
         label="Show what it would do first",
         help_text="Stop before writing, whatever changes.",
     )
+
+
+class ModelBackendForm(forms.Form):
+    """A collection's model server (decision 0078). The credential is never shown back: left blank, the
+    stored one is kept; "remove" removes it."""
+
+    url = forms.CharField(
+        max_length=500, label="Address", help_text="The ML backend's base URL (http or https)."
+    )
+    auth = forms.ChoiceField(choices=BackendAuth.choices, initial=BackendAuth.NONE, label="Authentication")
+    username = forms.CharField(max_length=200, required=False, label="User name (basic)")
+    header_name = forms.CharField(max_length=100, required=False, label="Header name")
+    secret = forms.CharField(
+        max_length=2000,
+        required=False,
+        strip=False,
+        label="Password or header value",
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "new-password"}),
+        help_text="Blank: the stored one is kept.",
+    )
+    remove_secret = forms.BooleanField(required=False, label="Remove the stored credential")
+    enabled = forms.BooleanField(required=False, initial=True, label="Ask it for suggestions")
+
+    def service_values(self) -> dict:
+        """The values as `model_backend_set` takes them: secret None keeps the stored one, "" removes it."""
+        values = dict(self.cleaned_data)
+        remove = values.pop("remove_secret")
+        values["secret"] = "" if remove else (values["secret"] or None)
+        return values

@@ -28,6 +28,19 @@ urlpatterns = [
     path("collections/<int:collection_id>/", collections.collection_detail, name="collection"),
     path("collections/<int:collection_id>/upload/", collections.upload, name="upload"),
     path("collections/<int:collection_id>/import/", collections.import_start, name="import-start"),
+    path(
+        "collections/<int:collection_id>/model-server/", collections.model_backend_save, name="model-backend"
+    ),
+    path(
+        "collections/<int:collection_id>/model-server/check/",
+        collections.model_backend_check_view,
+        name="model-backend-check",
+    ),
+    path(
+        "collections/<int:collection_id>/model-server/preannotate/",
+        collections.model_backend_preannotate,
+        name="model-backend-preannotate",
+    ),
     path("imports/<int:job_id>/", collections.import_detail, name="import"),
     path("imports/<int:job_id>/confirm/", collections.import_go_on, name="import-confirm"),
     path("imports/<int:job_id>/cancel/", collections.import_stop, name="import-cancel"),

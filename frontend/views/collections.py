@@ -13,12 +13,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection, ImportJob
+from annotations.models import Collection, ImportJob, ModelBackend, PreannotationJob
 from annotations.selectors.images import image_list
 from annotations.selectors.imports import import_list
+from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
 from annotations.services.imports import import_cancel, import_confirm, import_create
-from frontend.forms import ImageFilterForm, ImportForm, UploadForm
+from annotations.services.preannotation import preannotation_create
+from annotations.services.suggestions import model_backend_check, model_backend_set
+from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.home import collection_summary
 from vtt_site.errors import ApplicationError
@@ -63,8 +66,82 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
         if actions["import"]
         else [],
+        **(_model_backend_context(collection) if actions["model_backend"] else {}),
     }
     return render(request, "frontend/collection.html", context)
+
+
+def _model_backend_context(collection: Collection) -> dict[str, Any]:
+    """The model server's section (decision 0078): its state, its form (never the credential), and the
+    latest pre-annotation with its failures."""
+    backend = ModelBackend.objects.filter(collection=collection).first()
+    initial = {"enabled": True}
+    if backend is not None:
+        fields = ("url", "auth", "username", "header_name", "enabled")
+        initial = {name: getattr(backend, name) for name in fields}
+    return {
+        "model_backend": backend,
+        "model_backend_form": ModelBackendForm(initial=initial),
+        "secret_problem": secret_problem(backend) if backend is not None and backend.secret else "",
+        "preannotation": PreannotationJob.objects.filter(collection=collection).order_by("-pk").first(),
+    }
+
+
+def _model_backend_back(collection: Collection) -> HttpResponse:
+    return redirect(reverse("frontend:collection", args=[collection.pk]) + "#model-server")
+
+
+@login_required
+@require_POST
+def model_backend_save(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "suggestions.backend.set", collection)
+    form = ModelBackendForm(request.POST)
+    if not form.is_valid():
+        for field, errors in form.errors.items():
+            messages.error(request, f"Model server {field}: {' '.join(str(error) for error in errors)}")
+        return _model_backend_back(collection)
+    try:
+        model_backend_set(collection=collection, user=request.user, **form.service_values())
+    except ApplicationError as exc:
+        details = [message for messages_ in exc.fields.values() for message in messages_]
+        messages.error(request, " ".join([exc.message, *details]))
+        return _model_backend_back(collection)
+    messages.success(request, "Model server saved. Check it to see that it answers.")
+    return _model_backend_back(collection)
+
+
+@login_required
+@require_POST
+def model_backend_check_view(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "suggestions.backend.check", collection)
+    backend = ModelBackend.objects.filter(collection=collection).first()
+    if backend is None:
+        messages.error(request, "This collection is connected to no model server: save its address first.")
+        return _model_backend_back(collection)
+    backend = model_backend_check(backend=backend)
+    if backend.last_error:
+        messages.error(request, f"The model server did not answer well: {backend.last_error}")
+    else:
+        messages.success(
+            request, f"The model server answers: model {backend.model_version or '(no version)'}."
+        )
+    return _model_backend_back(collection)
+
+
+@login_required
+@require_POST
+def model_backend_preannotate(request: HttpRequest, collection_id: int) -> HttpResponse:
+    collection = collection_or_404(request.user, collection_id)
+    require(request.user, "suggestions.preannotate", collection)
+    try:
+        preannotation_create(collection=collection, user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return _model_backend_back(collection)
+    messages.success(request, "Pre-annotation started: the model is asked about every image still to annotate.")
+    return _model_backend_back(collection)
 
 
 @login_required

@@ -26,6 +26,7 @@ ACTIONS = {
     "upload": "image.upload",
     "import": "import.create",
     "export": "export.read",
+    "model_backend": "suggestions.backend.set",
 }
 
 
@@ -46,6 +47,9 @@ DOINGS = {
     "import.read": "following imports",
     "import.confirm": "going on with imports",
     "import.cancel": "cancelling imports",
+    "suggestions.backend.set": "connecting a model server",
+    "suggestions.backend.check": "checking a model server",
+    "suggestions.preannotate": "pre-annotating with a model",
     "truthing.queue.next": "truthing tests",
     "truthing.stream.read": "truthing tests",
     "truthing.check.read": "checking streams",

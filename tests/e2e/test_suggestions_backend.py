@@ -71,3 +71,20 @@ def test_with_the_server_down_the_page_says_so_and_still_saves(team, backend, ne
     page.keyboard.press("Control+s")
     page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
     assert ObjectAnnotation.objects.filter(image=image).count() == 1
+
+
+def test_a_reviewer_checks_the_model_server_and_pre_annotates_on_the_collection_page(team, backend, new_page):
+    collection, members = team
+    page = new_page()
+    login(page, members["rita"])
+    page.goto(f"/collections/{collection.pk}/")
+    section = page.get_by_test_id("model-server")
+    section.get_by_test_id("model-server-check").click()
+    page.wait_for_selector("text=The model server answers: model fake-detector-1")
+    section.get_by_test_id("preannotate").click()
+    page.wait_for_selector("[data-testid=preannotation]")
+    page.locator("#model-server").scroll_into_view_if_needed()
+    shot(page, "model-server-1400")
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, "model-server-390")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
