@@ -28,7 +28,6 @@ from tests.factories import (
     ImageFactory,
     MembershipFactory,
     PredictionFactory,
-    model_backend,
 )
 from vtt_site.wsgi import application
 
@@ -486,8 +485,7 @@ def published_world(trained_collection, users):
         start=False,
     )
     # A model server's suggestion for every image, whichever the image list leads to: read, rejected (or
-    # refused: the admin holds no lease), taken back.
-    model_backend(trained_collection)
+    # refused: the admin holds no lease), taken back. (The collection is connected above.)
     for image in trained_collection.images.all():
         PredictionFactory(image=image, bbox=[10, 20, 30, 60])
 

@@ -20,12 +20,11 @@ from tests.django_fixtures import import_scenes, import_test_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.integration.test_job_takeover import FAST, finished, queue_import, watch
 from tests.integration.test_supervision import ready
-from tests.integration.test_truthing_worker import an_operator_test, wait_until_proposed
+from tests.integration.test_truthing_worker import an_operator_test, taken_stream, wait_until_proposed
 from tests.truthing.conftest import operator_of
 from truthing.models import AutomaticTruthing, Deal
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run
-from truthing.services.queue import operator_next
 from truthing.services.streams import step_answer
 
 pytestmark = pytest.mark.integration
@@ -40,7 +39,7 @@ def test_the_next_question_is_proposed_while_long_jobs_fill_their_worker(serve):
     with transaction.atomic():
         lifecycle.start_test(test=test)
     operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
-    stream = wait_until_proposed(operator_next(user=operator), 60, served.log)
+    stream = wait_until_proposed(taken_stream(operator, 60, served.log), 60, served.log)
 
     imports = [queue_import(CollectionFactory()) for _ in range(3)]  # 2,500 scenes each, one at a time
     watch(imports[0], lambda j: j.running, 60, "the first import to start", served.log)

@@ -42,6 +42,17 @@ def wait_until_proposed(stream, timeout, log):
     pytest.fail(f"stream still proposing after {timeout} s\n{log.read_text()[-3000:]}")
 
 
+def taken_stream(operator, timeout, log):
+    """The operator's next stream once one is free: a stream the proposer is working on is locked, and
+    the queue skips it (with two proposer processes, both streams of a two-image test can be)."""
+    deadline = time.monotonic() + timeout
+    while (work := operator_next(user=operator)) is None:
+        if time.monotonic() > deadline:
+            pytest.fail(f"no stream for the operator after {timeout} s\n{log.read_text()[-3000:]}")
+        time.sleep(0.05)
+    return work
+
+
 def an_operator_test(log):
     collection = CollectionFactory()
     import_scenes(collection, generate_scenes(300, seed=81))
@@ -70,7 +81,7 @@ def test_killing_the_worker_around_a_proposal_loses_nothing_and_doubles_nothing(
     with transaction.atomic():
         lifecycle.start_test(test=test)
     operator = operator_of(test.test_images.first().image.collection, UserFactory(role=Role.OPERATOR))
-    stream = wait_until_proposed(operator_next(user=operator), 60, log)
+    stream = wait_until_proposed(taken_stream(operator, 60, log), 60, log)
     kills = 0
     while stream.state == StreamState.PENDING and kills < 6:
         step = stream.steps.get(answer="")
