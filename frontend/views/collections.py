@@ -140,7 +140,9 @@ def model_backend_preannotate(request: HttpRequest, collection_id: int) -> HttpR
     except ApplicationError as exc:
         messages.error(request, exc.message)
         return _model_backend_back(collection)
-    messages.success(request, "Pre-annotation started: the model is asked about every image still to annotate.")
+    messages.success(
+        request, "Pre-annotation started: the model is asked about every image still to annotate."
+    )
     return _model_backend_back(collection)
 
 
