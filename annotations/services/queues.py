@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
-from annotations.models import Collection, Image, ModelBackend, Stage
+from annotations.models import Collection, Image, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.services.annotation import image_lease_minutes, lock_image, require_reviewer
-from annotations.services.suggestions import suggestions_fetch_ahead
+from annotations.services.suggestions import active_backend, suggestions_fetch_ahead
 from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.leases import lease_free, lease_renew_held, lease_take
 from vtt_site.leases import lease_release as release
@@ -71,7 +71,7 @@ def suggestions_ask_ahead(*, image: Image, user: Any) -> None:
     and for those of the image they will probably take next, so that neither the page nor "Annotate
     next" waits for them (decision 0078). Only for a collection connected to a model server; the asking
     is queued once this transaction commits (`suggestions_fetch_ahead`)."""
-    if not ModelBackend.objects.filter(collection_id=image.collection_id, enabled=True).exists():
+    if active_backend(image.collection_id) is None:
         return
     ahead = annotation_next_ahead(collection=image.collection, user=user)
     suggestions_fetch_ahead(image_ids=[image.pk, *ahead])

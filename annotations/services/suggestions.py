@@ -307,13 +307,11 @@ def _predict_body(image: Image, backend: ModelBackend) -> dict[str, Any]:
 
 
 def suggestions_fetch_ahead(*, image_ids: list[int]) -> list[int]:
-    """Queue, once the transaction commits, the fetch of each of these images' suggestions (the image an
-    annotator was just given, and the one they will probably take next: `annotations.services.queues`)
-    unless it has some already; the ids queued. The page and Annotate next then find them ready."""
-    images = Image.objects.filter(pk__in=image_ids).values_list("pk", "collection_id")
-    asking = {pk for pk, collection_id in images if active_backend(collection_id) is not None}
-    have = set(Prediction.objects.filter(image_id__in=asking).values_list("image_id", flat=True).distinct())
-    due = [pk for pk in image_ids if pk in asking and pk not in have]
+    """Queue, once the transaction commits, the fetch of each of these images' suggestions (images of a
+    collection whose model server is on: the caller, `annotations.services.queues`, checked) unless it
+    has some already; the ids queued. The page and Annotate next then find them ready."""
+    have = set(Prediction.objects.filter(image_id__in=image_ids).values_list("image_id", flat=True))
+    due = [pk for pk in image_ids if pk not in have]
     for pk in due:
         transaction.on_commit(partial(_send_fetch, pk))
     return due

@@ -82,7 +82,7 @@ def _model_backend_context(collection: Collection) -> dict[str, Any]:
     return {
         "model_backend": backend,
         "model_backend_form": ModelBackendForm(initial=initial),
-        "secret_problem": secret_problem(backend) if backend is not None and backend.secret else "",
+        "secret_problem": secret_problem(backend) if backend is not None else "",
         "preannotation": PreannotationJob.objects.filter(collection=collection).order_by("-pk").first(),
     }
 
@@ -98,14 +98,12 @@ def model_backend_save(request: HttpRequest, collection_id: int) -> HttpResponse
     require(request.user, "suggestions.backend.set", collection)
     form = ModelBackendForm(request.POST)
     if not form.is_valid():
-        for field, errors in form.errors.items():
-            messages.error(request, f"Model server {field}: {' '.join(str(error) for error in errors)}")
+        _say_form_errors(request, form, "Model server")
         return _model_backend_back(collection)
     try:
         model_backend_set(collection=collection, user=request.user, **form.service_values())
     except ApplicationError as exc:
-        details = [message for messages_ in exc.fields.values() for message in messages_]
-        messages.error(request, " ".join([exc.message, *details]))
+        _say_refusal(request, exc)
         return _model_backend_back(collection)
     messages.success(request, "Model server saved. Check it to see that it answers.")
     return _model_backend_back(collection)
@@ -187,16 +185,26 @@ def import_start(request: HttpRequest, collection_id: int) -> HttpResponse:
     require(request.user, "import.create", collection)
     form = ImportForm(request.POST, request.FILES)
     if not form.is_valid():
-        for field, errors in form.errors.items():
-            messages.error(request, f"Import {field}: {' '.join(str(error) for error in errors)}")
+        _say_form_errors(request, form, "Import")
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     try:
         job = import_create(collection=collection, created_by=request.user, **form.cleaned_data)
     except ApplicationError as exc:  # a mapping with problems (each is said), too many imports waiting
-        details = [message for messages_ in exc.fields.values() for message in messages_]
-        messages.error(request, " ".join([exc.message, *details]))
+        _say_refusal(request, exc)
         return _go(request, reverse("frontend:collection", args=[collection.pk]) + "#import")
     return _go(request, reverse("frontend:import", args=[job.pk]))
+
+
+def _say_form_errors(request: HttpRequest, form: Any, what: str) -> None:
+    """One message per field the form refused, named as the section calls it ("Import file: ...")."""
+    for field, errors in form.errors.items():
+        messages.error(request, f"{what} {field}: {' '.join(str(error) for error in errors)}")
+
+
+def _say_refusal(request: HttpRequest, exc: ApplicationError) -> None:
+    """A service's refusal as one message: its sentence, then what it says of each field."""
+    details = [message for messages_ in exc.fields.values() for message in messages_]
+    messages.error(request, " ".join([exc.message, *details]))
 
 
 def _go(request: HttpRequest, url: str) -> HttpResponse:
