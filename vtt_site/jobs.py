@@ -7,8 +7,9 @@ machinery, who holds it and whether that holder is alive:
 - `job_enqueue` hands the task to the broker once the request's transaction commits. A broker that
   cannot be reached does not fail the request: the row stays queued with no `enqueued_at` and a message
   that says so, and the sweeper queues it again.
-- `job_run` claims the row under a row lock (a queued job, or a running one whose heartbeat is older than
-  `JOB_STALE_SECONDS`: its worker died), keeps its `heartbeat_at` fresh from a thread with its own
+- `job_run` claims the row under a row lock (a queued job, or a running one whose holder is gone: its
+  heartbeat is older than `JOB_STALE_SECONDS`, or under `make run` its process ended:
+  `vtt_site.job_liveness`), keeps its `heartbeat_at` fresh from a thread with its own
   database connection while the work runs, and settles it. Every write of the holder (`job_progress`,
   `job_finish`, `job_fail`) is conditional on its claim token, so a presumed-dead holder that wakes up
   after a takeover changes nothing (`JobLost`), and a job finishes exactly once. Work that must be all
@@ -31,25 +32,31 @@ time limit) fails with a message instead of being tried for ever.
 from __future__ import annotations
 
 import logging
-import os
-import socket
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import timedelta
 from typing import Any, ClassVar, TypeVar
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DatabaseError, connection, models, transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from vtt_site.broker import broker_lost_messages
 from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_drop
 from vtt_site.errors import ConflictError, SiteErrorCode
+from vtt_site.job_liveness import (
+    heartbeat_while_held,
+    holder_alive,
+    holder_name,
+    job_stale,
+    lost_holder_message,
+    stale_running_pks,
+)
 from vtt_site.queueing import TaskName
 
 logger = logging.getLogger(__name__)
@@ -167,8 +174,8 @@ def _send(model: type[Job], pk: int) -> bool:
 def job_sweep() -> int:
     """Queue again every job that needs a worker and may have none; the number queued.
 
-    A running job whose heartbeat is stale (its worker died; again a staleness period after the last
-    try, if the takeover has not happened yet), a queued job that never reached the broker, and a
+    A running job whose holder is gone (`vtt_site.job_liveness.stale_running_pks`: again a staleness
+    period after the last try, if the takeover has not happened yet), a queued job that never reached the broker, and a
     queued job whose message may be lost: every queued job when the broker lost its messages since the
     last sweep (a Redis restart: `broker_lost_messages`), else those handed over longer than
     `JOB_REQUEUE_SECONDS` ago (a message lost some other way). Queuing one too many is harmless: the
@@ -179,16 +186,11 @@ def job_sweep() -> int:
     forgotten = now if broker_lost_messages() else now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
     sent = 0
     for model in job_models():
-        due = (
-            # At most one message a staleness period while the takeover waits for a free worker.
-            (
-                models.Q(status__in=model.running_statuses, heartbeat_at__lt=stale)
-                & (models.Q(enqueued_at__isnull=True) | models.Q(enqueued_at__lt=stale))
-            )
-            | models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale)
-            | models.Q(status=model.QUEUED, enqueued_at__lt=forgotten)
+        queued_due = models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale) | models.Q(
+            status=model.QUEUED, enqueued_at__lt=forgotten
         )
-        for pk in model._default_manager.filter(due).order_by("pk").values_list("pk", flat=True):
+        queued = model._default_manager.filter(queued_due).values_list("pk", flat=True)
+        for pk in sorted({*stale_running_pks(model, now), *queued}):
             logger.info("Job sweeper: queuing %s %s again", model.__name__, pk)
             sent += _send(model, pk)
     return sent
@@ -200,13 +202,13 @@ def job_resume_orphans() -> int:
     process, which dies with it, and without a broker no sweeper takes it over. A job is resumed when it
     is queued, or running under a process of this host that no longer exists; the claim decides, as ever.
     """
-    host, sent = socket.gethostname(), 0
+    sent = 0
     for model in job_models():
         waiting = models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
         for pk, status, holder in model._default_manager.filter(waiting).values_list(
             "pk", "status", "claimed_by"
         ):
-            if status != model.QUEUED and _holder_alive(holder, host):
+            if status != model.QUEUED and holder_alive(holder):
                 continue
             model._default_manager.filter(pk=pk, status=status, claimed_by=holder).update(
                 status=model.QUEUED, claim=None
@@ -214,22 +216,6 @@ def job_resume_orphans() -> int:
             logger.info("Resuming %s %s, left by a web process that stopped", model.__name__, pk)
             sent += _send(model, pk)
     return sent
-
-
-def _holder_alive(holder: str, host: str) -> bool:
-    """Whether the process `host:pid` may still run the job (another host's: assume so)."""
-    holder_host, _, pid = holder.rpartition(":")
-    if holder_host != host or not pid.isdigit():
-        return holder_host != host
-    if int(pid) == os.getpid():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def job_models() -> list[type[Job]]:
@@ -270,6 +256,9 @@ def job_run(
             _fail_if_held(job, exc.message, **exc.values)
         except DATABASE_ERRORS as exc:
             _requeue_after_database_error(job, exc)
+        except SoftTimeLimitExceeded:
+            minutes = settings.CELERY_TASK_SOFT_TIME_LIMIT / 60
+            _fail_if_held(job, f"The job ran past the time limit of {minutes:.0f} minutes and was stopped.")
         except Exception:
             logger.exception("%s %s failed", model.__name__, pk)
             _fail_if_held(job, unexpected.message, **unexpected.values)
@@ -324,22 +313,19 @@ def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
         job = model._default_manager.select_for_update(skip_locked=True).filter(pk=pk).first()
         if job is None:
             return None
-        if job.running and not _stale(job, now):
+        if job.running and not job_stale(job, now):
             logger.info("%s %s is held by %s; nothing to do.", model.__name__, pk, job.claimed_by)
             return None
         if job.status != model.QUEUED and not job.running:
             return None  # done or failed
         if job.attempts >= settings.JOB_MAX_ATTEMPTS:
             job.status, job.finished_at, job.claim = model.FAILED, now, None
-            job.message = (
-                f"The worker running this job stopped {job.attempts} times without finishing it (it was "
-                "killed, ran out of memory or time); it is not tried again. Nothing of it was kept."
-            )
+            job.message = lost_holder_message(job.attempts)
             job.save(update_fields=["status", "finished_at", "claim", "message"])
             return None
         job.status, job.progress, job.message = model.running_statuses[0], 0.0, ""
         job.started_at = job.heartbeat_at = now
-        job.claim, job.claimed_by, job.attempts = uuid.uuid4(), _holder(), job.attempts + 1
+        job.claim, job.claimed_by, job.attempts = uuid.uuid4(), holder_name(), job.attempts + 1
         for name, value in reset.items():
             setattr(job, name, value)
         job.save(
@@ -356,14 +342,6 @@ def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
             ]
         )
     return job
-
-
-def _stale(job: Job, now) -> bool:
-    return job.heartbeat_at is None or now - job.heartbeat_at > timedelta(seconds=settings.JOB_STALE_SECONDS)
-
-
-def _holder() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"[:100]
 
 
 def job_progress(job: Job, **values: Any) -> None:
@@ -435,37 +413,6 @@ def _fail_if_held(job: Job, message: str, **values: Any) -> None:
         logger.warning("%s %s failed after it was taken over; the other run settles it.", type(job), job.pk)
 
 
-@contextmanager
-def job_heartbeat(job: Job) -> Iterator[None]:
-    """Refresh `heartbeat_at` every `JOB_HEARTBEAT_SECONDS` from a thread with its own database
-    connection, so a long step (one big write transaction, a fit) keeps the job alive. The thread dies
-    with the process, which is the point: a killed worker's job goes stale.
-
-    Not on SQLite (the embedded default): it has one writer at a time, so the beat would wait behind the
-    job's own write transaction, and without a broker there is no sweeper to take anything over.
-    """
-    interval = settings.JOB_HEARTBEAT_SECONDS
-    if interval <= 0 or connection.vendor == "sqlite":
-        yield
-        return
-    stop = threading.Event()
-    rows = _held_rows(job)
-
-    def beat() -> None:
-        try:
-            while not stop.wait(interval):
-                try:
-                    if not rows.update(heartbeat_at=timezone.now()):
-                        return  # settled or taken over
-                except DatabaseError:
-                    logger.warning("Heartbeat of %s %s failed; trying again", type(job).__name__, job.pk)
-        finally:
-            connection.close()  # this thread's own connection
-
-    thread = threading.Thread(target=beat, name=f"heartbeat-{job._meta.label}-{job.pk}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+def job_heartbeat(job: Job) -> AbstractContextManager[None]:
+    """Keep the held job's heartbeat fresh while the work runs (vtt_site.job_liveness)."""
+    return heartbeat_while_held(job, _held_rows(job))

@@ -92,8 +92,46 @@ def test_a_job_that_keeps_losing_its_worker_fails_with_a_message(collection, set
         status="writing", attempts=settings.JOB_MAX_ATTEMPTS, heartbeat_at=None
     )
     job = import_run(job_id=job.pk)
-    assert job.status == "failed" and "stopped 3 times" in job.message
+    assert job.status == "failed" and "stopped reporting 3 times" in job.message
+    assert "no heartbeat for 45 s" in job.message and "time limit of 30 minutes" in job.message
     assert not Image.objects.exists()
+
+
+def test_without_heartbeats_a_running_job_is_taken_over_only_once_its_process_has_ended(
+    collection, settings, monkeypatch
+):
+    """Where nothing refreshes the heartbeat (SQLite under `make run`: vtt_site.job_liveness), the age of a
+    claim says nothing: a long job of a live process is neither swept nor taken over, however old its
+    claim; one whose process has ended is, and a job that keeps losing it says so, not that it was
+    killed or ran out of memory."""
+    import socket
+    import subprocess
+
+    settings.JOB_HEARTBEAT_SECONDS = 0
+    long_ago = timezone.now() - timedelta(hours=1)
+    holder = claimed(queued_import(collection))
+    ImportJob.objects.filter(pk=holder.pk).update(heartbeat_at=long_ago, enqueued_at=long_ago)
+    sent = []
+    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
+    assert jobs.job_sweep() == 0 and sent == []
+    assert import_run(job_id=holder.pk).attempts == 1  # a late delivery leaves it to its live holder
+
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    ImportJob.objects.filter(pk=holder.pk).update(claimed_by=f"{socket.gethostname()}:{ended.pid}")
+    assert jobs.job_sweep() == 1 and sent == [holder.pk]
+    job = import_run(job_id=holder.pk)
+    assert (job.status, job.attempts) == ("done", 2)
+
+    gone = queued_import(collection)
+    ImportJob.objects.filter(pk=gone.pk).update(
+        status="writing", attempts=settings.JOB_MAX_ATTEMPTS, claimed_by=f"{socket.gethostname()}:{ended.pid}"
+    )
+    gone = import_run(job_id=gone.pk)
+    assert gone.status == "failed"
+    assert gone.message.startswith(
+        "The server process running this job stopped 3 times before the job finished"
+    )
 
 
 def test_a_fit_run_twice_fits_once_and_a_lost_fit_leaves_no_file(trained_collection, settings):
