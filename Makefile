@@ -6,6 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Where `make run` and `make serve` are reached: the signed image URLs a model server fetches are made
+# from it, unless SITE_URL names another address (a proxy in front). 0.0.0.0 listens everywhere and is
+# reached on the loopback here.
+SERVED_URL = http://$(subst 0.0.0.0,127.0.0.1,$(HOST)):$(PORT)/
 # What `make test` and `make serve` talk to unless told otherwise: this machine's PostgreSQL and Redis.
 LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
@@ -20,8 +24,8 @@ TEST_WORKERS ?= 2
 ## make run: install into .venv, migrate, load the demo data and serve on the embedded defaults.
 run: install .env
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
-	TASKS_IN_THREADS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+	$(BIN)/python manage.py demo_setup --url $(SERVED_URL)
+	TASKS_IN_THREADS=1 SERVED_URL=$(SERVED_URL) $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
 ## make test: install the dev dependencies and run every check and the whole test suite on TEST_WORKERS
 ## processes (the 15 slowest tests are listed at the end: the suite must stay well under 15 minutes).
@@ -52,7 +56,7 @@ schema-check:
 ## worker for proposals and the sweeps, and the beat, on the local PostgreSQL and Redis (scripts/serve.sh).
 serve: install .env services
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
-		HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) scripts/serve.sh
+		HOST=$(HOST) PORT=$(PORT) SERVED_URL=$(SERVED_URL) BIN=$(BIN) scripts/serve.sh
 
 services:
 	scripts/ensure_services.sh

@@ -9,7 +9,8 @@ from django.contrib import admin, messages
 
 from annotations.admin_common import ReadOnlyAdmin
 from annotations.models import ModelBackend, PreannotationJob, Prediction
-from annotations.services.suggestions import model_backend_check, model_backend_set, model_backend_validate
+from annotations.services.suggestion_check import model_backend_check
+from annotations.services.suggestions import model_backend_set, model_backend_validate
 from annotations.suggestions.secrets import secret_usable
 from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError

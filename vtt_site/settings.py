@@ -423,8 +423,10 @@ VTT: dict[str, Any] = {
     "EVALUATION_MAX_SYSTEMS_PER_TEST": env_int("EVALUATION_MAX_SYSTEMS_PER_TEST", 3),
     "EVALUATION_POSITION_MIN": env_int("EVALUATION_POSITION_MIN", 20),
     # Where a browser or a model server reaches this site (scheme, host, port): the signed image URLs sent
-    # to a collection's model server are made from it (decision 0078).
-    "SITE_URL": env_str("SITE_URL", "http://127.0.0.1:8000/"),
+    # to a collection's model server are made from it (decision 0078). Unset, the address `make run` or
+    # `make serve` listens on (SERVED_URL, which they set from their HOST and PORT); a deployment behind a
+    # proxy names its public address here.
+    "SITE_URL": env_str("SITE_URL") or env_str("SERVED_URL", "http://127.0.0.1:8000/"),
     # Suggestions from a model (docs/suggestions.md): how long a signed image URL stays valid; how long the
     # annotator's page waits for a first answer; how long a fetch ahead or a pre-annotation waits for one
     # image (and a check for /health and /setup); the connect timeout and the largest answer read.

@@ -24,8 +24,8 @@ from annotations.selectors.suggestions import (
     suggestion_item,
 )
 from annotations.services.preannotation import preannotation_create
+from annotations.services.suggestion_check import model_backend_check
 from annotations.services.suggestions import (
-    model_backend_check,
     model_backend_clear,
     model_backend_set,
     suggestion_reject,

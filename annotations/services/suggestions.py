@@ -3,8 +3,7 @@ boxes it proposes for an image, stored as `Prediction` rows apart from the annot
 
 - `model_backend_set` / `model_backend_clear`: a reviewer of the collection or an admin points it at a
   Label Studio ML backend; the credential is sealed (`annotations.suggestions.secrets`).
-- `model_backend_check`: GET /health and POST /setup with the labeling configuration; the server's
-  model version or what went wrong is kept on the row.
+- `model_backend_check` (annotations.services.suggestion_check): /health, /setup and one real /predict.
 - `suggestions_fetch`: ask the server about one image (sent as a signed URL, nothing else) and replace
   that image's pending predictions, all or nothing; accepted and rejected ones stay.
 - `suggestions_for_page`: what the annotator's page shows, fetching within a short bound when nothing
@@ -177,7 +176,7 @@ def model_backend_clear(*, collection: Collection) -> None:
         raise model_backend_missing()
 
 
-def _connection(backend: ModelBackend) -> client.Connection:
+def backend_connection(backend: ModelBackend) -> client.Connection:
     """How to reach the server; raises SecretUnusable when the stored credential cannot be read."""
     return client.Connection(
         url=backend.url,
@@ -193,28 +192,6 @@ def _connection(backend: ModelBackend) -> client.Connection:
 def project_uid(collection: Collection) -> str:
     """What Label Studio sends as `project`: its id and creation time (a backend splits it at the dot)."""
     return f"{collection.pk}.{int(collection.created_at.timestamp())}"
-
-
-def model_backend_check(*, backend: ModelBackend) -> ModelBackend:
-    """Ask /health, then /setup with the labeling configuration; keep the model's version or the reason
-    it failed (`last_error`, blank when all went well)."""
-    seconds = settings.VTT["SUGGESTIONS_TIMEOUT_SECONDS"]
-    collection = backend.collection
-    version, error = backend.model_version, ""
-    try:
-        connection = _connection(backend)
-        client.health(connection, seconds=seconds)
-        schema = labeling_config(core_vocabulary(collection.vocabulary))
-        answer = client.setup(connection, project=project_uid(collection), schema=schema, seconds=seconds)
-        if not isinstance(answer, dict):
-            raise client.BackendFault("The model server's answer to /setup is not an object.")
-        version = str(answer.get("model_version") or "")[:200]
-    except (client.BackendFault, SecretUnusable) as exc:
-        error = exc.reason
-    now = timezone.now()
-    ModelBackend.objects.filter(pk=backend.pk).update(model_version=version, checked_at=now, last_error=error)
-    backend.model_version, backend.checked_at, backend.last_error = version, now, error
-    return backend
 
 
 # --- Suggestions of one image -------------------------------------------------------------------------
@@ -236,7 +213,7 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
         raise SuggestionsUnavailable(NO_PIXELS)
     seconds = seconds if seconds is not None else settings.VTT["SUGGESTIONS_TIMEOUT_SECONDS"]
     try:
-        reading = _ask(image, backend, seconds)
+        reading = backend_ask(image, backend, seconds)
     except SuggestionsUnavailable as exc:
         ModelBackend.objects.filter(pk=backend.pk).update(last_error=exc.reason)
         raise
@@ -245,10 +222,12 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
     return _store(image, reading, reading.model_version or backend.model_version, replace=replace)
 
 
-def _ask(image: Image, backend: ModelBackend, seconds: float) -> Reading:
+def backend_ask(image: Image, backend: ModelBackend, seconds: float) -> Reading:
     """The server's answer for the image, read; no transaction is open while it is asked."""
     try:
-        answer = client.predict(_connection(backend), body=_predict_body(image, backend), seconds=seconds)
+        answer = client.predict(
+            backend_connection(backend), body=_predict_body(image, backend), seconds=seconds
+        )
         reading = read_answer(
             answer,
             task_id=image.pk,

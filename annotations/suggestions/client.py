@@ -1,22 +1,21 @@
 """The HTTP side of a Label Studio ML backend: GET /health, POST /setup, POST /predict.
 
-Every request has a deadline for the whole exchange (connecting, sending, and reading the answer,
-which is read in chunks up to a size limit), sends the credential when there is one (basic
-authentication, or one header), and follows no redirect: the platform asks the URL it was given and
-nothing else, and it never fetches a URL a backend names. Environment proxies are not used
-(`trust_env=False`), so that a request goes where the URL says. A failure of any kind is a
-`BackendFault` whose reason a person can read; the credential never appears in it.
+Every request has one deadline for the whole exchange (connecting, sending, reading the headers and the
+answer, which is read up to a size limit: `vtt_site.outbound`), sends the credential when there is one
+(basic authentication, or one header), and follows no redirect: the platform asks the URL it was given
+and nothing else, and it never fetches a URL a backend names. Environment proxies are not used, so that
+a request goes where the URL says. A failure of any kind is a `BackendFault` whose reason a person can
+read; the credential never appears in it.
 """
 
 from __future__ import annotations
 
-import time
+import base64
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
-from vtt_site import safejson
+from vtt_site import outbound, safejson
 
 USER_AGENT = "vtt-platform (Label Studio ML backend client)"
 
@@ -60,40 +59,50 @@ def predict(connection: Connection, *, body: dict[str, Any], seconds: float) -> 
 
 
 def _exchange(connection: Connection, method: str, path: str, body: Any, seconds: float) -> Any:
-    deadline = time.monotonic() + seconds
-    timeout = httpx.Timeout(seconds, connect=min(seconds, connection.connect_seconds))
-    headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
-    auth: httpx.Auth | None = None
-    if connection.auth == "basic":
-        auth = httpx.BasicAuth(connection.username, connection.secret)
-    elif connection.auth == "header":
-        headers[connection.header_name] = connection.secret
+    headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **_credential_headers(connection)}
+    content = None
+    if body is not None:
+        content = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
-            request = client.build_request(method, connection.endpoint(path), json=body, headers=headers)
-            response = client.send(request, auth=auth, stream=True)
-            try:
-                _check_status(response, path)
-                content = _read_limited(response, deadline, seconds, connection.max_answer_bytes)
-            finally:
-                response.close()
-    except httpx.TimeoutException:
+        answer = outbound.exchange(
+            method,
+            connection.endpoint(path),
+            headers=headers,
+            body=content,
+            seconds=seconds,
+            connect_seconds=connection.connect_seconds,
+            max_bytes=connection.max_answer_bytes,
+            check_status=lambda status: _check_status(status, path),
+        )
+    except outbound.TimedOut:
         raise BackendFault(f"The model server did not answer /{path} within {seconds:g} s.") from None
-    except httpx.ConnectError:
+    except outbound.Unreachable:
         raise BackendFault(
             "The model server could not be reached (is it running, at this address?)."
         ) from None
-    except (httpx.HTTPError, httpx.InvalidURL, ValueError):
-        # ValueError: a header value that cannot be sent (the credential is checked when it is set).
+    except outbound.TooLarge:
+        raise BackendFault(
+            f"The model server's answer is larger than {connection.max_answer_bytes:,} bytes."
+        ) from None
+    except outbound.Broken:
         raise BackendFault(f"The connection to the model server failed during /{path}.") from None
     try:
-        return safejson.loads(content)
+        return safejson.loads(answer)
     except ValueError:
         raise BackendFault(f"The model server's answer to /{path} is not JSON.") from None
 
 
-def _check_status(response: httpx.Response, path: str) -> None:
-    status = response.status_code
+def _credential_headers(connection: Connection) -> dict[str, str]:
+    if connection.auth == "basic":
+        pair = f"{connection.username}:{connection.secret}".encode()
+        return {"Authorization": f"Basic {base64.b64encode(pair).decode('ascii')}"}
+    if connection.auth == "header":
+        return {connection.header_name: connection.secret}
+    return {}
+
+
+def _check_status(status: int, path: str) -> None:
     if status in (401, 403):
         raise BackendFault(
             f"The model server refused the credential (HTTP {status} on /{path}): check the "
@@ -103,15 +112,3 @@ def _check_status(response: httpx.Response, path: str) -> None:
         raise BackendFault(f"The model server answered /{path} with a redirect, which is not followed.")
     if not 200 <= status < 300:
         raise BackendFault(f"The model server answered /{path} with HTTP {status}.")
-
-
-def _read_limited(response: httpx.Response, deadline: float, seconds: float, limit: int) -> bytes:
-    chunks, size = [], 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise BackendFault(f"The model server's answer is larger than {limit:,} bytes.")
-        if time.monotonic() > deadline:
-            raise BackendFault(f"The model server did not finish its answer within {seconds:g} s.")
-        chunks.append(chunk)
-    return b"".join(chunks)

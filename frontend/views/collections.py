@@ -20,7 +20,8 @@ from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
 from annotations.services.imports import import_cancel, import_confirm, import_create
 from annotations.services.preannotation import preannotation_create
-from annotations.services.suggestions import model_backend_check, model_backend_set
+from annotations.services.suggestion_check import model_backend_check
+from annotations.services.suggestions import model_backend_set
 from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.home import collection_summary

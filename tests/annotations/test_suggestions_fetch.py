@@ -8,11 +8,8 @@ import pytest
 
 from annotations.models import ModelBackend, Prediction, PredictionStatus
 from annotations.selectors.vocabularies import core_vocabulary
-from annotations.services.suggestions import (
-    SuggestionsUnavailable,
-    model_backend_check,
-    suggestions_fetch,
-)
+from annotations.services.suggestion_check import model_backend_check
+from annotations.services.suggestions import SuggestionsUnavailable, suggestions_fetch
 from annotations.suggestions.config import labeling_config
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -249,3 +246,32 @@ def test_an_admin_checks_the_server_from_the_admin_list(site, users, connect, fa
         follow=True,
     )
     assert "could not be reached" in page.content.decode()
+
+
+def test_a_check_predicts_one_picture_and_says_when_site_url_is_not_where_the_site_serves_it(
+    site, scene_images, connect, fake_backend, settings
+):
+    """Issue 46, item 2: a check that sent no image passed while every pre-annotation failed, the
+    signed URLs pointing at a port where nothing answered. It sends one picture, as a fetch does, and
+    says whether the fault is the address the URLs are made from."""
+    backend = connect()
+    [(image, _, _)] = scene_images(1)
+    fake_backend.forget()
+    assert model_backend_check(backend=backend).last_error == ""
+    assert [r.path for r in fake_backend.requests] == ["/health", "/setup", "/predict"]
+    assert fake_backend.fetched == [fake_backend.seen("/predict")[0].body["tasks"][0]["data"]["image"]]
+    assert not Prediction.objects.filter(image=image).exists()  # a check stores nothing
+
+    from tests.serving import free_port
+
+    nowhere = f"http://127.0.0.1:{free_port()}/"
+    settings.VTT = {**settings.VTT, "SITE_URL": nowhere}
+    error = model_backend_check(backend=backend).last_error
+    assert error.startswith("/predict on one picture failed:")
+    assert f"SITE_URL ({nowhere}), where this site itself does not serve it" in error
+    assert ModelBackend.objects.get().last_error == error
+
+    settings.VTT = {**settings.VTT, "SITE_URL": site.url + "/"}
+    fake_backend.set_mode("error")
+    error = model_backend_check(backend=backend).last_error
+    assert "HTTP 500" in error and f"This site serves the picture at {site.url}/ (SITE_URL)" in error

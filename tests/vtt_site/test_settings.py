@@ -115,3 +115,44 @@ def test_every_variable_the_settings_read_is_in_the_env_example():
     read = variables_the_settings_read()
     assert len(read) > 50  # the parse found the settings' reads, not nothing
     assert read - listed == set()
+
+
+SIGNED_URL = (
+    "import django; django.setup(); "
+    "from annotations.suggestions.signing import signed_image_url; print(signed_image_url(1))"
+)
+
+
+def _served_environment(target: str, port: int) -> dict[str, str]:
+    """The variables `make <target> PORT=port` gives the process that serves (read from `make -n`)."""
+    printed = subprocess.run(
+        ["make", "-n", "--no-print-directory", target, f"PORT={port}", "HOST=0.0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    [line] = [line for line in printed.splitlines() if "runserver" in line or "scripts/serve.sh" in line]
+    return dict(re.findall(r"\b([A-Z_]+)=(\S+)", line.split("manage.py")[0].split("scripts/serve.sh")[0]))
+
+
+def _signed_url(extra: dict[str, str]) -> str:
+    # SITE_URL empty, as a fresh clone's .env has it (a .env made before it followed the port names 8000).
+    env = {k: v for k, v in os.environ.items() if k != "SERVED_URL"} | {"SITE_URL": ""} | extra
+    env["DJANGO_SETTINGS_MODULE"] = "vtt_site.settings"
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNED_URL], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_make_run_and_make_serve_sign_image_urls_for_the_port_they_serve():
+    """Issue 46, item 2: under `make run PORT=N` a model server was sent image URLs on port 8000, where
+    nothing answered. The served address follows HOST and PORT (0.0.0.0 is reached on the loopback),
+    and a deployment's SITE_URL (a proxy in front) still wins."""
+    for target, port in (("run", 8123), ("serve", 8124)):
+        served = _served_environment(target, port)
+        assert _signed_url(served).startswith(f"http://127.0.0.1:{port}/api/v1/signed/images/"), target
+        proxied = _signed_url(served | {"SITE_URL": "https://vtt.example.org/"})
+        assert proxied.startswith("https://vtt.example.org/api/v1/signed/images/")
