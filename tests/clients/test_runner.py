@@ -6,6 +6,7 @@ crash and a resume; the bad set-ups; blind runs and the other ways of showing th
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from vtt_client import Client
@@ -254,7 +255,7 @@ def test_bad_setups_say_so_in_one_line_and_leave_the_session_to_resume(
     )
     assert take(live_server, test, server, tmp_path, model="llava-nope") == 2
     assert one_line(capsys.readouterr().err) == (
-        f"vtt: The model server at {server.url} has no model 'llava-nope' (it serves: test-vlm). {keeps}"
+        f"vtt: The model server at {server.url} has no model 'llava-nope' (it serves: test-vlm)."
     )
     server.hang, server.slow_seconds = True, 0.6
     assert take(live_server, test, server, tmp_path, "--timeout", "0.2") == 1
@@ -265,6 +266,43 @@ def test_bad_setups_say_so_in_one_line_and_leave_the_session_to_resume(
     server.hang = False
     assert take(live_server, test, server, tmp_path) == 0
     assert len(stored(session.pk)) == 11 and server.violations == []
+
+
+def test_a_model_server_that_cannot_be_used_is_said_before_any_session_is_opened(
+    live_server, secrets, runner_test, chat_servers, tmp_path, capsys, monkeypatch
+):
+    """Issue 46, item 5: a wrong --model, a refused key or a --base-url where nothing listens each opened
+    a session (on a scored test: questions dealt, one of the owner's places used) before failing, and
+    nothing listening was retried as a lost connection for about 50 s. They are checked first now."""
+    from tests.serving import free_port
+
+    test, expected = runner_test
+    server = chat_servers(expected=expected)
+    assert take(live_server, test, server, tmp_path, model="llava-nope") == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"vtt: The model server at {server.url} has no model 'llava-nope' (it serves: test-vlm)."
+    )
+    monkeypatch.setenv("CHAT_KEY", "sk-wrong")
+    assert take(live_server, test, server, tmp_path) == 2
+    assert one_line(capsys.readouterr().err) == (
+        f"vtt: The model server at {server.url} refused the API key (401)."
+    )
+    monkeypatch.setenv("CHAT_KEY", "sk-test")
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"
+    started = time.monotonic()
+    code = main(
+        [
+            *["take", "--url", live_server.url, "--test", str(test.pk)],
+            *["openai", "--base-url", nowhere, "--model", "test-vlm", "--api-key-env", "CHAT_KEY"],
+            *["--log-dir", str(tmp_path), "--max-retries", "6"],
+        ]
+    )
+    assert (code, time.monotonic() - started < 5) == (2, True)
+    assert one_line(capsys.readouterr().err) == (
+        f"vtt: Nothing answers at {nowhere}: start the model server, or check --base-url."
+    )
+    assert not Session.objects.filter(test=test).exists()
+    assert server.violations == []
 
 
 def test_a_blind_run_is_shown_no_image_and_only_as_a_system_shown_text(

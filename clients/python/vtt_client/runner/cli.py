@@ -153,6 +153,7 @@ def _take(args: argparse.Namespace, environ: Mapping[str, str], state: dict[str,
     with Client(args.url, token, progress=False) as client:
         system = _system(client, args.system)
         _check_shown(system, blind=args.blind)
+        model.preflight()  # before enrolling: a wrong model, key or address opens no session
         session = client.session(args.test, system=system["id"])
         state["session"] = session
         log = RunLog(args.log_dir, session.id)

@@ -7,7 +7,7 @@ again with exponential backoff and jitter, here, so every backend retries alike;
 failure that outlasts the retries, is a ModelError that says in one sentence what to do.
 
 To add a backend: a module with a class like `openai_chat.OpenAIChat` (its `add_arguments` for the
-command line, `from_arguments`, `complete` and `describe`), and its name in BACKENDS.
+command line, `from_arguments`, `preflight`, `complete` and `describe`), and its name in BACKENDS.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ class Completion:
 
 
 class Backend(Protocol):
+    def preflight(self) -> None:
+        """Check what can be checked before a session is opened (the server answers, the model exists,
+        the key is accepted): a ModelError here opens no session and uses no place on a scored test."""
+        ...
+
     def complete(self, messages: Sequence[Mapping[str, Any]]) -> Completion: ...
 
     def describe(self) -> dict[str, Any]:

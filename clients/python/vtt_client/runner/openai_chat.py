@@ -108,6 +108,36 @@ class OpenAIChat:
             "logprobs": self.logprobs,
         }
 
+    def preflight(self) -> None:
+        """Before a session is opened (issue 46, item 5): the server answers, takes the key and serves
+        the model, asked once through its model list. Nothing listening is a set-up to fix at once, not
+        a lost connection to wait out; a server without a model list is left to the first question."""
+        try:
+            served = sorted(model.id for model in self.client.models.list())
+        except openai.APITimeoutError:
+            raise ModelError(
+                f"The model server at {self.base_url} did not answer within {self.timeout:g} s."
+            ) from None
+        except openai.APIConnectionError:
+            raise ModelSetupError(
+                f"Nothing answers at {self.base_url}: start the model server, or check --base-url."
+            ) from None
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
+            raise ModelSetupError(
+                f"The model server at {self.base_url} refused the API key ({error.status_code})."
+            ) from None
+        except openai.APIStatusError as error:
+            if error.status_code >= 500:
+                raise ModelError(
+                    f"The model server at {self.base_url} failed ({error.status_code}: {_said(error)})."
+                ) from None
+            return  # no model list here (404, 405): the first question checks the rest
+        if self.model not in served:
+            raise ModelSetupError(
+                f"The model server at {self.base_url} has no model {self.model!r} "
+                f"(it serves: {', '.join(served) or 'none'})."
+            )
+
     def complete(self, messages: Sequence[Mapping[str, Any]]) -> Completion:
         try:
             response, retries = with_retries(lambda: self._create(messages), self.policy, self._transient)
