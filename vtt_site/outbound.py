@@ -103,8 +103,10 @@ def exchange(
         pool = httpcore.ConnectionPool(
             network_backend=_DeadlineBackend(deadline), max_keepalive_connections=0
         )
-        request = {"headers": list(headers.items()), "content": body, "extensions": {"timeout": timeouts}}
-        with pool, pool.stream(method, url, **request) as response:
+        sent = pool.stream(
+            method, url, headers=list(headers.items()), content=body, extensions={"timeout": timeouts}
+        )
+        with pool, sent as response:
             check_status(response.status)
             return _read_limited(response.iter_stream(), max_bytes)
     except httpcore.TimeoutException:
