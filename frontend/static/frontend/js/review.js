@@ -96,6 +96,10 @@ if (reviewing) {
   view.store.addEventListener("change", (e) => {
     if (!["box", "attributes"].includes(e.detail.kind)) fillAbout();
   });
+  // The complaint that a comment is missing goes as soon as there is one (the server's too).
+  comment.addEventListener("input", () => {
+    if (comment.value.trim()) commentError.textContent = "";
+  });
   decision.addEventListener("click", (e) => {
     const action = e.target.closest("[data-action]")?.dataset.action;
     if (action === "accept") decide("accept");
