@@ -173,14 +173,19 @@ def hold_with_annotation(collection, user, document: dict) -> Image:
     return image
 
 
-def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+def box(type: str, x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+    """An object of an annotation document, its attributes known."""
     return {
-        "id": id or f"p{x}-{y}",
-        "type": "person",
+        "id": id or f"{type[0]}{x}-{y}",
+        "type": type,
         "bbox": [x, y, w, h],
         "attributes": list(attributes),
         "attributes_known": True,
     }
+
+
+def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+    return box("person", x, y, w, h, *attributes, id=id)
 
 
 def answer_key(page: Page, key: str) -> None:
