@@ -12,6 +12,7 @@ from annotations.models import Image, ObjectAnnotation
 from annotations.selectors.annotation import image_annotation
 from annotations.services.queues import annotation_next
 from tests.e2e.conftest import (
+    PHONE,
     Canvas,
     box,
     hold_with_annotation,
@@ -266,3 +267,40 @@ def test_linking_where_boxes_overlap_picks_the_smallest_and_a_second_click_the_n
     assert link_object(page) == "person 1"
     canvas.click(100, 250)  # the bicycle alone
     assert link_object(page) == "vehicle 1"
+
+
+def on_screen(locator) -> bool:
+    """Whether the element is in the window and nothing covers its middle: a finger can press it."""
+    return locator.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+                  return e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"""
+    )
+
+
+def test_on_a_phone_drawing_keeps_the_page_still_and_submit_within_reach(team, new_page):
+    """Issue 46, item 7: on a phone a finger drawing a box does not scroll the page; Submit stays on
+    screen while the box's attributes are ticked below the image; the key table (a phone has no keys)
+    is folded away until asked for."""
+    collection, members = team
+    upload_street(collection)
+    page = new_page(**PHONE)
+    login(page, members["alice"])
+    open_next(page, collection)
+    keys = page.get_by_test_id("key-table")
+    assert not keys.locator("table").is_visible()
+
+    canvas = Canvas(page)
+    page.get_by_test_id("canvas").scroll_into_view_if_needed()
+    scrolled = page.evaluate("scrollY")
+    canvas.touch_drag((100, 100), (300, 500))
+    assert canvas.count() == 1 and page.evaluate("scrollY") == scrolled
+    page.locator('[data-testid=attributes] input[data-value="male"]').tap()  # below the image
+    submit = page.get_by_role("button", name="Submit")
+    assert on_screen(submit)
+    shot(page, "editor-phone-ticking")
+    submit.tap()  # refused (attributes missing): the page says which, and Submit is still there
+    page.get_by_test_id("gaps").wait_for()
+    assert on_screen(submit)
+
+    keys.locator("summary").tap()  # the last thing on the page: the bar over the page's foot leaves it free
+    assert keys.locator("table").is_visible()

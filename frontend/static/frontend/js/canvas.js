@@ -50,6 +50,9 @@ export class BoxLayer {
     svg.addEventListener("pointermove", (e) => this._move(e));
     svg.addEventListener("pointerup", (e) => this._up(e));
     svg.addEventListener("pointercancel", () => this.cancel());
+    // A finger on the image draws, moves or pinches, and never scrolls the page: touch-action: none
+    // (site.css) says so to a browser that reads it on an SVG, and this to one that does not.
+    svg.addEventListener("touchmove", (e) => e.cancelable && e.preventDefault(), { passive: false });
   }
 
   _build(fileUrl) {

@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { EditSession } from "./edit_session.js";
 import { LeaseClock } from "./lease.js";
 import { SceneView, readPageData } from "./scene_view.js";
-import { installShortcuts } from "./shortcuts.js";
+import { foldKeyTable, installShortcuts } from "./shortcuts.js";
 
 const data = readPageData();
 const $ = (selector) => document.querySelector(selector);
@@ -106,6 +106,7 @@ if (reviewing) {
     if (action === "send-back") decide("send_back");
     if (action === "release") release();
   });
+  foldKeyTable();
   installShortcuts(
     session.shortcuts([
       { keys: ["a"], run: () => decide("accept") },
