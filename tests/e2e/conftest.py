@@ -50,12 +50,13 @@ def browser():
 
 @pytest.fixture
 def new_page(browser, live_server):
-    """`new_page()`: a page in a fresh browser context (its own cookies: one per user). A script error
-    on any page fails the test."""
+    """`new_page()`: a page in a fresh browser context (its own cookies: one per user); `new_page(**PHONE)`
+    one on a phone's touch screen. A script error on any page fails the test."""
     contexts, errors = [], []
 
-    def make() -> Page:
-        context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+    def make(**options) -> Page:
+        defaults = {"base_url": live_server.url, "viewport": {"width": 1400, "height": 900}}
+        context = browser.new_context(**(defaults | options))
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
@@ -67,6 +68,10 @@ def new_page(browser, live_server):
     for context in contexts:
         context.close()
     assert not errors, f"Errors in the browser: {errors}"
+
+
+# A phone held upright, its browser's bars taken off the screen's 844 px.
+PHONE = {"viewport": {"width": 390, "height": 664}, "has_touch": True, "is_mobile": True}
 
 
 def _unexpected(message) -> bool:
@@ -146,6 +151,17 @@ class Canvas:
     def click(self, x: float, y: float) -> None:
         self.page.mouse.click(*self.screen(x, y))
 
+    def touch_drag(self, start: tuple[float, float], end: tuple[float, float], steps: int = 8) -> None:
+        """One finger on a touch screen (a page of `new_page(**PHONE)`): Playwright only taps, so the
+        touches go through the DevTools protocol, as a phone's would, scrolling what the page lets scroll."""
+        cdp = self.page.context.new_cdp_session(self.page)
+        (x0, y0), (x1, y1) = self.screen(*start), self.screen(*end)
+        points = [(x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps) for i in range(steps + 1)]
+        for kind, (x, y) in [("touchStart", points[0])] + [("touchMove", p) for p in points[1:]]:
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [{"x": x, "y": y}]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        cdp.detach()
+
     def box(self, key: str) -> list[float]:
         return self.page.eval_on_selector(
             f'rect.box[data-key="{key}"]', "r => ['x','y','width','height'].map(a => +r.getAttribute(a))"
@@ -173,14 +189,19 @@ def hold_with_annotation(collection, user, document: dict) -> Image:
     return image
 
 
-def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+def box(type: str, x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+    """An object of an annotation document, its attributes known."""
     return {
-        "id": id or f"p{x}-{y}",
-        "type": "person",
+        "id": id or f"{type[0]}{x}-{y}",
+        "type": type,
         "bbox": [x, y, w, h],
         "attributes": list(attributes),
         "attributes_known": True,
     }
+
+
+def person(x: float, y: float, w: float, h: float, *attributes: str, id: str | None = None) -> dict:
+    return box("person", x, y, w, h, *attributes, id=id)
 
 
 def answer_key(page: Page, key: str) -> None:

@@ -11,7 +11,17 @@ from django.utils import timezone
 from annotations.models import Image, ObjectAnnotation
 from annotations.selectors.annotation import image_annotation
 from annotations.services.queues import annotation_next
-from tests.e2e.conftest import Canvas, hold_with_annotation, login, open_next, person, shot, upload_street
+from tests.e2e.conftest import (
+    PHONE,
+    Canvas,
+    box,
+    hold_with_annotation,
+    login,
+    open_next,
+    person,
+    shot,
+    upload_street,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -186,3 +196,111 @@ def test_an_imported_box_shows_what_is_still_unknown_and_keeps_its_source_throug
     )
     assert stored["flags"] == ["occluded"]
     assert stored["source"] == {"id": "1001", "names": ["Mann"], "synsets": ["man.n.01"]}
+
+
+def ticked(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-testid=attributes] input:checked", "l => l.map(i => i.dataset.value)"
+    )
+
+
+def test_attributes_unknown_on_then_off_gives_back_the_ticked_attributes(team, page):
+    """Issue 46, item 7: U on and then off wiped what was ticked; off again, the box is as it was."""
+    collection, members = team
+    upload_street(collection)
+    walker = person(100, 100, 60, 180, "male", "adult", "walking")
+    image = hold_with_annotation(collection, members["alice"], {"objects": [walker]})
+    login(page, members["alice"])
+    open_next(page, collection)
+    Canvas(page).click(130, 190)
+
+    page.keyboard.press("u")
+    assert page.get_by_test_id("unknown").is_checked() and ticked(page) == []
+    page.keyboard.press("u")
+    assert not page.get_by_test_id("unknown").is_checked()
+    assert ticked(page) == ["male", "adult", "walking"]
+    # The switch beside the attributes does the same as the key.
+    page.get_by_test_id("unknown").check()
+    assert ticked(page) == []
+    page.get_by_test_id("unknown").uncheck()
+    assert ticked(page) == ["male", "adult", "walking"]
+
+    save(page)
+    page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
+    [stored] = image_annotation(image=Image.objects.get(pk=image.pk))["objects"]
+    assert stored["attributes"] == ["male", "adult", "walking"]
+
+
+def link_object(page) -> str:
+    """The label of the box the open link form would link to ("" while none is chosen)."""
+    return page.eval_on_selector("[data-testid=link-object]", "s => s.value ? s.selectedOptions[0].text : ''")
+
+
+def test_linking_where_boxes_overlap_picks_the_smallest_and_a_second_click_the_next(team, page):
+    """Issue 46, item 7: a rider on a bicycle. A click where the two boxes overlap picked the box on top,
+    the rider; when the rider was the subject, nothing happened."""
+    collection, members = team
+    upload_street(collection)
+    rider = person(100, 100, 60, 120, id="rider")
+    bicycle = box("vehicle", 80, 180, 120, 80, id="bike")
+    walker = person(400, 100, 60, 150, id="walker")
+    hold_with_annotation(
+        collection, members["alice"], {"objects": [rider, bicycle, walker], "relationships": []}
+    )
+    login(page, members["alice"])
+    open_next(page, collection)
+    canvas = Canvas(page)
+
+    canvas.click(130, 130)  # the rider alone
+    page.keyboard.press("l")
+    canvas.click(130, 200)  # rider and bicycle overlap: the rider is the subject, so the bicycle
+    assert link_object(page) == "vehicle 1"
+    page.keyboard.press("Escape")
+
+    canvas.click(430, 170)  # the walker
+    page.keyboard.press("l")
+    canvas.click(130, 200)  # the smaller of the two first...
+    assert link_object(page) == "person 1"
+    canvas.click(130, 200)  # ...a second click at the same spot, the next one...
+    assert link_object(page) == "vehicle 1"
+    canvas.click(131, 201)  # ...and round again
+    assert link_object(page) == "person 1"
+    canvas.click(100, 250)  # the bicycle alone
+    assert link_object(page) == "vehicle 1"
+
+
+def on_screen(locator) -> bool:
+    """Whether the element is in the window and nothing covers its middle: a finger can press it."""
+    return locator.evaluate(
+        """e => { const r = e.getBoundingClientRect();
+                  return e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }"""
+    )
+
+
+def test_on_a_phone_drawing_keeps_the_page_still_and_submit_within_reach(team, new_page):
+    """Issue 46, item 7: on a phone a finger drawing a box does not scroll the page; Submit stays on
+    screen while the box's attributes are ticked below the image; the key table (a phone has no keys)
+    is folded away until asked for."""
+    collection, members = team
+    upload_street(collection)
+    page = new_page(**PHONE)
+    login(page, members["alice"])
+    open_next(page, collection)
+    keys = page.get_by_test_id("key-table")
+    assert not keys.locator("table").is_visible()
+
+    canvas = Canvas(page)
+    page.get_by_test_id("canvas").scroll_into_view_if_needed()
+    scrolled = page.evaluate("scrollY")
+    canvas.touch_drag((100, 100), (300, 500))
+    assert canvas.count() == 1 and page.evaluate("scrollY") == scrolled
+    page.locator('[data-testid=attributes] input[data-value="male"]').tap()  # below the image
+    submit = page.get_by_role("button", name="Submit")
+    assert on_screen(submit)
+    shot(page, "editor-phone-ticking")
+    submit.tap()  # refused (attributes missing): the page says which, and Submit is still there
+    page.get_by_test_id("gaps").wait_for()
+    assert on_screen(submit)
+
+    keys.locator("summary").tap()  # the last thing on the page: the bar over the page's foot leaves it free
+    assert keys.locator("table").is_visible()

@@ -60,3 +60,23 @@ def test_send_back_needs_a_comment_and_returns_the_image_to_its_annotator(team, 
     comment = page.get_by_test_id("review-comment")
     assert "The runner's box misses his feet." in comment.inner_text() and "rita" in comment.inner_text()
     assert Canvas(page).count() == 16
+
+
+def test_the_needs_a_comment_error_goes_as_soon_as_a_comment_is_typed(team, page):
+    """Issue 46, item 8: the error stayed under the comment after the comment was typed."""
+    collection, members = team
+    upload_street(collection)
+    walker = person(100, 120, 60, 180, "male", "adult", "walking", "on sidewalk")
+    image = hold_with_annotation(collection, members["alice"], {"objects": [walker]})
+    annotation_submit(image=image, user=members["alice"])
+    login(page, members["rita"])
+    open_next(page, collection, "review-next")
+
+    page.get_by_test_id("send-back").click()
+    error = page.locator("[data-error=comment]")
+    assert "needs a comment" in error.inner_text()
+    page.get_by_test_id("comment").press_sequentially("Mi")
+    assert error.inner_text() == ""
+    page.get_by_test_id("comment").fill("   ")  # spaces only: still no comment, the error comes back
+    page.get_by_test_id("send-back").click()
+    assert "needs a comment" in error.inner_text()

@@ -59,6 +59,13 @@ def street_with_suggestions(collection) -> tuple[Image, dict[str, Prediction]]:
     return image, predictions
 
 
+def open_with_suggestions(page: Page, collection, user) -> None:
+    """The annotator's page of the next image, once its suggestions are on it."""
+    login(page, user)
+    open_next(page, collection)
+    page.wait_for_selector("body[data-suggestions=ready]")
+
+
 def wait_saved(page: Page) -> None:
     page.wait_for_selector("[data-testid=save-state]:text('All changes saved')")
 
@@ -71,9 +78,7 @@ def test_accept_edit_reject_and_accept_above_a_score_with_keys(team, new_page):
     collection, members = team
     image, p = street_with_suggestions(collection)
     page = new_page()
-    login(page, members["alice"])
-    open_next(page, collection)
-    page.wait_for_selector("body[data-suggestions=ready]")
+    open_with_suggestions(page, collection, members["alice"])
     assert page.get_by_test_id("suggestion-source").inner_text() == "from model v3"
     assert page.locator("rect.suggestion").count() == 6  # dashed boxes, none a box of the annotation yet
     assert Canvas(page).count() == 0
@@ -187,9 +192,7 @@ def test_unavailable_suggestions_say_so_and_the_page_still_saves(team, new_page)
 def test_a_submitted_image_shows_no_suggestion_to_decide(team, page):
     collection, members = team
     street_with_suggestions(collection)
-    login(page, members["alice"])
-    open_next(page, collection)
-    page.wait_for_selector("body[data-suggestions=ready]")
+    open_with_suggestions(page, collection, members["alice"])
     page.keyboard.press("Control+Enter")  # nothing drawn yet: an empty image may be submitted
     page.wait_for_selector("[data-testid=done]:visible")
     assert page.locator("rect.suggestion").count() == 0
@@ -214,9 +217,7 @@ def test_a_box_dragged_while_its_acceptance_is_being_saved_keeps_the_drag(team, 
     collection, members = team
     image, p = street_with_suggestions(collection)
     page = new_page()
-    login(page, members["alice"])
-    open_next(page, collection)
-    page.wait_for_selector("body[data-suggestions=ready]")
+    open_with_suggestions(page, collection, members["alice"])
     held = []
     page.route(
         "**/annotation/",
@@ -241,3 +242,42 @@ def test_a_box_dragged_while_its_acceptance_is_being_saved_keeps_the_drag(team, 
     (stored,) = ObjectAnnotation.objects.filter(image=image)
     assert [stored.x, stored.y, stored.w, stored.h] == [70, 190, 34, 70]
     assert stored.suggestion_id == p["walker"].pk and stored.suggestion_edited
+
+
+def test_undo_after_reject_or_accept_puts_the_suggestion_back_to_waiting(team, new_page):
+    """Issue 46, item 7: Z after X did nothing, and Z after Y filed the suggestion as rejected. Undo
+    restores the state before, on the page and on the server: the suggestion waits again, with no box."""
+    collection, members = team
+    image, p = street_with_suggestions(collection)
+    page = new_page()
+    open_with_suggestions(page, collection, members["alice"])
+    walker = p["walker"].pk
+    restored = lambda response: response.url.endswith(f"/suggestions/{walker}/restore/")  # noqa: E731
+
+    page.keyboard.press("x")
+    page.wait_for_selector(f"rect.suggestion[data-suggestion='{walker}']", state="detached")
+    with page.expect_response(restored):
+        page.keyboard.press("z")
+    page.wait_for_selector(f"rect.suggestion[data-suggestion='{walker}']")
+    assert picked(page) == walker and page.get_by_test_id("pending-count").inner_text() == "6"
+    assert page.get_by_test_id("suggestion-decided").is_hidden()
+    assert Prediction.objects.get(pk=walker).status == "pending"
+
+    page.keyboard.press("y")
+    wait_saved(page)
+    assert Canvas(page).count() == 1
+    with page.expect_response(restored):
+        page.get_by_role("button", name="Undo").click()  # the button undoes as Z does
+    wait_saved(page)
+    assert Canvas(page).count() == 0 and picked(page) == walker
+    assert page.get_by_test_id("pending-count").inner_text() == "6"
+    assert page.get_by_test_id("suggestion-decided").is_hidden()
+    assert Prediction.objects.get(pk=walker).status == "pending"
+    assert not ObjectAnnotation.objects.filter(image=image).exists()
+
+    # An edit after a decision is undone first, as it came last.
+    page.keyboard.press("x")
+    Canvas(page).drag((300, 100), (360, 200))
+    page.keyboard.press("z")
+    assert Canvas(page).count() == 0
+    assert page.locator(f"rect.suggestion[data-suggestion='{walker}']").count() == 0  # still rejected

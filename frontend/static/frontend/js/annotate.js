@@ -4,7 +4,7 @@ import { api } from "./api.js";
 import { EditSession } from "./edit_session.js";
 import { LeaseClock } from "./lease.js";
 import { readPageData } from "./scene_view.js";
-import { installShortcuts } from "./shortcuts.js";
+import { foldKeyTable, installShortcuts } from "./shortcuts.js";
 import { Suggestions } from "./suggestions.js";
 
 const data = readPageData();
@@ -68,6 +68,7 @@ function finish(message) {
 ui.submit.addEventListener("click", () => submit());
 ui.release.addEventListener("click", () => release());
 const editing = (run) => (e) => (session.finished ? false : run(e));
+foldKeyTable();
 installShortcuts(
   session.shortcuts([
     { keys: ["Enter"], ctrl: true, always: true, run: () => submit() },

@@ -10,7 +10,7 @@
 //   again if the view zooms or pans during the drag);
 // - the store is told once, when the pointer comes up (one undo step, one event).
 
-import { area, clamp, dragged, round } from "./geometry.js";
+import { area, clamp, contains, dragged, round } from "./geometry.js";
 import { NAME_PX, placeLabels } from "./labels.js";
 import { SelectionOverlay } from "./selection.js";
 import { make, readRect, setRect } from "./svg.js";
@@ -28,7 +28,8 @@ export function nameWidth(text) {
 }
 
 export class BoxLayer {
-  // callbacks: select(key|null), draw(bbox), commit(key, bbox), pick(key|null); typeClass(type) -> CSS class.
+  // callbacks: select(key|null), draw(bbox), commit(key, bbox), pick(keys: the boxes under a click, smallest
+  // first); typeClass(type) -> CSS class.
   constructor(svg, { width, height, fileUrl, editable, callbacks, typeClass }) {
     this.svg = svg;
     this.width = width;
@@ -49,6 +50,9 @@ export class BoxLayer {
     svg.addEventListener("pointermove", (e) => this._move(e));
     svg.addEventListener("pointerup", (e) => this._up(e));
     svg.addEventListener("pointercancel", () => this.cancel());
+    // A finger on the image draws, moves or pinches, and never scrolls the page: touch-action: none
+    // (site.css) says so to a browser that reads it on an SVG, and this to one that does not.
+    svg.addEventListener("touchmove", (e) => e.cancelable && e.preventDefault(), { passive: false });
   }
 
   _build(fileUrl) {
@@ -249,13 +253,25 @@ export class BoxLayer {
     return [clamp(p.x, 0, this.width), clamp(p.y, 0, this.height)];
   }
 
+  // Every box under the pointer, smallest first: where boxes overlap (a rider on a bicycle) the box on
+  // top is not always the one meant, and may be the one the click must skip. Reads the boxes on a
+  // click only, never during a drag.
+  _boxesAt(e) {
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(this.svg.getScreenCTM().inverse());
+    return [...this.elements]
+      .map(([key, element]) => ({ key, bbox: readRect(element) }))
+      .filter(({ bbox }) => contains(bbox, [p.x, p.y]))
+      .sort((a, b) => area(a.bbox) - area(b.bbox))
+      .map(({ key }) => key);
+  }
+
   _down(e) {
     if (e.button !== 0 || this.drag) return;
     const key = e.target.dataset?.key || null;
     const handle = e.target.dataset?.handle || null;
     if (this.pickMode) {
       e.preventDefault();
-      this.cb.pick(key);
+      this.cb.pick(this._boxesAt(e));
       return;
     }
     if (!this.editable) {

@@ -15,10 +15,12 @@ const $ = (selector) => document.querySelector(selector);
 export class EditSession {
   // onSaved(record): after each accepted save (the annotator's page renews its lease clock).
   // onDecorated(scale): after the names on the image were placed again (the page's own overlays follow).
+  // onUndone(step): undo reached a step the page recorded in the store's history (store.remember).
   constructor(data, { onSaved = () => {} } = {}) {
     this.data = data;
     this.onSaved = onSaved;
     this.onDecorated = () => {};
+    this.onUndone = () => {};
     this.ui = {
       draw: $("[data-action=draw]"),
       newType: $("[data-role=new-type]"),
@@ -37,14 +39,15 @@ export class EditSession {
       hooks: {
         draw: (bbox) => view.select(view.store.add({ type: this.ui.newType.value, bbox })),
         commit: (key, bbox) => view.store.setBox(key, bbox),
-        pick: (key) => this.link.pick(key),
+        pick: (keys) => this.link.pick(keys),
         removeRelationship: (index) => view.store.removeRelationship(index),
         changed: () => started && this.showState(),
         decorated: (scale) => this.onDecorated(scale),
         editorActions: {
           setType: (key, type) => this.setType(key, type),
           setBox: (key, bbox) => view.store.setBox(key, bbox),
-          setAttributes: (key, values, known, told) => view.store.setAttributes(key, values, known, told),
+          setAttributes: (key, values, told) => view.store.setAttributes(key, values, told),
+          setUnknown: (key, on) => view.store.setUnknown(key, on),
           remove: (key) => view.store.remove(key),
           link: (key) => this.link.open(key),
         },
@@ -63,7 +66,7 @@ export class EditSession {
     });
     this.ui.newType.replaceChildren(...view.vocabulary.types.map((t) => new Option(t, t)));
     this.ui.draw.addEventListener("click", () => this.setDrawMode(!view.layer.drawMode));
-    this.ui.undo.addEventListener("click", () => this.store.undo());
+    this.ui.undo.addEventListener("click", () => this.undo());
     this.ui.save.addEventListener("click", () => this.save());
     this.ui.gaps?.addEventListener("click", (e) => {
       const key = e.target.closest("[data-key]")?.dataset.key;
@@ -115,11 +118,13 @@ export class EditSession {
   }
 
   toggleUnknown() {
-    const o = this.store.get(this.view.selected);
-    if (!o) return;
-    const groups = this.store.vocabulary.groups(o.type).map((g) => g.name);
-    const allUnknown = groups.length > 0 && o.unknown.length === groups.length && o.attributes.length === 0;
-    this.store.setAttributes(o.key, allUnknown ? o.attributes : [], allUnknown, groups);
+    const key = this.view.selected;
+    if (key) this.store.setUnknown(key, !this.store.allUnknown(key));
+  }
+
+  undo() {
+    const step = this.store.undo();
+    if (step) this.onUndone(step);
   }
 
   escape() {
@@ -144,8 +149,8 @@ export class EditSession {
       ...view.arrowShortcuts((e, dx, dy) => this.nudgeOrPan(e, dx, dy)),
       { keys: ["s"], run: () => this.save() },
       { keys: ["s"], ctrl: true, always: true, run: () => this.save() },
-      { keys: ["z"], run: editing(() => this.store.undo()) },
-      { keys: ["z"], ctrl: true, run: editing(() => this.store.undo()) },
+      { keys: ["z"], run: editing(() => this.undo()) },
+      { keys: ["z"], ctrl: true, run: editing(() => this.undo()) },
       { keys: ["t"], run: () => view.toggleLabels() },
       ...view.zoomShortcuts(),
       ...extra,

@@ -15,7 +15,8 @@ const el = (tag, attributes = {}, ...children) => {
 };
 
 export class ObjectEditor {
-  // actions: setType(key, type), setBox(key, bbox), setAttributes(key, values, known), remove(key), link(key)
+  // actions: setType(key, type), setBox(key, bbox), setAttributes(key, values, told), setUnknown(key, on),
+  // remove(key), link(key)
   constructor(root, { store, vocabulary, readOnly, actions }) {
     this.root = root;
     this.store = store;
@@ -80,13 +81,7 @@ export class ObjectEditor {
         if (bbox.every(Number.isFinite)) act("setBox")(this.key, bbox);
       });
     }
-    // Unticked: every group is told, with the values already there (an import's partial ones kept).
-    this.unknown.addEventListener("change", () => {
-      const o = this.store.get(this.key);
-      if (!o) return;
-      const groups = this.vocabulary.groups(o.type).map((g) => g.name);
-      act("setAttributes")(this.key, this.unknown.checked ? [] : o.attributes, !this.unknown.checked, groups);
-    });
+    this.unknown.addEventListener("change", () => act("setUnknown")(this.key, this.unknown.checked));
     this.attributes.addEventListener("change", (e) => this._ticked(e.target));
     this.attributes.addEventListener("click", (e) => {
       const group = e.target.closest("[data-clear]")?.dataset.clear;
@@ -106,14 +101,14 @@ export class ObjectEditor {
     let values = o.attributes.filter((v) => !group.exclusive || !group.values.includes(v));
     if (input.checked) values.push(input.dataset.value);
     else values = values.filter((v) => v !== input.dataset.value);
-    this.actions.setAttributes(this.key, values, true);
+    this.actions.setAttributes(this.key, values);
   }
 
   _clear(groupName) {
     const o = this.store.get(this.key);
     if (this.readOnly || !o) return;
     const group = this.vocabulary.groups(o.type).find((g) => g.name === groupName);
-    this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), true, [groupName]);
+    this.actions.setAttributes(this.key, o.attributes.filter((v) => !group.values.includes(v)), [groupName]);
   }
 
   // --- showing ---
@@ -142,8 +137,7 @@ export class ObjectEditor {
       input.value = +o.bbox[i].toFixed(2);
     });
     // Some groups unknown (an import's partial attributes): those are marked, the rest stay editable.
-    const groups = this.vocabulary.groups(o.type);
-    const allUnknown = groups.length > 0 && o.unknown.length === groups.length && o.attributes.length === 0;
+    const allUnknown = this.store.allUnknown(o.key);
     this.unknown.checked = allUnknown;
     const ticked = new Set(o.attributes);
     for (const input of this.attributes.querySelectorAll("input[data-value]")) {

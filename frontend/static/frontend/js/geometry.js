@@ -2,6 +2,7 @@
 
 export const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 export const area = (bbox) => bbox[2] * bbox[3];
+export const contains = ([x, y, w, h], [px, py]) => px >= x && px <= x + w && py >= y && py <= y + h;
 
 // The box a drag describes so far. `drag`: {kind: "draw" | "move" | "resize", start: [x, y],
 // original: [x, y, w, h] (move, resize), handle: "nw" | "n" | ... (resize)}; `point` is already

@@ -1,5 +1,6 @@
 // Linking two boxes: the selected box is the subject; the object is picked by clicking it on the image
-// (or chosen in the list), and the relationship is chosen among those the vocabulary allows for the
+// (where boxes overlap, the smallest under the click, and the next at each click there), or chosen in
+// the list, and the relationship is chosen among those the vocabulary allows for the
 // two types, so the form cannot propose a link the server would refuse. Symmetric relationships are
 // marked: their direction means nothing.
 
@@ -24,6 +25,7 @@ export class LinkForm {
     this.predicateSelect = root.querySelector("[data-role=link-predicate]");
     this.addButton = root.querySelector("[data-action=add-link]");
     this.subject = null;
+    this.clicked = []; // the boxes under the last click on the image, but the subject
     this.objectSelect.addEventListener("change", () => this._fillPredicates());
     this.predicateSelect.addEventListener("change", () => this._enableAdd());
     root.addEventListener("click", (e) => {
@@ -48,16 +50,23 @@ export class LinkForm {
     if (!subject) return this.onMessage("Select a box first, then link it (L).");
     if (this.store.size < 2) return this.onMessage("Draw a second box to link this one to.");
     this.subject = subject;
+    this.clicked = [];
     this.root.hidden = false;
     this._fillObjects(null);
     this.onPickMode(true);
     this.objectSelect.focus();
   }
 
-  // A box clicked on the image while the form is open.
-  pick(key) {
-    if (!key || key === this.subject) return;
-    this._fillObjects(key);
+  // A click on the image while the form is open; `keys`: the boxes under it, smallest first. The
+  // smallest but the subject is chosen; a click on the same boxes again (the same spot) chooses the
+  // next of them, round and round, so a bicycle under its rider can be reached.
+  pick(keys) {
+    const candidates = keys.filter((k) => k !== this.subject);
+    if (!candidates.length) return;
+    const again = candidates.join() === this.clicked.join();
+    const at = again ? candidates.indexOf(this.objectSelect.value) : -1;
+    this.clicked = candidates;
+    this._fillObjects(candidates[(at + 1) % candidates.length]);
     this.predicateSelect.focus();
   }
 

@@ -8,7 +8,7 @@ import { api } from "./api.js";
 import { EditSession } from "./edit_session.js";
 import { LeaseClock } from "./lease.js";
 import { SceneView, readPageData } from "./scene_view.js";
-import { installShortcuts } from "./shortcuts.js";
+import { foldKeyTable, installShortcuts } from "./shortcuts.js";
 
 const data = readPageData();
 const $ = (selector) => document.querySelector(selector);
@@ -96,12 +96,17 @@ if (reviewing) {
   view.store.addEventListener("change", (e) => {
     if (!["box", "attributes"].includes(e.detail.kind)) fillAbout();
   });
+  // The complaint that a comment is missing goes as soon as there is one (the server's too).
+  comment.addEventListener("input", () => {
+    if (comment.value.trim()) commentError.textContent = "";
+  });
   decision.addEventListener("click", (e) => {
     const action = e.target.closest("[data-action]")?.dataset.action;
     if (action === "accept") decide("accept");
     if (action === "send-back") decide("send_back");
     if (action === "release") release();
   });
+  foldKeyTable();
   installShortcuts(
     session.shortcuts([
       { keys: ["a"], run: () => decide("accept") },

@@ -20,7 +20,7 @@ export function readPageData() {
 }
 
 export class SceneView {
-  // hooks: draw(bbox), commit(key, bbox), pick(key), editorActions, removeRelationship(index), changed(kind, key)
+  // hooks: draw(bbox), commit(key, bbox), pick(keys), editorActions, removeRelationship(index), changed(kind, key)
   constructor(data, { editable, hooks = {} }) {
     this.data = data;
     this.hooks = hooks;
@@ -42,7 +42,7 @@ export class SceneView {
         select: (key) => this.select(key),
         draw: (bbox) => hooks.draw?.(bbox),
         commit: (key, bbox) => hooks.commit?.(key, bbox),
-        pick: (key) => hooks.pick?.(key),
+        pick: (keys) => hooks.pick?.(keys),
       },
     });
     this.viewport = new Viewport(this.layer.svg, {
@@ -240,6 +240,7 @@ export class SceneView {
   // --- routing the store's events ---
 
   _changed({ kind, key }) {
+    if (kind === "history") return this.hooks.changed?.(kind, key); // a step of the page's: no box changed
     const o = key ? this.store.get(key) : null;
     if (key && this.objectErrors.delete(key)) {
       this._markInvalid(); // the box was edited: its complaint no longer applies

@@ -8,6 +8,13 @@ const TYPING = "textarea, select, [contenteditable], input:not([type=checkbox]):
 // nothing (an operator's held Y must not answer question after question), but it is still swallowed so
 // that it does not scroll the page.
 
+// The table of keys (_shortcuts.html) is folded away on a narrow screen, as site.css's layout for a
+// phone starts: a phone has no keys, and the table would take its screen. A tap on its title opens it.
+export function foldKeyTable() {
+  const table = document.querySelector("details.shortcuts");
+  if (table && window.matchMedia("(max-width: 760px)").matches) table.open = false;
+}
+
 // binding: {keys: ["d"], ctrl: false, run(event), always: false (also from fields), arrows: false, once: false}
 export function installShortcuts(bindings) {
   document.addEventListener("keydown", (e) => {

@@ -2,7 +2,8 @@
 //
 // Objects keep their order (the server names them o1..oN by it) and get a client key that never
 // changes while the page lives, so the selection and the relationships survive saves, deletions and
-// undo. Every change records a snapshot first (undo), bumps the revision (unsaved changes) and
+// undo. Every change records a snapshot first (undo; the page may tag it with a step of its own, and
+// record steps that change no box, so that undo takes back whichever came last), bumps the revision (unsaved changes) and
 // announces itself with a fine-grained event ({kind, key}), so each view updates only what changed:
 // moving one box of a hundred touches one SVG element, not the scene.
 
@@ -100,7 +101,12 @@ export class AnnotationStore extends EventTarget {
       return false;
     }
     const keyOf = new Map(record.objects.map((o, i) => [o.id, sentKeys[i]]));
-    record.objects.forEach((o, i) => this.objects.set(sentKeys[i], this._object(sentKeys[i], o)));
+    record.objects.forEach((o, i) => {
+      const object = this._object(sentKeys[i], o);
+      // The server knows nothing of the ticks "attributes unknown" set aside: U off after a save brings them back too.
+      object.keptAside = this.objects.get(sentKeys[i])?.keptAside ?? null;
+      this.objects.set(sentKeys[i], object);
+    });
     this.relationships = record.relationships.map((r) => ({
       subject: keyOf.get(r.subject),
       predicate: r.predicate,
@@ -128,6 +134,7 @@ export class AnnotationStore extends EventTarget {
       // it ({id, model_version, score, edited}).
       suggestion: o.suggestion?.id ?? o.suggestion ?? null,
       fromModel: o.suggestion?.id ? { ...o.suggestion } : null,
+      keptAside: null, // what "attributes unknown" cleared (setUnknown)
     };
   }
 
@@ -143,17 +150,17 @@ export class AnnotationStore extends EventTarget {
   }
 
   // Boxes added in one step (one undo): a drawn box, or suggestions accepted together. `suggestion`:
-  // the model's suggestion a box is accepted from.
-  addMany(items) {
+  // the model's suggestion a box is accepted from; `step`: what undo hands back to the page.
+  addMany(items, step = null) {
     const keys = items.map(() => newKey());
     this._change(() => {
       items.forEach(({ type, bbox, attributes = [], suggestion = null }, i) => {
         const key = keys[i];
         this.order.push(key);
         const values = this.vocabulary.keep(type, attributes);
-        this.objects.set(key, { key, type, bbox, attributes: values, unknown: [], known: true, flags: [], source: null, suggestion, fromModel: null });
+        this.objects.set(key, { key, type, bbox, attributes: values, unknown: [], known: true, flags: [], source: null, suggestion, fromModel: null, keptAside: null });
       });
-    });
+    }, step);
     if (keys.length === 1) this._emit("add", keys[0]);
     else if (keys.length) this._emit("reset");
     return keys;
@@ -204,25 +211,43 @@ export class AnnotationStore extends EventTarget {
     return dropped;
   }
 
-  // "Attributes unknown" means no attributes at all (docs/method.md section 9), so the switch clears them.
-  // `known` false: every group unknown. Otherwise the groups whose values changed (and `told`, a group
-  // set to none) are told: they leave `unknown`; the others stay as they were.
-  setAttributes(key, attributes, known = true, told = []) {
+  // The groups whose values changed (and `told`, a group set to none) are told: they leave `unknown`;
+  // the others stay as they were.
+  setAttributes(key, attributes, told = []) {
     const o = this.objects.get(key);
     if (!o) return;
     this._change(() => {
-      if (!known) {
-        o.unknown = this._groupNames(o.type);
-        o.attributes = [];
-      } else {
-        const next = this.vocabulary.keep(o.type, attributes);
-        const changed = new Set(told);
-        for (const value of [...next, ...o.attributes]) {
-          if (next.includes(value) !== o.attributes.includes(value)) changed.add(this.vocabulary.groupOf(o.type, value).name);
-        }
-        o.unknown = o.unknown.filter((g) => !changed.has(g));
-        o.attributes = next;
+      const next = this.vocabulary.keep(o.type, attributes);
+      const changed = new Set(told);
+      for (const value of [...next, ...o.attributes]) {
+        if (next.includes(value) !== o.attributes.includes(value)) changed.add(this.vocabulary.groupOf(o.type, value).name);
       }
+      o.unknown = o.unknown.filter((g) => !changed.has(g));
+      o.attributes = next;
+      o.known = o.unknown.length === 0;
+    });
+    this._emit("attributes", key);
+  }
+
+  // "Attributes unknown": every group unknown and nothing ticked.
+  allUnknown(key) {
+    const o = this.objects.get(key);
+    const groups = o ? this._groupNames(o.type) : [];
+    return groups.length > 0 && o.unknown.length === groups.length && o.attributes.length === 0;
+  }
+
+  // The switch (U). "Attributes unknown" means no attributes at all (docs/method.md section 9), so
+  // switching it on clears them, but sets them aside: switched off again, the box is as it was, its
+  // ticks and its still-unknown groups alike (a slip of the key must not cost the ticks). With nothing
+  // set aside for this type (the box came unknown, or was retyped since), off tells every group: none.
+  setUnknown(key, on) {
+    const o = this.objects.get(key);
+    if (!o || on === this.allUnknown(key)) return;
+    this._change(() => {
+      const kept = o.keptAside?.type === o.type ? o.keptAside : { attributes: [], unknown: [] };
+      o.keptAside = on ? { type: o.type, attributes: o.attributes, unknown: o.unknown } : null;
+      o.attributes = on ? [] : kept.attributes;
+      o.unknown = on ? this._groupNames(o.type) : kept.unknown;
       o.known = o.unknown.length === 0;
     });
     this._emit("attributes", key);
@@ -251,28 +276,43 @@ export class AnnotationStore extends EventTarget {
     this._emit("relationships");
   }
 
+  // A step of the page's own that changes no box (a model's suggestion rejected), in the same history
+  // as the edits: undo hands it back to the page, which takes it back.
+  remember(step) {
+    this._record({ snapshot: null, step });
+    this._emit("history");
+  }
+
+  // Takes back the last change or step. Returns the page's step recorded with it, if any, for the page
+  // to take back its part (the server's decision on a suggestion).
   undo() {
-    const snapshot = this.history.pop();
-    if (!snapshot) return false;
-    this.order = snapshot.order;
-    this.objects = new Map(snapshot.objects.map((o) => [o.key, o]));
-    this.relationships = snapshot.relationships;
-    this.revision++;
-    this._emit("reset");
-    return true;
+    const entry = this.history.pop();
+    if (!entry) return null;
+    const snapshot = entry.snapshot;
+    if (snapshot) {
+      this.order = snapshot.order;
+      this.objects = new Map(snapshot.objects.map((o) => [o.key, o]));
+      this.relationships = snapshot.relationships;
+      this.revision++;
+    }
+    this._emit(snapshot ? "reset" : "history");
+    return entry.step;
   }
 
   get canUndo() {
     return this.history.length > 0;
   }
 
-  _change(mutate) {
-    this.history.push(
-      structuredClone({ order: this.order, objects: [...this.objects.values()], relationships: this.relationships }),
-    );
-    if (this.history.length > UNDO_DEPTH) this.history.shift();
+  _change(mutate, step = null) {
+    const snapshot = structuredClone({ order: this.order, objects: [...this.objects.values()], relationships: this.relationships });
+    this._record({ snapshot, step });
     mutate();
     this.revision++;
+  }
+
+  _record(entry) {
+    this.history.push(entry);
+    if (this.history.length > UNDO_DEPTH) this.history.shift();
   }
 
   _emit(kind, key = null) {

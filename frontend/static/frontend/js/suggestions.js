@@ -5,7 +5,8 @@
 // edited) that names the suggestion, and the page saves; the server stores the link, marks the
 // suggestion accepted and works out whether the box was edited. Rejecting is its own request. What a
 // suggestion is on this page follows the page's boxes: one a box names is accepted (saved or not), one
-// whose box was deleted since the last save is rejected by that save.
+// whose box was deleted since the last save is rejected by that save. Both decisions are steps of the
+// page's undo: taken back, the suggestion waits again, on the page and on the server.
 //
 // The suggestions are asked for once the page is up, so they never delay it; the model server is asked
 // ahead for the next image's by the server (annotations.services.queues) when the annotator takes an
@@ -45,6 +46,7 @@ export class Suggestions {
     this.items = []; // as the server sent them, pending first and best first
     this.state = "loading";
     this.picked = null; // the suggestion J / K went to, which Y accepts and X rejects
+    this.sending = Promise.resolve(); // the decisions sent, one after the other (Z right after X)
     const root = document.querySelector("[data-role=suggestions]");
     this.ui = {
       root,
@@ -60,6 +62,7 @@ export class Suggestions {
     this.group = make("g", { class: "suggestions", "data-testid": "suggestion-boxes" });
     this.view.layer.svg.insertBefore(this.group, this.view.layer.decorations);
     session.onDecorated = () => this.draw();
+    session.onUndone = (step) => this.undone(step);
     this.store.addEventListener("change", (e) => {
       if (!["box", "attributes", "relationships"].includes(e.detail.kind)) this.render();
     });
@@ -161,6 +164,7 @@ export class Suggestions {
     const next = this._after(chosen.map((s) => s.id));
     const keys = this.store.addMany(
       chosen.map((s) => ({ type: s.type, bbox: [...s.bbox], attributes: s.attributes, suggestion: s.id })),
+      { accepted: chosen.map((s) => s.id) },
     );
     this.picked = next;
     this.view.select(keys[keys.length - 1]);
@@ -174,6 +178,7 @@ export class Suggestions {
     const s = this.items.find((item) => item.id === id);
     if (!s || this.session.finished || this.status(s) !== "pending") return;
     this.picked = this._after([id]);
+    this.store.remember({ rejected: id });
     await this._decide(s, "rejected", this.urls.reject, "Not rejected");
   }
 
@@ -185,12 +190,30 @@ export class Suggestions {
     this.render();
   }
 
+  // Z after X, or after Y: the suggestions wait again and are picked. Taking back an acceptance first
+  // saves the annotation without the boxes the undo took away, which files their suggestions rejected
+  // (as deleting a box does), and then takes the rejection back.
+  async undone(step) {
+    const ids = step.rejected ? [step.rejected] : step.accepted;
+    if (!ids) return;
+    if (step.accepted) {
+      await this.session.saving; // Y's own save, if it is still on its way
+      if (!(await this.session.save())) return;
+    }
+    await Promise.all(ids.map((id) => this.restore(id)));
+    this.picked = ids.find((id) => this.pending().some((s) => s.id === id)) ?? this.picked;
+    this.render();
+  }
+
   async _decide(s, status, url, failure) {
     const before = s.status;
     s.status = status;
     this.render();
+    // In the order made: a take-back must not reach the server before the rejection it takes back.
+    const sent = this.sending.then(() => api("POST", url.replace("{id}", s.id)));
+    this.sending = sent.catch(() => {});
     try {
-      s.status = (await api("POST", url.replace("{id}", s.id))).status;
+      s.status = (await sent).status;
     } catch (error) {
       s.status = before;
       this.session.showError(`${failure}: ${error.message}`);
