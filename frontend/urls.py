@@ -22,6 +22,7 @@ urlpatterns = [
         name="password-done",
     ),
     path("tokens/", account.tokens, name="tokens"),
+    path("docs/", docs.index, name="docs"),
     path("docs/<path:page>/", docs.doc, name="doc"),
     path("tokens/<int:token_id>/revoke/", account.token_revoke, name="token-revoke"),
     # Collections: progress, images, upload, import, export

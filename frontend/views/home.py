@@ -15,8 +15,9 @@ from evaluation.selectors.access import systems_visible
 from frontend.views.common import allowed_actions
 from truthing.published import published_tests
 
-# Where the token goes in the client snippet: marked on the page, and what a person replaces.
-TOKEN_PLACE = "PASTE-YOUR-SYSTEM-TOKEN"
+# The environment variable the client snippet reads the system's token from (as `vtt take` does): the
+# lines run as they are copied, and the secret stays out of the file (issue 46).
+TOKEN_VARIABLE = "VTT_TOKEN"
 
 STAGES = (
     ("new", "new"),
@@ -69,8 +70,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def owner_start(request: HttpRequest) -> dict[str, Any]:
     """A vision-system owner's start: their systems, the tests they may take (practice tests first: a
     new owner tries their integration there, as often as it takes), and the Python client's few lines
-    with this site's address and a test filled in (a practice test if there is one), the token's place
-    marked."""
+    with this site's address and a test filled in (a practice test if there is one), which run as they
+    are once the token is in the environment."""
     tests = list(published_tests().order_by("-practice", "-published_at", "-id")[:20])
     practice = next((test for test in tests if test.practice), None)
     return {
@@ -79,5 +80,5 @@ def owner_start(request: HttpRequest) -> dict[str, Any]:
         "practice": practice,
         "base_url": request.build_absolute_uri("/"),
         "test_id": tests[0].pk if tests else 1,
-        "token_place": TOKEN_PLACE,
+        "token_variable": TOKEN_VARIABLE,
     }

@@ -33,7 +33,8 @@ def test_an_owners_home_lists_their_systems_the_published_tests_and_a_snippet_to
     code = snippet.locator("code[data-copy-source]").inner_text()
     assert f'Client("{live_server.url}/"' in code
     assert f"test_id={scored_world['published'].pk}" in code
-    assert snippet.locator("mark").inner_text() == "PASTE-YOUR-SYSTEM-TOKEN"  # the token's place, marked
+    assert 'token=os.environ["VTT_TOKEN"]' in code  # the token from the environment: the lines run as copied
+    assert snippet.locator("mark").inner_text() == "Put your code here"  # what a person replaces, marked
     snippet.get_by_role("button", name="Copy").click()
     assert page.evaluate("navigator.clipboard.readText()") == code
     shot(page, "owner-home")

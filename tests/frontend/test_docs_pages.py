@@ -58,9 +58,32 @@ def test_nothing_but_a_page_of_the_docs_is_served(client, make_user, path):
     assert client.get(path).status_code == 404
 
 
-def test_the_docs_are_for_people_who_are_logged_in(client):
-    response = client.get("/docs/guides/operator/")
-    assert response.status_code == 302 and "/login/" in response["Location"]
+def test_the_docs_are_open_to_a_visitor_who_is_not_logged_in(client):
+    # As the API's docs are (issue 46): the top bar's Help leads there from the login page too.
+    login = client.get("/login/").content.decode()
+    assert 'href="/docs/"' in login
+    assert client.get("/docs/guides/operator/").status_code == 200
+
+
+def test_the_index_lists_the_guides_then_the_subsystems_then_the_decisions_by_their_titles(client):
+    html = client.get("/docs/").content.decode()
+    headings = re.findall(r"<h2>(.*?)</h2>", html)
+    assert headings == ["Guides, by role", "How the platform works", "Decisions"]
+    listed = re.findall(r'<li><a href="(/docs/[^"]+)">([^<]+)</a>', html)
+    assert len(listed) == len(doc_pages())
+    assert listed[0] == ("/docs/guides/annotator/", "Guide for annotators")  # the title in the document
+    assert (
+        "/docs/decisions/0043-operator-point/",
+        "0043: The operator marks a label&#x27;s object with one click before Yes, stored with the step",
+    ) in listed  # a record's number, where its title has none
+
+
+def test_a_link_to_a_folder_of_the_docs_leads_to_its_readme_or_its_index(client):
+    method = client.get("/docs/method/").content.decode()
+    assert 'href="/docs/decisions/"' in method  # the method's `decisions/`
+    assert "<h1>Decision records</h1>" in client.get("/docs/decisions/").content.decode()
+    guides = client.get("/docs/guides/").content.decode()
+    assert re.findall(r"<h2>(.*?)</h2>", guides) == ["Guides, by role"]
 
 
 def test_a_docs_page_keeps_its_headings_and_shows_raw_html_as_text():

@@ -58,7 +58,13 @@ class Question:
         """The image as a Pillow image (needs `pip install vtt-client[pillow]`)."""
         import io
 
-        from PIL import Image as PILImage
+        try:
+            from PIL import Image as PILImage
+        except ModuleNotFoundError as missing:  # say so in the words of the install, not of an import
+            raise ModuleNotFoundError(
+                "pil_image() needs Pillow: pip install 'vtt-client[pillow]' (or use image_bytes())",
+                name="PIL",
+            ) from missing
 
         return PILImage.open(io.BytesIO(self.image_bytes())).convert("RGB")
 
@@ -136,11 +142,20 @@ class HistoryEntry:
 
 @dataclass(frozen=True)
 class Proportion:
+    """A share of questions answered right, with its 95% Wilson interval; printed, it reads as a person
+    says it: "0.552 (95% interval 0.525 to 0.579) over 1,286 questions"."""
+
     value: float | None
     successes: int
     trials: int
     low: float | None
     high: float | None
+
+    def __str__(self) -> str:
+        if self.value is None or self.low is None or self.high is None:
+            return "not known yet (no question answered)"
+        questions = "question" if self.trials == 1 else "questions"
+        return f"{self.value:.3f} (95% interval {self.low:.3f} to {self.high:.3f}) over {self.trials:,} {questions}"
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,11 @@ class Score:
     # The scores of the probabilities given (p_yes): `brier`, `log_loss`, `calibration_error` (each
     # {value, low, high}), `given` of `questions`, `reliability`; None when no p_yes was given.
     forecasts: dict[str, Any] | None = None
+
+    def __str__(self) -> str:
+        """What `print(session.score())` shows: the accuracy, and whether the session is still going."""
+        so_far = "" if self.complete else " so far (the session is not over)"
+        return f"accuracy {self.accuracy}{so_far}"
 
 
 @dataclass(frozen=True)

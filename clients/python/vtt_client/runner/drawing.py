@@ -15,11 +15,13 @@ from __future__ import annotations
 import base64
 import io
 from collections.abc import Sequence
-
-from PIL import Image as PILImage
-from PIL import ImageDraw, ImageFont
+from typing import TYPE_CHECKING
 
 from vtt_client.types import ExistQuestion, Label, Question
+
+if TYPE_CHECKING:  # Pillow is imported where an image is drawn (drawn_image): it comes with the `openai`
+    # extra, and `vtt --help` and the client itself work without it (issue 46).
+    from PIL import ImageDraw
 
 REGION_COLOUR = (255, 0, 0)  # the designated region: "outlined in red", as the system prompt says
 # The labels' colours, in the order the labels were made: none of them red, each far from the others.
@@ -52,6 +54,9 @@ def line_width(size: tuple[int, int]) -> int:
 def drawn_image(image_bytes: bytes, question: Question, *, draw: bool, image_format: str = "jpeg") -> bytes:
     """The image in `image_format` ("jpeg" or "png"), with the question's regions drawn on it when
     `draw` (else as it is)."""
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
     with PILImage.open(io.BytesIO(image_bytes)) as opened:
         image = opened.convert("RGB")
     if draw:
@@ -92,6 +97,8 @@ def _draw_label(
     canvas: ImageDraw.ImageDraw, size: tuple[int, int], label: Label, colour: tuple[int, int, int], width: int
 ) -> None:
     box = _inside(corners(label.question.region.box), size)
+    from PIL import ImageFont
+
     for dash in _dashes(box, width):
         canvas.rectangle(dash, fill=colour)
     font = ImageFont.load_default(size=max(10, round(max(size) / 60)))
