@@ -148,9 +148,7 @@ def published_test(args, folder: Path):
 
 def copy_earlier_deals(test, count: int) -> None:
     """`count` done deals whose streams are copies of the test's own streams (with their steps)."""
-    own = list(
-        Stream.objects.filter(test_image__test=test, deal__isnull=True).order_by("test_image__position")
-    )
+    own = list(Stream.objects.filter(test_image__test=test).order_by("test_image__position"))
     steps = {s.pk: list(Step.objects.filter(stream=s).order_by("index")) for s in own}
     owner = user_create_with_role(username="earlier", password=None, role=Role.VISION_SYSTEM_OWNER)
     for n in range(count):

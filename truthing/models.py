@@ -98,8 +98,36 @@ class StreamState(models.TextChoices):
     ENDED = "ended"
 
 
+class PoolStreams(models.Manager):
+    """A test's own streams (its pool): truthed by its operators or the oracle, shown on its card,
+    audited, checked and dealt from. The default manager, so that a query about a test's streams cannot
+    take in a session's private ones by leaving out a filter (issue 47)."""
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(deal__isnull=True)
+
+
+class DealtStreams(models.Manager):
+    """The streams generated for one deal (a session's fresh oracle streams), never shown to another
+    session: reached only from truthing.published, the room of a published test's life."""
+
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(deal__isnull=False)
+
+
+class PoolSteps(models.QuerySet):
+    def of_pool_streams(self) -> models.QuerySet:
+        """The steps of a test's own streams (its pool), none of a session's dealt ones."""
+        return self.filter(stream__deal__isnull=True)
+
+
 class Stream(Leased):
-    """One question stream on one test image; an operator holds it (a lease) until it ends."""
+    """One question stream on one test image; an operator holds it (a lease) until it ends.
+
+    Two kinds share this table: a test's pool streams (`Stream.objects`, the default) and the streams
+    dealt to a session (`Stream.dealt`, from truthing.published only). A step's, a dealt stream's or
+    a check's own stream (a foreign key) is reached whatever its kind (Django's base manager)."""
+
 
     test_image = models.ForeignKey(TestImage, on_delete=models.CASCADE, related_name="streams")
     number = models.PositiveSmallIntegerField(default=0)
@@ -119,6 +147,9 @@ class Stream(Leased):
     # proposal task (a dead worker, a broker that was down), and the sweeper queues it again.
     proposing_since = models.DateTimeField(null=True, blank=True, default=timezone.now)
     ended_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PoolStreams()
+    dealt = DealtStreams()
 
     class Meta:
         ordering = ["test_image__test", "test_image__position", "number"]
@@ -167,6 +198,8 @@ class Step(models.Model):
     proposed_at = models.DateTimeField(default=timezone.now)
     answered_at = models.DateTimeField(null=True, blank=True)
     seconds = models.FloatField(null=True, blank=True, help_text="How long the operator took to answer.")
+
+    objects = PoolSteps.as_manager()
 
     class Meta:
         ordering = ["stream", "index"]

@@ -27,20 +27,19 @@ from truthing.models import (
     TestAudit,
     TruthingMode,
 )
-from truthing.published.pools import dealable_pool, pool_exposure
+from truthing.published.pools import dealable_pool, dealt_streams_count, pool_exposure
 
 
 def card_of_test(*, test: Test) -> dict[str, Any]:
     # The test's own streams: the ones generated for one session's deal are that session's.
     steps = list(
-        Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)
+        Step.objects.of_pool_streams()
+        .filter(stream__test_image__test=test)
         .exclude(answer="")
         .values_list("stream_id", "question__kind", "answer", "p")
     )
     streams = list(
-        Stream.objects.filter(test_image__test=test, deal__isnull=True).values_list(
-            "id", "test_image__mode", "state"
-        )
+        Stream.objects.filter(test_image__test=test).values_list("id", "test_image__mode", "state")
     )
     lengths: dict[int, int] = {stream_id: 0 for stream_id, _, _ in streams}
     kinds: Counter[str] = Counter()
@@ -158,9 +157,7 @@ def dealing_summary(test: Test) -> dict[str, Any]:
         dealable_pool(list(test.test_images.values_list("pk", flat=True))).values_list("pk", flat=True)
     )
     streams = list(
-        Stream.objects.filter(
-            test_image__test=test, test_image__mode=TruthingMode.OPERATOR, deal__isnull=True
-        )
+        Stream.objects.filter(test_image__test=test, test_image__mode=TruthingMode.OPERATOR)
         .order_by("test_image__position", "number")
         .values_list("pk", "number", "test_image__position", "test_image__image__original_name", "state")
     )
@@ -173,7 +170,7 @@ def dealing_summary(test: Test) -> dict[str, Any]:
         )
     return {
         "sessions": Deal.objects.filter(test=test).count(),
-        "generated": Stream.objects.filter(test_image__test=test, deal__isnull=False).count(),
+        "generated": dealt_streams_count(test.pk),
         "pools": list(pools.values()),
     }
 

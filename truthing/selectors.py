@@ -149,16 +149,14 @@ def work_view(work: Stream | Check) -> dict[str, Any]:
 
 
 def streams_left(test: Test) -> int:
-    return (
-        Stream.objects.filter(test_image__test=test, deal__isnull=True)
-        .exclude(state=StreamState.ENDED)
-        .count()
-    )
+    return Stream.objects.filter(test_image__test=test).exclude(state=StreamState.ENDED).count()
 
 
 def steps_of_test(test: Test) -> QuerySet[Step]:
-    return Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True).select_related(
-        "stream__test_image__image", "answered_by"
+    return (
+        Step.objects.of_pool_streams()
+        .filter(stream__test_image__test=test)
+        .select_related("stream__test_image__image", "answered_by")
     )
 
 
@@ -178,7 +176,7 @@ def gold_checks(test: Test | None = None) -> QuerySet[Check]:
 
 
 def open_work_counts(test: Test) -> dict[str, int]:
-    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
+    streams = Stream.objects.filter(test_image__test=test)
     return streams.aggregate(
         total=Count("id"),
         ended=Count("id", filter=Q(state=StreamState.ENDED)),
@@ -189,7 +187,8 @@ def export_of_test(*, test: Test) -> dict[str, Any]:
     """The test with every stream and answer, as one JSON document (three queries)."""
     steps_by_stream: dict[int, list[dict[str, Any]]] = {}
     for step in (
-        Step.objects.filter(stream__test_image__test=test, stream__deal__isnull=True)
+        Step.objects.of_pool_streams()
+        .filter(stream__test_image__test=test)
         .select_related("answered_by")
         .order_by("stream_id", "index")
     ):
@@ -209,7 +208,7 @@ def export_of_test(*, test: Test) -> dict[str, Any]:
             }
         )
     streams_by_image: dict[int, list[Stream]] = {}
-    for stream in Stream.objects.filter(test_image__test=test, deal__isnull=True).order_by("number"):
+    for stream in Stream.objects.filter(test_image__test=test).order_by("number"):
         streams_by_image.setdefault(stream.test_image_id, []).append(stream)
     return {
         "name": test.name,
@@ -241,7 +240,7 @@ def stream_rows_of_test(test: Test, *, limit: int) -> list[Stream]:
     truthed, who holds it and `answered` (its questions answered yes or no)."""
     answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))
     return list(
-        Stream.objects.filter(test_image__test=test, deal__isnull=True)
+        Stream.objects.filter(test_image__test=test)
         .select_related("test_image__image", "lease_holder")
         .annotate(answered=answered)
         .order_by("test_image__position", "number")[:limit]

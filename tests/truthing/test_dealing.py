@@ -47,19 +47,31 @@ def test_two_owners_are_dealt_their_own_oracle_streams_and_each_replays_exactly(
     assert questions[0] != questions[1]
     # Neither is the test's own stream of its images.
     own = set(
-        Step.objects.filter(stream__deal__isnull=True, stream__test_image__test=oracle_test).values_list(
-            "pk", flat=True
-        )
+        Step.objects.of_pool_streams()
+        .filter(stream__test_image__test=oracle_test)
+        .values_list("pk", flat=True)
     )
     assert not own & {s.step_id for p in plans for s in p.steps}
 
     for session in sessions:
         deal = Deal.objects.get(pk=session.deal_id)
         assert (deal.status, deal.streams_done, deal.streams_total) == ("done", images, images)
-        for stream in Stream.objects.filter(deal=deal).select_related("test_image__test", "deal"):
+        for stream in Stream.dealt.filter(deal=deal).select_related("test_image__test", "deal"):
             steps = list(stream.steps.order_by("index"))
             assert all(step.automatic and step.p is not None and step.population for step in steps)
             assert replayed(stream, steps) == [step.question for step in steps]
+    # The default manager holds the test's pool, `Stream.dealt` the sessions' streams; the related
+    # manager of an image holds its pool, and a step still reaches its dealt stream (issue 47, item 1).
+    dealt = set(Stream.dealt.filter(test_image__test=oracle_test).values_list("pk", flat=True))
+    pool = set(Stream.objects.filter(test_image__test=oracle_test).values_list("pk", flat=True))
+    assert len(dealt) == 2 * images and pool and not dealt & pool
+    image = oracle_test.test_images.first()
+    assert set(image.streams.values_list("pk", flat=True)) == pool & set(
+        Stream.objects.filter(test_image=image).values_list("pk", flat=True)
+    )
+    step = Step.objects.filter(stream_id__in=dealt).first()
+    assert step.stream.deal_id is not None
+    assert not Step.objects.of_pool_streams().filter(stream_id__in=dealt).exists()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -122,7 +134,7 @@ def _enrol(test, make_user, names):
 def _dealt(deal):
     return {
         stream.test_image_id: stream
-        for stream in Stream.objects.filter(deal=deal).select_related("test_image__test", "test_image__image")
+        for stream in Stream.dealt.filter(deal=deal).select_related("test_image__test", "test_image__image")
     }
 
 

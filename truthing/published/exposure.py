@@ -97,7 +97,7 @@ def exposure_sources(test_image: TestImage, *, deal_id: int) -> list[int]:
     seen more sessions than that knows most facts anyway, and it bounds what a deal reads), by id."""
     window = settings.VTT["TRUTHING_DEAL_EXPOSURE_STREAMS"]
     latest = (
-        Stream.objects.filter(test_image=test_image, deal__isnull=False)
+        Stream.dealt.filter(test_image=test_image)
         .exclude(deal_id=deal_id)
         .order_by("-pk")
         .values_list("pk", flat=True)[:window]

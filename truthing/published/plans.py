@@ -107,7 +107,7 @@ def plan_of_test(*, test_id: int) -> TestPlan | None:
 def _build_plan(test_id: int) -> TestPlan:
     """The test's own streams (never a stream generated for one session's deal), image by image."""
     streams = list(
-        Stream.objects.filter(test_image__test_id=test_id, deal__isnull=True)
+        Stream.objects.filter(test_image__test_id=test_id)
         .order_by("test_image__position", "number")
         .values_list("pk", "test_image_id", "test_image__image__width", "test_image__image__height")
     )

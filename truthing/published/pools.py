@@ -28,9 +28,9 @@ def dealable_pool(test_image_ids: list[int]):
     until then)."""
     unfinished = Check.objects.filter(stream=OuterRef("pk"), finished_at__isnull=True)
     disputed = Disagreement.objects.filter(step__stream=OuterRef("pk"), state=DisagreementState.OPEN)
-    return Stream.objects.filter(
-        test_image_id__in=test_image_ids, deal__isnull=True, state=StreamState.ENDED
-    ).exclude(Exists(unfinished) | Exists(disputed))
+    return Stream.objects.filter(test_image_id__in=test_image_ids, state=StreamState.ENDED).exclude(
+        Exists(unfinished) | Exists(disputed)
+    )
 
 
 def pool_choices(images: list[TestImage], *, owner_id: int, rng: random.Random) -> dict[int, int]:
@@ -73,3 +73,8 @@ def pool_exposure(stream_ids: list[int]) -> Counter[int]:
         .values_list("stream_id", "n")
     )
     return Counter(dict(counted))
+
+
+def dealt_streams_count(test_id: int) -> int:
+    """How many streams were generated for the test's deals (sessions' own oracle streams)."""
+    return Stream.dealt.filter(test_image__test_id=test_id).count()

@@ -102,9 +102,7 @@ def streams_of_test(test: Test) -> list[list[StreamStep]]:
     vocabulary = stats.vocabulary
     streams: dict[int, list[StreamStep]] = {}
     steps = (
-        Step.objects.filter(
-            stream__test_image__test=test, stream__state=StreamState.ENDED, stream__deal__isnull=True
-        )
+        Step.objects.filter(stream__test_image__test=test, stream__state=StreamState.ENDED)
         .exclude(answer="")
         .select_related("stream__test_image__image")
         .order_by("stream_id", "index")

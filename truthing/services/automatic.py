@@ -25,9 +25,7 @@ WRITE_BATCH = 50  # streams per transaction: few enough that a takeover redoes l
 
 
 def automatic_streams(test: Test):
-    return Stream.objects.filter(
-        test_image__test=test, test_image__mode=TruthingMode.AUTOMATIC, deal__isnull=True
-    )
+    return Stream.objects.filter(test_image__test=test, test_image__mode=TruthingMode.AUTOMATIC)
 
 
 def automatic_truthing_start(*, test: Test) -> list[AutomaticTruthing]:

@@ -220,7 +220,7 @@ def _counted(n: int, one: str, many: str) -> str:
 
 def publish_blockers(test: Test) -> list[str]:
     """What keeps the test from being published, for a person; empty when it may be."""
-    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
+    streams = Stream.objects.filter(test_image__test=test)
     blockers = []
     missing = pixels_missing(images_of_test(test))
     if missing:  # a test started before the rule
@@ -319,7 +319,7 @@ def pool_grow(*, test: Test, position: int, streams: int) -> list[Stream]:
             f"Add from 1 to {MAX_POOL_GROWTH} streams at a time.",
             fields={"streams": [f"From 1 to {MAX_POOL_GROWTH}."]},
         )
-    last = test_image.streams.filter(deal__isnull=True).aggregate(n=Max("number"))["n"]
+    last = Stream.objects.filter(test_image=test_image).aggregate(n=Max("number"))["n"]
     last = -1 if last is None else last
     now = timezone.now()
     added = Stream.objects.bulk_create(

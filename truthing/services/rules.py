@@ -131,5 +131,4 @@ def operator_streams() -> models.QuerySet[Stream]:
         models.Q(test_image__test__state=TestState.TRUTHING)
         | models.Q(test_image__test__state=TestState.PUBLISHED, grown_at__isnull=False),
         test_image__mode=TruthingMode.OPERATOR,
-        deal__isnull=True,
     ).exclude(state=StreamState.ENDED)
