@@ -11,7 +11,6 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from frontend.plots.leaderboard import (
-    COLOURS,
     LEFT,
     RIGHT,
     H,
@@ -21,6 +20,7 @@ from frontend.plots.leaderboard import (
     _tick,
     _y,
     accuracy_by_kind,
+    series_colour,
     with_legend,
 )
 from frontend.plots.svg import joined, svg, svg_html
@@ -65,7 +65,7 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
     parts.extend(_tick(_x(level), f"{level:g}") for level in (0.0, 0.25, 0.5, 0.75, 1.0))
     families = report.get("families", {})
     for n, family in enumerate(families.values()):
-        colour = COLOURS[n % len(COLOURS)]
+        colour = series_colour(n)
         known = [p for p in family["points"] if p.get("value") is not None]
         if not known:
             continue
