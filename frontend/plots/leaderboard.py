@@ -35,14 +35,15 @@ def _y(value: float) -> float:
     return TOP + (1 - value) * (H - TOP - BOTTOM)
 
 
-def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
-    """The plot area, the y axis (0 to 1, a dashed line at one half) and both axes' names."""
+def _frame(x_label: str, y_label: str = "accuracy", *, width: int = W) -> list[SafeString]:
+    """The plot area, the y axis (0 to 1, a dashed line at one half) and both axes' names, on a picture
+    `width` units wide (the leaderboard's W, or the test card's plots' width)."""
     parts = [
         svg_html(
             '<rect x="{}" y="{}" width="{}" height="{}" fill="#fff" stroke="#999"></rect>',
             LEFT,
             TOP,
-            W - LEFT - RIGHT,
+            width - LEFT - RIGHT,
             H - TOP - BOTTOM,
         )
     ]
@@ -53,7 +54,7 @@ def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
                 '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#ddd" stroke-dasharray="{}"></line>'
                 '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
                 LEFT,
-                W - RIGHT,
+                width - RIGHT,
                 _y(tick),
                 _y(tick),
                 dash,
@@ -68,7 +69,7 @@ def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
             '<text class="plot-axis-name" x="{:.1f}" y="{}" text-anchor="middle">{}</text>'
             '<text class="plot-axis-name" x="12" y="{:.1f}" text-anchor="middle" '
             'transform="rotate(-90 12 {:.1f})">{}</text>',
-            (LEFT + W - RIGHT) / 2,
+            (LEFT + width - RIGHT) / 2,
             H - 6,
             x_label,
             middle,
