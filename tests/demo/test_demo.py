@@ -126,3 +126,25 @@ def test_demo_setup_runs_the_blind_baselines_so_the_first_leaderboard_has_rows(s
     assert "httpx" not in out
     call_command("demo_setup")
     assert out.count("accuracy") == 3 and "took this test already" in capsys.readouterr().out
+
+
+def test_the_start_message_asks_to_truth_the_operator_test_only_while_it_needs_it(
+    small_demo, capsys, django_capture_on_commit_callbacks
+):
+    """Issue 46, item 11: after the operator test was published, `make run` still said at every start
+    to log in as operator and truth it."""
+    for _ in range(2):  # the first run fits the statistics; the second makes the tests
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("demo_setup", url="http://demo.example/", baselines=False)
+    assert "Take next" in capsys.readouterr().out
+    operator_test = Test.objects.get(name=demo.OPERATOR_TEST)
+    # As if the operator had truthed it and an admin published it (the state is all the message reads).
+    Test.objects.filter(pk=operator_test.pk).update(state=TestState.PUBLISHED)
+
+    call_command("demo_setup", url="http://demo.example/", baselines=False)
+    out = capsys.readouterr().out
+    assert "Take next" not in out and "log in as operator" not in out
+    assert (
+        f"{demo.OPERATOR_TEST!r} (published: its card is at http://demo.example/tests/{operator_test.pk}/)"
+        in out
+    )
