@@ -25,12 +25,20 @@ def tests_said(tests: DemoTests, url: str) -> str:
         todo = "log in as operator, Truthing, Take next"
     else:
         todo = f"its card is at {url}tests/{operator.pk}/"
-    return (
+    said = (
         f"Tests: {tests.published.name!r} ({tests.published.state}: its card is at "
         f"{url}tests/{tests.published.pk}/), {tests.practice.name!r} (a practice test, "
         f"{tests.practice.state}: a new vision-system owner tries their code on test_id "
         f"{tests.practice.pk} first) and {operator.name!r} ({operator.state}: {todo})."
     )
+    checked = tests.checked
+    if checked is not None and checked.state == TestState.TRUTHING:
+        said += (
+            f" {checked.name!r} is being checked: the operator queue gives operator a stream to check and a "
+            "gold check first; reviewer decides its disagreement under Adjudication; admin sees agreement and "
+            "gold on Operators."
+        )
+    return said
 
 
 class Command(PlatformCommand):
