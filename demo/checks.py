@@ -23,6 +23,7 @@ from django.db import transaction
 from django.test import override_settings
 
 from annotations.models import Collection
+from demo.once import test_found_or_made
 from demo.pictures import pictures_ensure
 from demo.synthetic import generate_scenes
 from kernel.scene import parse_scene
@@ -30,7 +31,7 @@ from truthing import bridge
 from truthing.models import AutomaticTruthing, Check, Disagreement, Stream, StreamState, Test, TestState
 from truthing.services.automatic import automatic_truthing_run
 from truthing.services.checks import check_answer, check_create_for, check_leave, next_step_to_check
-from truthing.services.lifecycle import create_test, start_test
+from truthing.services.lifecycle import start_test
 from truthing.services.proposals import stream_propose
 from truthing.services.rules import lease_minutes, lock_stream
 from truthing.services.streams import step_answer, stream_leave
@@ -51,18 +52,17 @@ def demo_checks_ensure(
     users = get_user_model().objects
     admin, colleague = users.get(username=admin_username), users.get(username=SECOND_OPERATOR)
     scenes = list(generate_scenes(CHECKED_BLIND, seed + 4, prefix=CHECKED_PREFIX))
-    pictures = pictures_ensure(collection, scenes)
-    test = Test.objects.filter(name=CHECKED_TEST).first()
-    if test is None:
-        test = create_test(
-            name=CHECKED_TEST,
-            description="Being truthed, with checks: a second opinion and a gold check wait in the operator "
-            "queue, and a disagreement under Adjudication.",
-            statistics=statistics,
-            image_ids=[image.pk for image in pictures] + oracle_image_ids[:CHECKED_ORACLE],
-            seed=seed,
-            created_by=admin,
-        )
+    test = test_found_or_made(
+        name=CHECKED_TEST,
+        description="Being truthed, with checks: a second opinion and a gold check wait in the operator "
+        "queue, and a disagreement under Adjudication.",
+        statistics=statistics,
+        image_ids=lambda: (
+            [image.pk for image in pictures_ensure(collection, scenes)] + oracle_image_ids[:CHECKED_ORACLE]
+        ),
+        seed=seed,
+        created_by=admin,
+    )
     if test.state not in (TestState.DRAFT, TestState.TRUTHING):
         return test
     if Disagreement.objects.filter(step__stream__test_image__test=test).exists():

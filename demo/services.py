@@ -31,11 +31,12 @@ from annotations.services.collections import collection_create, membership_set
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
 from demo.checks import demo_checks_ensure
+from demo.once import test_found_or_made
 from demo.pictures import pictures_ensure, scene_pictures_upload
 from demo.synthetic import generate_scenes
 from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services.automatic import automatic_truthing_run
-from truthing.services.lifecycle import create_test, publish_blockers, publish_test, start_test
+from truthing.services.lifecycle import publish_blockers, publish_test, start_test
 from vtt_site.errors import ApplicationError
 
 COLLECTION_NAME = "Demo street scenes"
@@ -188,17 +189,14 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         admin=admin,
         practice=True,
     )
-    truthing = Test.objects.filter(name=OPERATOR_TEST).first()
-    if truthing is None:
-        truthing = create_test(
-            name=OPERATOR_TEST,
-            description="Test images without a scene graph: the demo operator truths them (Truthing, "
-            "Take next).",
-            statistics=statistics,
-            image_ids=[image.pk for image in _blind_images(collection)],
-            seed=SEED,
-            created_by=admin,
-        )
+    truthing = test_found_or_made(
+        name=OPERATOR_TEST,
+        description="Test images without a scene graph: the demo operator truths them (Truthing, Take next).",
+        statistics=statistics,
+        image_ids=lambda: [image.pk for image in _blind_images(collection)],
+        seed=SEED,
+        created_by=admin,
+    )
     if truthing.state == TestState.DRAFT:
         truthing = start_test(test=truthing)
     notes = " ".join(n for n in (note, practice_note) if n)
@@ -233,17 +231,15 @@ def _oracle_test_ensure(
     """A test on reviewed test images, truthed by the oracle and published (as a practice test if
     asked): made, started, truthed and published as far as a stopped run left it; with a note when it
     cannot be published yet."""
-    test = Test.objects.filter(name=name).first()
-    if test is None:
-        test = create_test(
-            name=name,
-            description=description,
-            statistics=statistics,
-            image_ids=image_ids(),
-            seed=SEED,
-            practice=practice,
-            created_by=admin,
-        )
+    test = test_found_or_made(
+        name=name,
+        description=description,
+        statistics=statistics,
+        image_ids=image_ids,
+        seed=SEED,
+        practice=practice,
+        created_by=admin,
+    )
     if test.state == TestState.PUBLISHED:
         return test, ""
     # No gold checks on the demo's oracle tests: they are published at once, without anyone answering
