@@ -162,10 +162,10 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
 def _no_leaderboard(request: HttpRequest, why: str) -> HttpResponse:
     """A practice test's leaderboard address (issue 46): why there is none, and the reader's systems,
     whose pages list their practice sessions, rather than a bare "There is no page"."""
-    systems = (
-        selectors.systems_visible(user=request.user) if may(request.user, "evaluation.system.list") else []
-    )
-    return render(request, "frontend/leaderboard.html", {"practice": {"why": why, "systems": systems}})
+    owner = may(request.user, "evaluation.system.list")
+    systems = list(selectors.systems_visible(user=request.user)) if owner else []
+    context = {"practice": {"why": why, "owner": owner, "systems": systems}}
+    return render(request, "frontend/leaderboard.html", context)
 
 
 def _reliability(shown: list[dict[str, Any]]) -> Any:
