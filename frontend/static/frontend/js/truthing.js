@@ -103,12 +103,15 @@ function nextLabel() {
   return `${type} ${work.labels.filter((e) => e.label.startsWith(`${type} `)).length + 1}`;
 }
 
-let legendShown = []; // what the overlays drawn for the pending question mean; a pointed-at answer's go after
+// What the overlays mean: those drawn for the pending question, then those of what is pointed at (kept
+// apart, since a render redraws the first and leaves the pointed-at overlay as it is).
+let legendShown = [];
+let legendPointed = [];
 
-function showLegend(extra = []) {
+function showLegend() {
   const legendBox = part("legend");
-  legendBox.replaceChildren(...legendShown, ...extra);
-  legendBox.hidden = !legendShown.length && !extra.length;
+  legendBox.replaceChildren(...legendShown, ...legendPointed);
+  legendBox.hidden = !legendShown.length && !legendPointed.length;
 }
 
 function legendItem(swatch, text) {
@@ -173,7 +176,8 @@ function showAnswered(entry) {
     legend.push(legendItem(`named-swatch ${colourOf(label.label)}`, `where ${label.label} was found`));
   }
   hoverLayer.replaceChildren(...shapes);
-  showLegend(legend);
+  legendPointed = legend;
+  showLegend();
 }
 
 function showLabel(entry) {
@@ -181,6 +185,8 @@ function showLabel(entry) {
   const shapes = box ? [regionRect(box, `label-region ${colourOf(entry.label)}`)] : [];
   if (entry?.point) shapes.push(marker(entry.point, entry.label, `${colourOf(entry.label)} named`));
   hoverLayer.replaceChildren(...shapes);
+  legendPointed = [];
+  showLegend();
 }
 
 // While H is held (or the button pressed), the picture is shown bare: nothing tints what is asked about.
