@@ -115,7 +115,7 @@ def _truth_as(user: Any, stream: Stream, scene: dict[str, Any]) -> None:
         bridge.seed_of(stream.test_image, stream.number),
     )
     truths = [str(step.answer) for step in oracle]
-    lease_take(Stream.objects.filter(pk=stream.pk), user, minutes=lease_minutes())
+    _take(Stream.objects.filter(pk=stream.pk), user)
     while True:
         # The proposal is the worker's; the demo runs it here, so that it waits for nothing (a second run
         # of it finds the step written: it is idempotent).
@@ -126,6 +126,12 @@ def _truth_as(user: Any, stream: Stream, scene: dict[str, Any]) -> None:
         answer = truths[pending.index] if pending.index < len(truths) else "ambiguous"
         step_answer(stream_id=stream.pk, user=user, index=pending.index, answer=answer)
     stream_leave(stream_id=stream.pk, user=user)
+
+
+def _take(work, user: Any) -> None:
+    """The user takes this piece of work from the operator queue (the lease the queue would give)."""
+    with transaction.atomic():
+        lease_take(work, user, minutes=lease_minutes())
 
 
 def _check_on(stream: Stream) -> Check:
@@ -142,7 +148,7 @@ def _answer_check(user: Any, check: Check, *, disagree: bool = False) -> None:
     `disagree`, the opposite of the first yes or no."""
     if check.finished_at is not None:
         return
-    lease_take(Check.objects.filter(pk=check.pk), user, minutes=lease_minutes())
+    _take(Check.objects.filter(pk=check.pk), user)
     flipped = not disagree
     while (step := next_step_to_check(check)) is not None:
         answer = step.answer
