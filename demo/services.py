@@ -10,7 +10,6 @@ operator. A second run only finds what exists.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import secrets
@@ -22,22 +21,22 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
 from accounts.roles import Role
 from accounts.services import user_create_with_role
 from annotations.formats import jsonl_line
-from annotations.models import Collection, Image, ImportJob, MemberRole, SceneFormat, Split
+from annotations.models import Collection, ImportJob, MemberRole, SceneFormat, Split
 from annotations.services.collections import collection_create, membership_set
-from annotations.services.images import image_upload
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
+from demo.checks import demo_checks_ensure
+from demo.once import test_found_or_made
+from demo.pictures import pictures_ensure, scene_pictures_upload
 from demo.synthetic import generate_scenes
-from demo.synthetic.render import render_scene
 from truthing.models import AutomaticTruthing, Test, TestState
 from truthing.services.automatic import automatic_truthing_run
-from truthing.services.lifecycle import create_test, publish_blockers, publish_test, start_test
+from truthing.services.lifecycle import publish_blockers, publish_test, start_test
 from vtt_site.errors import ApplicationError
 
 COLLECTION_NAME = "Demo street scenes"
@@ -61,6 +60,8 @@ DEMO_USERS = (
     DemoUser("annotator", Role.ANNOTATOR, MemberRole.ANNOTATOR),
     DemoUser("reviewer", Role.REVIEWER, MemberRole.REVIEWER),
     DemoUser("operator", Role.OPERATOR, MemberRole.OPERATOR),
+    # A colleague whose past work gives the demo's checks something to check (demo.checks).
+    DemoUser("operator-2", Role.OPERATOR, MemberRole.OPERATOR),
     DemoUser("vision-owner", Role.VISION_SYSTEM_OWNER, None),
     DemoUser("admin", Role.ADMIN, MemberRole.REVIEWER),
 )
@@ -133,28 +134,6 @@ def _fill(collection: Collection) -> None:
         _import_reviewed(collection, to_import)
 
 
-def scene_picture(scene: dict) -> bytes:
-    """A drawing of the scene (demo.synthetic) as PNG bytes, of its width and height; a scene given by its
-    name and size alone is an empty street."""
-    buffer = io.BytesIO()
-    render_scene({"objects": [], "relationships": [], **scene}).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def scene_pictures_upload(*, collection: Collection, scenes: Iterable[dict], split: str) -> list[Image]:
-    """A drawing of each scene (demo.synthetic), uploaded under its image's name: the demo's pictures,
-    and the pixels of the test images that the tests and the benchmarks make (a test takes only images
-    with pixels). A scene graph imported after them attaches to them."""
-    files = [
-        SimpleUploadedFile(scene["image"], scene_picture(scene), content_type="image/png") for scene in scenes
-    ]
-    result = image_upload(collection=collection, files=files, split=split)
-    if result.rejected:
-        first = result.rejected[0]
-        raise ApplicationError(first.code, f"The picture {first.file} was refused: {first.message}")
-    return result.created
-
-
 def _import_reviewed(collection: Collection, scenes: list[dict]) -> None:
     content = ContentFile("".join(jsonl_line(scene) for scene in scenes).encode(), name="demo-scenes.jsonl")
     job = import_create(
@@ -185,6 +164,7 @@ class DemoTests:
     published: Test
     practice: Test
     truthing: Test
+    checked: Test | None = None  # demo.checks: a stream to check, a gold check, a disagreement
     note: str = ""
 
 
@@ -196,14 +176,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
     published, note = _oracle_test_ensure(
         name=AUTOMATIC_TEST,
         description="Every image has a reviewed scene graph, so the oracle answered every question.",
-        image_ids=lambda: list(
-            collection.images.filter(
-                split=Split.TEST, annotated_at__isnull=False, original_name__startswith="demo-"
-            )
-            .exclude(original_name__startswith=PRACTICE_PREFIX)
-            .order_by("original_name")
-            .values_list("pk", flat=True)[:AUTOMATIC_IMAGES]
-        ),
+        image_ids=lambda: _reviewed_test_image_ids(collection)[:AUTOMATIC_IMAGES],
         statistics=statistics,
         admin=admin,
     )
@@ -216,21 +189,34 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         admin=admin,
         practice=True,
     )
-    truthing = Test.objects.filter(name=OPERATOR_TEST).first()
-    if truthing is None:
-        truthing = create_test(
-            name=OPERATOR_TEST,
-            description="Test images without a scene graph: the demo operator truths them (Truthing, "
-            "Take next).",
-            statistics=statistics,
-            image_ids=[image.pk for image in _blind_images(collection)],
-            seed=SEED,
-            created_by=admin,
-        )
+    truthing = test_found_or_made(
+        name=OPERATOR_TEST,
+        description="Test images without a scene graph: the demo operator truths them (Truthing, Take next).",
+        statistics=statistics,
+        image_ids=lambda: [image.pk for image in _blind_images(collection)],
+        seed=SEED,
+        created_by=admin,
+    )
     if truthing.state == TestState.DRAFT:
         truthing = start_test(test=truthing)
     notes = " ".join(n for n in (note, practice_note) if n)
-    return DemoTests(published=published, practice=practice, truthing=truthing, note=notes)
+    checked = demo_checks_ensure(
+        collection=collection,
+        statistics=statistics,
+        seed=SEED,
+        oracle_image_ids=_reviewed_test_image_ids(collection),
+        admin_username=admin_username,
+    )
+    return DemoTests(published=published, practice=practice, truthing=truthing, checked=checked, note=notes)
+
+
+def _reviewed_test_image_ids(collection: Collection) -> list[int]:
+    """The collection's test images with a reviewed scene graph, never the practice test's (its truths
+    are told to anyone: decision 0075), by name."""
+    reviewed = collection.images.filter(
+        split=Split.TEST, annotated_at__isnull=False, original_name__startswith="demo-"
+    ).exclude(original_name__startswith=PRACTICE_PREFIX)
+    return list(reviewed.order_by("original_name").values_list("pk", flat=True))
 
 
 def _oracle_test_ensure(
@@ -245,17 +231,15 @@ def _oracle_test_ensure(
     """A test on reviewed test images, truthed by the oracle and published (as a practice test if
     asked): made, started, truthed and published as far as a stopped run left it; with a note when it
     cannot be published yet."""
-    test = Test.objects.filter(name=name).first()
-    if test is None:
-        test = create_test(
-            name=name,
-            description=description,
-            statistics=statistics,
-            image_ids=image_ids(),
-            seed=SEED,
-            practice=practice,
-            created_by=admin,
-        )
+    test = test_found_or_made(
+        name=name,
+        description=description,
+        statistics=statistics,
+        image_ids=image_ids,
+        seed=SEED,
+        practice=practice,
+        created_by=admin,
+    )
     if test.state == TestState.PUBLISHED:
         return test, ""
     # No gold checks on the demo's oracle tests: they are published at once, without anyone answering
@@ -279,28 +263,14 @@ def _practice_images(collection: Collection) -> list[Any]:
     """Rendered test images with reviewed scene graphs of their own (the oracle truths them), made for
     the practice test alone."""
     scenes = list(generate_scenes(PRACTICE_IMAGES, SEED + 3, prefix=PRACTICE_PREFIX))
-    names = [scene["image"] for scene in scenes]
-    present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))
-    missing = [scene for scene in scenes if scene["image"] not in present]
-    if missing:
-        scene_pictures_upload(collection=collection, scenes=missing, split=Split.TEST)
-    annotated = set(
-        collection.images.filter(original_name__in=names, annotated_at__isnull=False).values_list(
-            "original_name", flat=True
-        )
-    )
+    annotated = {image.original_name for image in pictures_ensure(collection, scenes) if image.annotated_at}
     unannotated = [scene for scene in scenes if scene["image"] not in annotated]
     if unannotated:
         _import_reviewed(collection, unannotated)
+    names = [scene["image"] for scene in scenes]
     return list(collection.images.filter(original_name__in=names).order_by("original_name"))
 
 
 def _blind_images(collection: Collection) -> list[Any]:
     """Rendered test images uploaded without their scene graphs (nobody has annotated them)."""
-    scenes = list(generate_scenes(BLIND_IMAGES, SEED + 2, prefix="demo-blind"))
-    names = [scene["image"] for scene in scenes]
-    present = set(collection.images.filter(original_name__in=names).values_list("original_name", flat=True))
-    missing = [scene for scene in scenes if scene["image"] not in present]
-    if missing:
-        scene_pictures_upload(collection=collection, scenes=missing, split=Split.TEST)
-    return list(collection.images.filter(original_name__in=names).order_by("original_name"))
+    return pictures_ensure(collection, generate_scenes(BLIND_IMAGES, SEED + 2, prefix="demo-blind"))

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from accounts.roles import Role
 from annotations.models import Split
 from annotations.services.imports import import_create, import_run
-from demo.services import scene_pictures_upload
+from demo.pictures import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory
 from vtt_site.celery import app as celery_app

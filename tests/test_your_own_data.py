@@ -20,7 +20,7 @@ from annotations.services.annotation import annotation_save, annotation_submit
 from annotations.services.collections import collection_create, membership_set
 from annotations.services.queues import annotation_next, review_decide, review_next
 from annotations.services.vocabularies import vocabulary_install_default
-from demo.services import scene_picture
+from demo.pictures import scene_picture
 from demo.synthetic import generate_scenes
 from engine import services as engine_services
 from evaluation.models import Session

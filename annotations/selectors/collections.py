@@ -8,7 +8,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from accounts.roles import COLLECTION_WORKERS, OPERATIONS, Role, is_admin, may, may_as
+from accounts.roles import COLLECTION_WORKERS, OPERATIONS, Role, is_admin, may, may_as, roles_of
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, CollectionMembership, Image, Split, Stage
 from vtt_site.errors import NotFoundError, PermissionDeniedError
@@ -46,6 +46,17 @@ def member_role(*, user: Any, collection: Collection) -> str | None:
         return None
     found = CollectionMembership.objects.filter(collection=collection, user=user)
     return found.values_list("role", flat=True).first()
+
+
+def memberships_lacking_role(*, user: Any) -> list[CollectionMembership]:
+    """The user's memberships whose role they do not hold on the site: an admin added them to the
+    collection but not to the role's group, so they may open it and do nothing there (decision 0006: a
+    membership grants its role only as far as the global role allows). The home page says so."""
+    if not getattr(user, "is_authenticated", False) or is_admin(user):
+        return []
+    held = [role.value for role in roles_of(user)]
+    found = CollectionMembership.objects.filter(user=user).exclude(role__in=held)
+    return list(found.select_related("collection").order_by("collection__name"))
 
 
 def member_may(*, user: Any, collection: Collection, operation: str) -> bool:

@@ -11,19 +11,18 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from frontend.plots.leaderboard import (
-    COLOURS,
     LEFT,
     RIGHT,
     H,
     Series,
-    W,
     _frame,
     _tick,
     _y,
     accuracy_by_kind,
+    series_colour,
     with_legend,
 )
-from frontend.plots.svg import joined, svg, svg_html
+from frontend.plots.svg import WIDTH, joined, svg, svg_html
 from scoring.references import REFERENCE_BINS
 
 # The names a person reads, in the order of scoring.degradation.FAMILIES.
@@ -34,8 +33,14 @@ FAMILY_NAMES = {
 }
 
 
+# The curves are a plot of the test card: drawn as wide as its other plots (frontend.plots.svg) and laid
+# out in a cell of the same width, so that their type is the same size on screen (issue 46: on the
+# leaderboard's narrower frame, shown as wide, it was twice the size).
+CARD_W = WIDTH
+
+
 def _x(level: float) -> float:
-    return LEFT + 10 + level * (W - LEFT - RIGHT - 20)
+    return LEFT + 10 + level * (CARD_W - LEFT - RIGHT - 20)
 
 
 def _reference_line(value: float, label: str, dash: str, *, right: bool = False) -> SafeString:
@@ -45,11 +50,11 @@ def _reference_line(value: float, label: str, dash: str, *, right: bool = False)
         '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#555" stroke-dasharray="{}"></line>'
         '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="{}">{}</text>',
         LEFT,
-        W - RIGHT,
+        CARD_W - RIGHT,
         _y(value),
         _y(value),
         dash,
-        W - RIGHT - 20 if right else LEFT + 4,
+        CARD_W - RIGHT - 20 if right else LEFT + 4,
         _y(value) - 4,
         "end" if right else "start",
         label,
@@ -61,11 +66,11 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
     one line and band per kind of degradation on the questions it reaches; a dot at the end of each
     marks the blind prior on those questions. Dashed: the blind prior on the whole test, and the
     learned blind guesser's accuracy when the test was audited."""
-    parts = _frame("degradation, from 0 (the oracle) to 1")
+    parts = _frame("degradation, from 0 (the oracle) to 1", width=CARD_W)
     parts.extend(_tick(_x(level), f"{level:g}") for level in (0.0, 0.25, 0.5, 0.75, 1.0))
     families = report.get("families", {})
     for n, family in enumerate(families.values()):
-        colour = COLOURS[n % len(COLOURS)]
+        colour = series_colour(n)
         known = [p for p in family["points"] if p.get("value") is not None]
         if not known:
             continue
@@ -97,7 +102,7 @@ def degradation_curves(report: Mapping[str, Any], *, learned: float | None = Non
         parts.append(_reference_line(report["blind_prior"]["value"], "blind prior", "6 3"))
     if learned is not None:
         parts.append(_reference_line(learned, "learned blind guesser", "2 2", right=True))
-    picture = svg(H, "Accuracy against degradation", joined(parts), width=W)
+    picture = svg(H, "Accuracy against degradation", joined(parts), width=CARD_W)
     return with_legend(picture, [FAMILY_NAMES.get(name, name) for name in families])
 
 

@@ -24,18 +24,26 @@ CHARACTER = 7.5  # about the width of a character of the plots' 13-unit type
 Series = Sequence[tuple[str, Any]]
 
 
+def series_colour(n: int) -> str:
+    """The colour of a page's n-th series. Every plot of a page takes its series in the page's one
+    order (the leaderboard's rows shown) and leaves a series it cannot draw out by its place, never by
+    renumbering, so that a system has one colour in all of them (issue 46)."""
+    return COLOURS[n % len(COLOURS)]
+
+
 def _y(value: float) -> float:
     return TOP + (1 - value) * (H - TOP - BOTTOM)
 
 
-def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
-    """The plot area, the y axis (0 to 1, a dashed line at one half) and both axes' names."""
+def _frame(x_label: str, y_label: str = "accuracy", *, width: int = W) -> list[SafeString]:
+    """The plot area, the y axis (0 to 1, a dashed line at one half) and both axes' names, on a picture
+    `width` units wide (the leaderboard's W, or the test card's plots' width)."""
     parts = [
         svg_html(
             '<rect x="{}" y="{}" width="{}" height="{}" fill="#fff" stroke="#999"></rect>',
             LEFT,
             TOP,
-            W - LEFT - RIGHT,
+            width - LEFT - RIGHT,
             H - TOP - BOTTOM,
         )
     ]
@@ -46,7 +54,7 @@ def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
                 '<line x1="{}" x2="{}" y1="{:.1f}" y2="{:.1f}" stroke="#ddd" stroke-dasharray="{}"></line>'
                 '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
                 LEFT,
-                W - RIGHT,
+                width - RIGHT,
                 _y(tick),
                 _y(tick),
                 dash,
@@ -61,7 +69,7 @@ def _frame(x_label: str, y_label: str = "accuracy") -> list[SafeString]:
             '<text class="plot-axis-name" x="{:.1f}" y="{}" text-anchor="middle">{}</text>'
             '<text class="plot-axis-name" x="12" y="{:.1f}" text-anchor="middle" '
             'transform="rotate(-90 12 {:.1f})">{}</text>',
-            (LEFT + W - RIGHT) / 2,
+            (LEFT + width - RIGHT) / 2,
             H - 6,
             x_label,
             middle,
@@ -88,7 +96,7 @@ def legend_html(series: Sequence[tuple[int, str]]) -> SafeString:
             '<li data-series="{}"><svg class="plot-swatch" viewBox="0 0 10 10" aria-hidden="true">'
             '<rect width="10" height="10" fill="{}"></rect></svg><span>{}</span></li>',
             n,
-            COLOURS[n % len(COLOURS)],
+            series_colour(n),
             name,
         )
         for n, name in series
@@ -169,7 +177,7 @@ def accuracy_by_position(
         known = [b for b in position_bins(points) if b.get("value") is not None]
         if not known:
             continue
-        colour = COLOURS[n % len(COLOURS)]
+        colour = series_colour(n)
         line, upper, lower = _steps(known, x)
         parts.append(
             svg_html(
@@ -232,7 +240,7 @@ def accuracy_by_kind(
                     _y(p["value"]),
                     max(bar - 1, 1.0),
                     _y(0) - _y(p["value"]),
-                    COLOURS[n % len(COLOURS)],
+                    series_colour(n),
                     cx,
                     cx,
                     _y(p["low"]),
@@ -245,7 +253,8 @@ def accuracy_by_kind(
 def reliability_by_system(series: Series) -> SafeString:
     """The reliability diagram of the systems that gave probabilities (p_yes), one colour per system:
     per bin of p_yes, the share of yes truths (with its 95% Wilson interval) against the bin's mean p,
-    on the diagonal of perfect calibration. `series`: (name, the score's `forecasts`.reliability)."""
+    on the diagonal of perfect calibration. `series`: (name, the score's `forecasts`.reliability, or
+    None for a system that gave none: it keeps its place, and so every other system its colour)."""
     parts = _frame("p_yes given (the bin's mean)", "share of yes truths")
 
     def x(value: float) -> float:
@@ -262,8 +271,9 @@ def reliability_by_system(series: Series) -> SafeString:
             _y(1),
         )
     )
-    for n, (name, bins) in enumerate(series):
-        colour = COLOURS[n % len(COLOURS)]
+    drawn = [(n, name, bins) for n, (name, bins) in enumerate(series) if bins is not None]
+    for n, name, bins in drawn:
+        colour = series_colour(n)
         for row in bins:
             parts.append(
                 svg_html(
@@ -289,4 +299,4 @@ def reliability_by_system(series: Series) -> SafeString:
     picture = svg(
         H, "Reliability of the probabilities given: share of yes truths against p_yes", joined(parts), width=W
     )
-    return with_legend(picture, [name for name, _ in series])
+    return joined([picture, legend_html([(n, name) for n, name, _ in drawn])])

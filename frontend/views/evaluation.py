@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.roles import may
+from evaluation.errors import EvaluationErrorCode
 from evaluation.leaderboard_row import Column, positions_pooled_under, shown_columns
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
@@ -127,8 +128,10 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         return render(request, "frontend/leaderboard.html", {"taking": True}, status=409)
     try:
         board = boards.leaderboard(test_id=test_id, user=request.user)
-    except ApplicationError:  # a practice test has no leaderboard
-        board = None
+    except ApplicationError as refusal:
+        if refusal.code != EvaluationErrorCode.NO_LEADERBOARD:
+            raise
+        return _no_leaderboard(request, refusal.message)
     if board is None:
         raise Http404
     shown = board["rows"][:8]
@@ -151,15 +154,31 @@ def leaderboard(request: HttpRequest, test_id: int) -> HttpResponse:
         "by_reference_svg": accuracy_by_reference(
             [(n, row["by_reference"]) for n, row in zip(names, shown, strict=True)]
         ),
-        "reliability_svg": _reliability(board["rows"]),
+        "reliability_svg": _reliability(shown),
     }
     return render(request, "frontend/leaderboard.html", context)
 
 
-def _reliability(rows: list[dict[str, Any]]) -> Any:
-    """The reliability diagram of the first eight rows that gave probabilities, or None."""
-    given = [(row["system"]["name"], row["forecasts"]["reliability"]) for row in rows if row["forecasts"]][:8]
-    return plots.reliability_by_system(given) if given else None
+def _no_leaderboard(request: HttpRequest, why: str) -> HttpResponse:
+    """A practice test's leaderboard address (issue 46): why there is none, and the reader's systems,
+    whose pages list their practice sessions, rather than a bare "There is no page"."""
+    owner = may(request.user, "evaluation.system.list")
+    systems = list(selectors.systems_visible(user=request.user)) if owner else []
+    context = {"practice": {"why": why, "owner": owner, "systems": systems}}
+    return render(request, "frontend/leaderboard.html", context)
+
+
+def _reliability(shown: list[dict[str, Any]]) -> Any:
+    """The reliability diagram of the rows shown in the other plots that gave probabilities, or None. A
+    row that gave none keeps its place in the series, so each system has the colour it has there."""
+    if not any(row["forecasts"] for row in shown):
+        return None
+    return plots.reliability_by_system(
+        [
+            (row["system"]["name"], row["forecasts"]["reliability"] if row["forecasts"] else None)
+            for row in shown
+        ]
+    )
 
 
 def _cell(column: Column, row: dict[str, Any]) -> dict[str, Any]:

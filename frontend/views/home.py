@@ -10,7 +10,12 @@ from django.shortcuts import render
 
 from accounts.roles import may, roles_of
 from annotations.models import Collection
-from annotations.selectors.collections import collection_list, collection_progress, collections_progress
+from annotations.selectors.collections import (
+    collection_list,
+    collection_progress,
+    collections_progress,
+    memberships_lacking_role,
+)
 from evaluation.selectors.access import systems_visible
 from frontend.views.common import allowed_actions
 from truthing.published import published_tests
@@ -52,11 +57,13 @@ def collection_summary(collection: Collection, progress: dict[str, Any] | None =
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    # Only roles that work on collections see them (the API's collection.list refuses the others).
-    collections = list(collection_list(user=request.user)) if may(request.user, "collection.list") else []
+    # Every collection the user is a member of, even without the role to work there (issue 46: a member
+    # an admin gave no role group saw none, though its page opened): what they lack is said above them.
+    collections = list(collection_list(user=request.user))
     progress = collections_progress(collections=collections)
     context = {
         "roles": sorted(roles_of(request.user)),
+        "lacking": memberships_lacking_role(user=request.user),
         "works_on_collections": may(request.user, "collection.list"),
         "collections": [collection_summary(c, progress[c.pk]) for c in collections],
         "actions": allowed_actions(request.user),

@@ -131,7 +131,7 @@ def scene_images(collection, fake_backend):
     annotate), each registered with the fake backend by the bytes the platform serves; [(image, scene,
     digest)] in id order."""
     from annotations.models import Split
-    from demo.services import scene_pictures_upload
+    from demo.pictures import scene_pictures_upload
     from demo.synthetic.scenes import generate_scenes
 
     def make(count: int, seed: int = 61) -> list:

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.test import RequestFactory
 
 from annotations.models import Collection, Image, ObjectAnnotation, Split, Stage
+from demo import checks as demo_checks
 from demo import services as demo
 from engine.models import FitStatus, FittedStatistics
 from truthing.models import Test, TestState, TruthingMode
@@ -41,7 +42,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
         call_command("demo_setup", url="http://demo.example/", baselines=False)
     first = capsys.readouterr().out
     credentials = json.loads(small_demo.read_text())
-    assert set(credentials) == {"annotator", "reviewer", "operator", "vision-owner", "admin"}
+    assert set(credentials) == {"annotator", "reviewer", "operator", "operator-2", "vision-owner", "admin"}
     assert stat.S_IMODE(small_demo.stat().st_mode) == 0o600
     assert "http://demo.example/" in first
     for username, password in credentials.items():
@@ -65,6 +66,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
         "annotator",
         "reviewer",
         "operator",
+        "operator-2",
         "admin",
     }
 
@@ -102,7 +104,7 @@ def test_demo_setup_loads_the_demo_and_a_second_run_changes_nothing(
     assert json.loads(small_demo.read_text()) == credentials
     assert set(Image.objects.values_list("pk", flat=True)) == ids
     assert FittedStatistics.objects.count() == 1  # the training set did not change: no new fit
-    assert Test.objects.count() == 3
+    assert Test.objects.count() == 4
     for password in credentials.values():
         assert password in third
 
@@ -126,3 +128,77 @@ def test_demo_setup_runs_the_blind_baselines_so_the_first_leaderboard_has_rows(s
     assert "httpx" not in out
     call_command("demo_setup")
     assert out.count("accuracy") == 3 and "took this test already" in capsys.readouterr().out
+
+
+def test_the_start_message_asks_to_truth_the_operator_test_only_while_it_needs_it(
+    small_demo, capsys, django_capture_on_commit_callbacks
+):
+    """Issue 46, item 11: after the operator test was published, `make run` still said at every start
+    to log in as operator and truth it."""
+    for _ in range(2):  # the first run fits the statistics; the second makes the tests
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("demo_setup", url="http://demo.example/", baselines=False)
+    assert "Take next" in capsys.readouterr().out
+    operator_test = Test.objects.get(name=demo.OPERATOR_TEST)
+    # As if the operator had truthed it and an admin published it (the state is all the message reads).
+    Test.objects.filter(pk=operator_test.pk).update(state=TestState.PUBLISHED)
+
+    call_command("demo_setup", url="http://demo.example/", baselines=False)
+    out = capsys.readouterr().out
+    assert "Take next" not in out and "log in as operator" not in out
+    assert (
+        f"{demo.OPERATOR_TEST!r} (published: its card is at http://demo.example/tests/{operator_test.pk}/)"
+        in out
+    )
+
+
+def test_the_demo_leaves_a_stream_to_check_a_gold_check_and_a_disagreement(
+    small_demo, capsys, client, django_capture_on_commit_callbacks
+):
+    """Issue 46, item 9: the demo never offered a check, so the Operators page said "no data" for
+    agreement and gold and Adjudication had nothing to show. Now a newcomer finds each truthing page
+    doing what it is for."""
+    from django.contrib.auth import get_user_model
+
+    from truthing.models import Check, CheckAnswer, CheckKind, Disagreement, Step
+    from truthing.selectors import disagreement_list
+    from truthing.services.queue import operator_next
+
+    for _ in range(2):  # the first run fits the statistics; the second makes the tests
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("demo_setup", url="http://demo.example/", baselines=False)
+    out = capsys.readouterr().out
+    checked = Test.objects.get(name=demo_checks.CHECKED_TEST)
+    assert checked.state == TestState.TRUTHING
+    assert f"{checked.name!r} is being checked" in out
+
+    open_checks = Check.objects.filter(stream__test_image__test=checked, finished_at__isnull=True)
+    assert sorted(open_checks.values_list("kind", flat=True)) == sorted(
+        [CheckKind.GOLD, CheckKind.SECOND_OPINION]
+    )
+    assert disagreement_list().filter(step__stream__test_image__test=checked).count() == 1
+    users = {user.username: user for user in get_user_model().objects.all()}
+    # The Operators page has figures for both: operator-2's streams were checked, and it answered gold.
+    client.force_login(users["admin"])
+    page = client.get("/truthing/operators/").content.decode()
+    row = page[page.index('data-operator="operator-2"') :].split("</tr>", 1)[0]
+    assert row.count(" of ") == 2 and "no data" not in row, row
+    # Adjudication shows the disagreement to the reviewer.
+    client.force_login(users["reviewer"])
+    assert 'data-testid="disagreement-' in client.get("/truthing/disagreements/").content.decode()
+
+    counts = (
+        Check.objects.count(),
+        CheckAnswer.objects.count(),
+        Disagreement.objects.count(),
+        Step.objects.count(),
+    )
+    call_command("demo_setup", baselines=False)
+    assert (
+        Check.objects.count(),
+        CheckAnswer.objects.count(),
+        Disagreement.objects.count(),
+        Step.objects.count(),
+    ) == counts
+    # The newcomer operator's first work is a check, before any stream.
+    assert isinstance(operator_next(user=users["operator"]), Check)

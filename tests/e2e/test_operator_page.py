@@ -50,6 +50,30 @@ def wait_for_next(page, step: int) -> None:
     )
 
 
+def rgb(colour: str) -> tuple[int, ...]:
+    """'#rrggbb' or 'rgb(r, g, b)' as numbers."""
+    colour = colour.strip()
+    if colour.startswith("#"):
+        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(float(v)) for v in colour[colour.index("(") + 1 : -1].split(",")[:3])
+
+
+def assert_drawn_unlike_a_label(page, outline) -> None:
+    """Issue 46, item 9: a hovered answer's region was drawn dashed in an orange a label's region is
+    drawn in (dashed, in its colour): its stroke must be far from every label colour and dashed
+    otherwise."""
+    stroke, dashes = outline.evaluate(
+        "r => [getComputedStyle(r).stroke, getComputedStyle(r).strokeDasharray]"
+    )
+    palette = page.evaluate(
+        "() => [0, 1, 2, 3, 4, 5].map(i => getComputedStyle(document.querySelector('.truthing'))"
+        ".getPropertyValue(`--c${i}`))"
+    )
+    nearest = min(sum((a - b) ** 2 for a, b in zip(rgb(stroke), rgb(c), strict=True)) ** 0.5 for c in palette)
+    assert nearest > 100, (stroke, palette)
+    assert dashes.replace("px", "").replace(",", " ").split() != ["6", "4"], dashes
+
+
 def object_in(scene, kind: str, box) -> list[float]:
     """The centre of an object of `kind` whose box overlaps `box` (the region), else the region's."""
     x, y, w, h = box
@@ -126,13 +150,18 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     # Pointing at an answer outlines the region it was about; leaving it clears the outline.
     first = Step.objects.get(stream=stream, index=answered[0][0])
     page.get_by_test_id("history").locator("li").first.hover()
-    outline = page.locator("svg g.answered-region rect")
+    outline = page.locator("svg g.answered-region rect.region")
     assert outline.count() == 1
     drawn = [float(outline.get_attribute(a)) for a in ("x", "y", "width", "height")]
     assert drawn == pytest.approx(first.question["region"]["box"])
+    assert_drawn_unlike_a_label(page, outline)
+    # ... and the legend names it while it is drawn (issue 46).
+    legend = page.get_by_test_id("legend")
+    assert f"the region of answer {answered[0][0] + 1}" in legend.inner_text()
     shot(page, "operator-history-hover")
-    page.get_by_test_id("legend").hover()
+    legend.hover()
     assert outline.count() == 0
+    assert "the region of answer" not in legend.inner_text()
     unique = Step.objects.get(stream=stream, index=int(work.get_attribute("data-step")))
     hint = page.get_by_test_id("pick-hint")
     assert hint.is_visible() and "click the" in hint.inner_text()

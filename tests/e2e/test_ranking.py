@@ -13,6 +13,22 @@ from tests.e2e.conftest import login, shot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+# The size on screen of a plot's tick labels: its font size in the picture's units, times the picture's
+# screen pixels per unit.
+SCREEN_TYPE = """sel => {
+  const text = document.querySelector(`${sel} svg text.plot-label`);
+  const svg = text.ownerSVGElement;
+  return parseFloat(getComputedStyle(text).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+}"""
+
+
+def assert_type_as_on_the_card(page) -> None:
+    """Issue 46, item 11: the ranking check's plot had type twice the size of the card's other plots."""
+    card = page.evaluate(SCREEN_TYPE, "[data-testid=plot-blind]")
+    ranking = page.evaluate(SCREEN_TYPE, "[data-testid=plot-degradation]")
+    assert ranking == pytest.approx(card, rel=0.1), (ranking, card)
+
+
 def test_the_card_shows_the_curves_and_the_system_page_its_reference_distances(
     new_page, scored_world, users, monkeypatch
 ):
@@ -32,10 +48,12 @@ def test_the_card_shows_the_curves_and_the_system_page_its_reference_distances(
     assert ranking.locator("[data-testid=plot-degradation] svg polygon").count() == 3  # the bands
     assert "too small" in ranking.locator("[data-figure=streams-needed]").inner_text()
     shot(admin, "card-ranking")
+    assert_type_as_on_the_card(admin)
     # On a phone the section's table scrolls inside the card; the page does not (the walk saw 612 px).
     admin.set_viewport_size({"width": 390, "height": 844})
     admin.reload()
     assert admin.evaluate("document.documentElement.scrollWidth") <= 390
+    assert_type_as_on_the_card(admin)
 
     annotator = new_page()
     login(annotator, users[Role.ANNOTATOR])

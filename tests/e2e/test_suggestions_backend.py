@@ -10,7 +10,7 @@ import pytest
 
 from annotations.models import ObjectAnnotation, Prediction, Split
 from annotations.services.suggestions import model_backend_set
-from demo.services import scene_pictures_upload
+from demo.pictures import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.e2e.conftest import Canvas, login, open_next, shot
 from tests.fake_ml_backend import FakeMLBackend

@@ -91,3 +91,22 @@ def test_the_home_page_costs_the_same_queries_for_one_or_five_collections(client
         page = client.get("/").content.decode()
     assert all(collection.name in page for collection in [first, *others])
     assert len(five.captured_queries) == len(one.captured_queries)
+
+
+def test_a_member_without_the_role_sees_the_collection_and_what_role_is_missing(client, make_user):
+    """Issue 46, item 11: a user an admin added to a collection as annotator, but to no role group,
+    saw "Your roles: none yet" and no collection, though the collection's address opened."""
+    from annotations.models import MemberRole
+    from tests.factories import MembershipFactory
+
+    user = make_user(None, username="newcomer")
+    collection = CollectionFactory(name="Harbour")
+    MembershipFactory(collection=collection, user=user, role=MemberRole.ANNOTATOR)
+
+    content = home(client, user).decode()
+
+    assert f'href="/collections/{collection.pk}/"' in content
+    said = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", content))
+    missing = re.search(r'data-testid="role-missing"[^>]*>(.*?)</', content, re.S)
+    assert missing, said
+    assert "Harbour" in said and "annotator role" in said and "ask an admin" in said

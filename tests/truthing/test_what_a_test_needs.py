@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from accounts.roles import Role
 from annotations.models import Image, Split
-from demo.services import scene_pictures_upload
+from demo.pictures import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.django_fixtures import import_scenes
 from truthing.models import AutomaticTruthing, Step, Test, TestState

@@ -8,13 +8,37 @@ from django.core.management.base import CommandError
 from django.db import transaction
 
 from demo.baseline_runs import BLIND, baselines_run
-from demo.services import demo_collection_ensure, demo_tests_ensure, demo_users_ensure
+from demo.services import DemoTests, demo_collection_ensure, demo_tests_ensure, demo_users_ensure
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
 from evaluation.selectors.ranking import ranking_check_current
 from evaluation.services.degradation import ranking_check_reset, ranking_check_run
 from truthing.models import TestState
 from vtt_site.commands import PlatformCommand
+
+
+def tests_said(tests: DemoTests, url: str) -> str:
+    """What the start message says of the demo tests. The operator test is only said to need truthing
+    while it does (issue 46: once published, every start still asked to truth it)."""
+    operator = tests.truthing
+    if operator.state == TestState.TRUTHING:
+        todo = "log in as operator, Truthing, Take next"
+    else:
+        todo = f"its card is at {url}tests/{operator.pk}/"
+    said = (
+        f"Tests: {tests.published.name!r} ({tests.published.state}: its card is at "
+        f"{url}tests/{tests.published.pk}/), {tests.practice.name!r} (a practice test, "
+        f"{tests.practice.state}: a new vision-system owner tries their code on test_id "
+        f"{tests.practice.pk} first) and {operator.name!r} ({operator.state}: {todo})."
+    )
+    checked = tests.checked
+    if checked is not None and checked.state == TestState.TRUTHING:
+        said += (
+            f" {checked.name!r} is being checked: the operator queue gives operator a stream to check and a "
+            "gold check first; reviewer decides its disagreement under Adjudication; admin sees agreement and "
+            "gold on Operators."
+        )
+    return said
 
 
 class Command(PlatformCommand):
@@ -55,13 +79,7 @@ class Command(PlatformCommand):
         if tests is None:
             self.stdout.write("The demo tests are made once the statistics are fitted: run this again then.")
         else:
-            self.stdout.write(
-                f"Tests: {tests.published.name!r} ({tests.published.state}: its card is at "
-                f"{url}tests/{tests.published.pk}/), {tests.practice.name!r} (a practice test, "
-                f"{tests.practice.state}: a new vision-system owner tries their code on test_id "
-                f"{tests.practice.pk} first) and {tests.truthing.name!r} ({tests.truthing.state}: log in as "
-                f"operator, Truthing, Take next)."
-            )
+            self.stdout.write(tests_said(tests, url))
             if tests.note:
                 self.stdout.write(tests.note)
             if baselines and tests.published.state == TestState.PUBLISHED:

@@ -103,6 +103,17 @@ function nextLabel() {
   return `${type} ${work.labels.filter((e) => e.label.startsWith(`${type} `)).length + 1}`;
 }
 
+// What the overlays mean: those drawn for the pending question, then those of what is pointed at (kept
+// apart, since a render redraws the first and leaves the pointed-at overlay as it is).
+let legendShown = [];
+let legendPointed = [];
+
+function showLegend() {
+  const legendBox = part("legend");
+  legendBox.replaceChildren(...legendShown, ...legendPointed);
+  legendBox.hidden = !legendShown.length && !legendPointed.length;
+}
+
 function legendItem(swatch, text) {
   const item = document.createElement("span");
   item.className = "legend-item";
@@ -142,20 +153,31 @@ function drawOverlays() {
   }
   markerLayer.replaceChildren(...marks);
   for (const e of work.labels.filter((e) => e.point)) legend.push(legendItem(`marker-swatch ${colourOf(e.label)}`, e.label));
-  const legendBox = part("legend");
-  legendBox.replaceChildren(...legend);
-  legendBox.hidden = !legend.length;
+  legendShown = legend;
+  showLegend();
 }
 
 // A past answer pointed at: the region its question was about, or where the labels it names were found.
+// The region is drawn white and dotted on a dark halo, unlike a label's region (dashed, in the label's
+// colour) and the pending question's (solid yellow), and the legend names it while it is drawn.
 function showAnswered(entry) {
   const box = entry && regionOf(entry.question);
   const named = entry && !box ? namedLabels(entry.question).map(labelEntry).filter(Boolean) : [];
-  const shapes = box ? [regionRect(box, "answered-region")] : [];
+  const shapes = [];
+  const legend = [];
+  if (box) {
+    const region = regionRect(box, "answered-region");
+    region.prepend(make("rect", { x: box[0], y: box[1], width: box[2], height: box[3], class: "halo" }));
+    shapes.push(region);
+    legend.push(legendItem("answered-swatch", `the region of answer ${entry.step + 1}`));
+  }
   for (const label of named.filter((e) => regionOf(e.question))) {
     shapes.push(regionRect(regionOf(label.question), `label-region ${colourOf(label.label)}`));
+    legend.push(legendItem(`named-swatch ${colourOf(label.label)}`, `where ${label.label} was found`));
   }
   hoverLayer.replaceChildren(...shapes);
+  legendPointed = legend;
+  showLegend();
 }
 
 function showLabel(entry) {
@@ -163,6 +185,8 @@ function showLabel(entry) {
   const shapes = box ? [regionRect(box, `label-region ${colourOf(entry.label)}`)] : [];
   if (entry?.point) shapes.push(marker(entry.point, entry.label, `${colourOf(entry.label)} named`));
   hoverLayer.replaceChildren(...shapes);
+  legendPointed = [];
+  showLegend();
 }
 
 // While H is held (or the button pressed), the picture is shown bare: nothing tints what is asked about.
