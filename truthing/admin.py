@@ -107,7 +107,7 @@ class TestAdmin(admin.ModelAdmin):
         if change:
             # Through the service, which refuses a test published since the page was opened.
             try:
-                lifecycle.test_describe(
+                lifecycle.describe_test(
                     test_id=obj.pk, name=obj.name, description=obj.description, practice=obj.practice
                 )
             except ApplicationError as exc:  # published meanwhile: nothing was saved

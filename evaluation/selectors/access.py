@@ -5,7 +5,7 @@ is answered exactly like what does not exist (404), so nothing tells them apart.
 The public side (docs/evaluation.md, "What others see"): everyone who may read leaderboards sees the
 public systems and the built-in baselines (`systems_listed`), their finished sessions' scores, and their
 stream-by-stream results only where they cannot help to take the test (`streams_withheld`); a caller
-taking a test sees nothing of other systems' sessions on it (`tests_taking`)."""
+taking a test sees nothing of other systems' sessions on it (`taking_test_ids`)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def taking(*, user: Any, auth: Any = None, test_id: int) -> bool:
     return _sessions_taking(user=user, auth=auth).filter(test_id=test_id).exists()
 
 
-def tests_taking(*, user: Any, auth: Any = None) -> set[int]:
+def taking_test_ids(*, user: Any, auth: Any = None) -> set[int]:
     """The tests on which the caller's owner has a system with an active session."""
     return set(_sessions_taking(user=user, auth=auth).values_list("test_id", flat=True))
 

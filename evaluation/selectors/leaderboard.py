@@ -89,7 +89,7 @@ def system_scores(*, system: VisionSystem, user: Any, auth: Any = None) -> dict[
     system is not the caller's, its sessions on a test the caller is taking are left out, as the
     leaderboard of that test is refused to the caller."""
     own = access.acts_for(system, user=user, auth=auth)
-    taking = set() if own else access.tests_taking(user=user, auth=auth)
+    taking = set() if own else access.taking_test_ids(user=user, auth=auth)
     sessions = list(
         Session.objects.filter(system=system, state__in=SCORED_STATES, score__isnull=False, practice=False)
         .exclude(test_id__in=taking)

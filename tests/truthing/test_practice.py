@@ -158,7 +158,7 @@ def test_the_admin_makes_changes_and_publishes_a_practice_test(
 def test_a_test_published_meanwhile_keeps_its_kind():
     test = lifecycle.publish_test(test=truthing_test("published meanwhile"))
     with pytest.raises(ConflictError):
-        lifecycle.test_describe(test_id=test.pk, name=test.name, description="", practice=True)
+        lifecycle.describe_test(test_id=test.pk, name=test.name, description="", practice=True)
     test.refresh_from_db()
     assert test.practice is False
 

@@ -270,7 +270,7 @@ def publish_test(*, test: Test, practice: bool | None = None) -> Test:
 
 
 @transaction.atomic
-def test_describe(*, test_id: int, name: str, description: str, practice: bool) -> Test:
+def describe_test(*, test_id: int, name: str, description: str, practice: bool) -> Test:
     """Rename or redescribe a test, or mark it as a practice test or not, until it is published: a
     published test's kind never changes (a scored test turned practice could be taken again and again).
     Under the test's lock, so that a publish at the same moment is either before (refused here) or
