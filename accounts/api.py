@@ -8,13 +8,17 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors, services
+from accounts.errors import AccountErrorCode
 from accounts.roles import roles_of
 from vtt_site.api.pagination import page_response, paginated
-from vtt_site.api.schema import ErrorSerializer
+from vtt_site.api.schema import COMMON_ERRORS, ErrorSerializer, error_codes
+
+TOKEN_ERRORS = error_codes("Token", AccountErrorCode)
 
 
 class MeApi(APIView):
     operation = "account.read"
+    error_codes = COMMON_ERRORS
 
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
@@ -40,6 +44,7 @@ class TokenOutputSerializer(serializers.Serializer):
 
 class TokenListCreateApi(APIView):
     operations = {"GET": "tokens.list", "POST": "tokens.create"}
+    error_codes = TOKEN_ERRORS
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
@@ -80,6 +85,7 @@ class TokenListCreateApi(APIView):
 
 class TokenRevokeApi(APIView):
     operation = "tokens.revoke"
+    error_codes = TOKEN_ERRORS
 
     @extend_schema(
         request=None,

@@ -7,10 +7,25 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.errors import AnnotationErrorCode
 from annotations.selectors.collections import access_collection
 from engine import selectors, services
+from engine.errors import EngineErrorCode
+from kernel.errors import CoreErrorCode
 from vtt_site.api.pagination import page_response, paginated
-from vtt_site.api.schema import ErrorSerializer
+from vtt_site.api.schema import ErrorSerializer, error_codes
+from vtt_site.errors import SiteErrorCode
+
+# The engine's codes, the core's (a question or history read, a setting), the collections a fit reads
+# (annotations' access_collection), and the fit's job limit.
+STATISTICS_ERRORS = error_codes(
+    "Statistics",
+    EngineErrorCode,
+    CoreErrorCode,
+    AnnotationErrorCode.COLLECTION_NOT_FOUND,
+    AnnotationErrorCode.MEMBER_ROLE_FORBIDS,
+    SiteErrorCode.TOO_MANY_JOBS,
+)
 
 
 class StatisticsOutputSerializer(serializers.Serializer):
@@ -41,6 +56,7 @@ class StatisticsOutputSerializer(serializers.Serializer):
 
 class StatisticsListCreateApi(APIView):
     operations = {"GET": "statistics.list", "POST": "statistics.create"}
+    error_codes = STATISTICS_ERRORS
 
     class InputSerializer(serializers.Serializer):
         collections = serializers.ListField(child=serializers.IntegerField(), min_length=1, max_length=50)
@@ -71,6 +87,7 @@ class StatisticsListCreateApi(APIView):
 
 class StatisticsDetailApi(APIView):
     operation = "statistics.read"
+    error_codes = STATISTICS_ERRORS
 
     @extend_schema(
         responses=StatisticsOutputSerializer, summary="Fitted statistics, with progress while fitting"
@@ -83,6 +100,7 @@ class StatisticsDetailApi(APIView):
 
 class EstimateApi(APIView):
     operation = "statistics.estimate"
+    error_codes = STATISTICS_ERRORS
 
     class InputSerializer(serializers.Serializer):
         history = serializers.JSONField(

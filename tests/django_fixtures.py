@@ -14,6 +14,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
+from rest_framework.views import APIView
 
 from accounts.roles import Role
 from annotations.models import Split
@@ -25,6 +26,9 @@ from vtt_site.celery import app as celery_app
 
 # Every error code a response carried during the session; checked against docs/errors.md at the end.
 SEEN_ERROR_CODES: set[str] = set()
+# Every (operationId, code) of an error an API view answered; checked at the end against the codes
+# docs/openapi.yaml lists for that operation, which is what a generated client knows.
+SEEN_OPERATION_CODES: set[tuple[str, str]] = set()
 
 LOCMEM_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -190,26 +194,71 @@ def _record_error_codes():
     CODE_OBSERVERS.remove(SEEN_ERROR_CODES.add)
 
 
+def _record_operation_code(view, request, response) -> None:
+    from vtt_site.api.operations import operation_of
+
+    data = getattr(response, "data", None)
+    if response.status_code < 400 or not isinstance(data, dict) or "code" not in data:
+        return
+    try:
+        operation = operation_of(view, request.method)
+    except Exception:  # a method the view does not take: answered before any operation
+        return
+    SEEN_OPERATION_CODES.add((operation.replace(".", "_"), str(data["code"])))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _record_operation_codes():
+    """Every response of an API view passes through `finalize_response`, the refusals of its permission
+    and throttles included."""
+    original = APIView.finalize_response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = original(self, request, response, *args, **kwargs)
+        _record_operation_code(self, request, response)
+        return response
+
+    APIView.finalize_response = finalize_response  # type: ignore[method-assign]
+    yield
+    APIView.finalize_response = original  # type: ignore[method-assign]
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """On xdist's controller: the codes a worker saw (sent by its `pytest_sessionfinish`)."""
-    SEEN_ERROR_CODES.update(getattr(node, "workeroutput", {}).get("seen_error_codes", []))
+    output = getattr(node, "workeroutput", {})
+    SEEN_ERROR_CODES.update(output.get("seen_error_codes", []))
+    SEEN_OPERATION_CODES.update(tuple(pair) for pair in output.get("seen_operation_codes", []))
+
+
+def _codes_not_in_the_schema() -> list[str]:
+    from tests.vtt_site.test_error_schema import operation_errors
+
+    errors = operation_errors()
+    return sorted(
+        f"{operation}: {code}"
+        for operation, code in SEEN_OPERATION_CODES
+        if operation in errors and code not in errors[operation]
+    )
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """A response carried a code that docs/errors.md does not list: the run fails, whatever else passed.
-    An xdist worker only hands its codes to the controller, which checks them all: a worker's own exit
-    status does not reach the run's."""
+    """A response carried a code that docs/errors.md does not list, or that docs/openapi.yaml does not
+    list for its operation: the run fails, whatever else passed. An xdist worker only hands its codes to
+    the controller, which checks them all: a worker's own exit status does not reach the run's."""
     from tests.vtt_site.test_error_codes import listed_codes
 
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput["seen_error_codes"] = sorted(SEEN_ERROR_CODES)
+        workeroutput["seen_operation_codes"] = sorted(SEEN_OPERATION_CODES)
         return
 
-    unlisted = sorted(SEEN_ERROR_CODES - listed_codes())
-    if unlisted:
-        session.config.get_terminal_writer().line(
-            f"Error codes answered but not listed in docs/errors.md: {', '.join(unlisted)}", red=True
-        )
+    failures = []
+    if unlisted := sorted(SEEN_ERROR_CODES - listed_codes()):
+        failures.append(f"Error codes answered but not listed in docs/errors.md: {', '.join(unlisted)}")
+    if unlisted := _codes_not_in_the_schema():
+        failures.append(f"Error codes answered but not in their operation's schema: {'; '.join(unlisted)}")
+    for failure in failures:
+        session.config.get_terminal_writer().line(failure, red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

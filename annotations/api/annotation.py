@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.common import (
+    ANNOTATION_ERRORS,
     ImageSerializer,
     RecordObjectInputSerializer,
     RecordRelationshipSerializer,
@@ -26,6 +27,7 @@ class SavedAnnotationSerializer(SceneRecordSerializer):
 
 class AnnotationApi(APIView):
     operations = {"GET": "annotation.read", "PUT": "annotation.save"}
+    error_codes = ANNOTATION_ERRORS
     json_body_max_bytes = ANNOTATION_BODY_BYTES
 
     @extend_schema_serializer(component_name="AnnotationSave")
@@ -58,6 +60,7 @@ class AnnotationApi(APIView):
 
 class AnnotationSubmitApi(APIView):
     operation = "annotation.submit"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -71,6 +74,7 @@ class AnnotationSubmitApi(APIView):
 
 class ReviewCorrectApi(APIView):
     operation = "review.correct"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=AnnotationApi.InputSerializer,

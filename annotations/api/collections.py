@@ -7,7 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.common import UserRefSerializer, VocabularyRefSerializer
+from annotations.api.common import ANNOTATION_ERRORS, UserRefSerializer, VocabularyRefSerializer
 from annotations.models import MemberRole
 from annotations.selectors.collections import (
     access_collection,
@@ -47,6 +47,7 @@ class CollectionDetailSerializer(CollectionSerializer):
 
 class CollectionListCreateApi(APIView):
     operations = {"GET": "collection.list", "POST": "collection.create"}
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="CollectionCreate")
     class InputSerializer(serializers.Serializer):
@@ -80,6 +81,7 @@ class CollectionListCreateApi(APIView):
 
 class CollectionDetailApi(APIView):
     operation = "collection.read"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(responses=CollectionDetailSerializer, summary="A collection with its progress")
     def get(self, request, collection_id: int):
@@ -100,6 +102,7 @@ class MembershipSerializer(serializers.Serializer):
 
 class MemberListAddApi(APIView):
     operations = {"GET": "collection.members.list", "POST": "collection.members.add"}
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="MemberAdd")
     class InputSerializer(serializers.Serializer):
@@ -135,6 +138,7 @@ class MemberListAddApi(APIView):
 
 class MemberRemoveApi(APIView):
     operation = "collection.members.remove"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(request=None, responses={204: None}, summary="Remove a member (their leases are released)")
     def delete(self, request, collection_id: int, user_id: int):

@@ -12,7 +12,16 @@ from rest_framework import serializers
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Image
-from vtt_site.errors import TooLargeError
+from kernel.errors import CoreErrorCode
+from vtt_site.api.schema import error_codes
+from vtt_site.errors import SiteErrorCode, TooLargeError
+from vtt_site.leases import LeaseErrorCode
+
+# What the annotation API's operations answer: the app's codes, the engine core's (a scene or vocabulary
+# read), a lease not held, and an import's job limit.
+ANNOTATION_ERRORS = error_codes(
+    "Annotation", AnnotationErrorCode, CoreErrorCode, LeaseErrorCode, SiteErrorCode.TOO_MANY_JOBS
+)
 
 
 def multipart_data(request) -> Any:

@@ -18,7 +18,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.common import ImageSerializer, multipart_data
+from annotations.api.common import ANNOTATION_ERRORS, ImageSerializer, multipart_data
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Split, Stage
 from annotations.selectors.collections import NEW, access_collection
@@ -28,7 +28,7 @@ from vtt_site.api.errors import error_body
 from vtt_site.api.fields import QueryChoiceField
 from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
-from vtt_site.api.schema import ErrorSerializer
+from vtt_site.api.schema import ErrorSerializer, error_code_field
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
 
 
@@ -46,6 +46,7 @@ class UploadRefusedSerializer(ErrorSerializer):
     """The one error shape, with `fields.files` holding each refused file as an object (a file name is
     not a path in the request, so it cannot be a key of `fields`)."""
 
+    code = error_code_field("UploadRefused", (AnnotationErrorCode.NO_IMAGE_ACCEPTED,))
     fields = UploadRefusedFieldsSerializer()  # type: ignore[assignment]  # a field, as in ErrorSerializer
 
 
@@ -57,6 +58,7 @@ class UploadResultSerializer(serializers.Serializer):
 
 class ImageListUploadApi(APIView):
     operations = {"GET": "image.list", "POST": "image.upload"}
+    error_codes = ANNOTATION_ERRORS
     parser_classes = [MultiPartParser, FormParser]
 
     class FilterSerializer(serializers.Serializer):
@@ -141,6 +143,7 @@ class ImageListUploadApi(APIView):
 
 class ImageDetailApi(APIView):
     operations = {"GET": "image.read", "PATCH": "image.update"}
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="ImageUpdate")
     class InputSerializer(serializers.Serializer):
@@ -169,6 +172,7 @@ class ImageDetailApi(APIView):
 
 class ImageFileApi(FileApiView):
     operation = "image.file"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         parameters=[

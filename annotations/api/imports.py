@@ -16,7 +16,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.common import multipart_data
+from annotations.api.common import ANNOTATION_ERRORS, multipart_data
 from annotations.formats import SceneFormat, format_choices, format_values, scene_formats
 from annotations.models import AcceptedImages, ImportJob, Split, Stage
 from annotations.selectors.collections import access_collection
@@ -131,6 +131,7 @@ class ImportJobSerializer(serializers.Serializer):
 
 class ImportListCreateApi(APIView):
     operations = {"GET": "import.list", "POST": "import.create"}
+    error_codes = ANNOTATION_ERRORS
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema_serializer(component_name="ImportCreate")
@@ -217,6 +218,7 @@ class ImportListCreateApi(APIView):
 
 class ImportDetailApi(APIView):
     operation = "import.read"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(responses=ImportJobSerializer, summary="An import's status, progress and errors")
     def get(self, request, job_id: int):
@@ -229,6 +231,7 @@ class ImportDetailApi(APIView):
 
 class ImportConfirmApi(APIView):
     operation = "import.confirm"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="ImportConfirm")
     class InputSerializer(serializers.Serializer):
@@ -249,6 +252,7 @@ class ImportConfirmApi(APIView):
 
 class ImportCancelApi(APIView):
     operation = "import.cancel"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -262,6 +266,7 @@ class ImportCancelApi(APIView):
 
 class ExportApi(APIView):
     operation = "export.read"
+    error_codes = ANNOTATION_ERRORS
 
     class FilterSerializer(serializers.Serializer):
         stage = QueryChoiceField(choices=Stage.choices, required=False)

@@ -7,7 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.common import ImageSerializer
+from annotations.api.common import ANNOTATION_ERRORS, ImageSerializer
 from annotations.selectors.collections import access_collection
 from annotations.selectors.images import access_image
 from annotations.services.queues import (
@@ -38,6 +38,7 @@ NEXT_RESPONSES = {200: LeaseSerializer, 204: OpenApiResponse(description="Nothin
 
 class AnnotationQueueApi(APIView):
     operation = "queue.annotation.next"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -55,6 +56,7 @@ class AnnotationQueueApi(APIView):
 
 class ReviewQueueApi(APIView):
     operation = "queue.review.next"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -70,6 +72,7 @@ class ReviewQueueApi(APIView):
 
 class LeaseReleaseApi(APIView):
     operation = "queue.release"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -86,6 +89,7 @@ class LeaseReleaseApi(APIView):
 
 class ReviewDecideApi(APIView):
     operation = "review.decide"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="ReviewDecision")
     class InputSerializer(serializers.Serializer):

@@ -12,7 +12,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.common import UserRefSerializer, bbox_field
+from annotations.api.common import ANNOTATION_ERRORS, UserRefSerializer, bbox_field
 from annotations.models import BackendAuth, ModelBackend, PredictionStatus
 from annotations.selectors.collections import access_collection
 from annotations.selectors.suggestions import (
@@ -65,6 +65,7 @@ class ModelBackendApi(APIView):
         "PUT": "suggestions.backend.set",
         "DELETE": "suggestions.backend.clear",
     }
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema_serializer(component_name="ModelBackendSet")
     class InputSerializer(serializers.Serializer):
@@ -114,6 +115,7 @@ class ModelBackendApi(APIView):
 
 class ModelBackendCheckApi(APIView):
     operation = "suggestions.backend.check"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -153,6 +155,7 @@ class PreannotationJobSerializer(serializers.Serializer):
 
 class PreannotationCreateApi(APIView):
     operation = "suggestions.preannotate"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         request=None,
@@ -169,6 +172,7 @@ class PreannotationCreateApi(APIView):
 
 class PreannotationDetailApi(APIView):
     operation = "suggestions.preannotate.read"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(responses=PreannotationJobSerializer, summary="A pre-annotation's progress and failures")
     def get(self, request, job_id: int):
@@ -201,6 +205,7 @@ class ImageSuggestionsSerializer(serializers.Serializer):
 
 class ImageSuggestionsApi(APIView):
     operation = "suggestions.read"
+    error_codes = ANNOTATION_ERRORS
 
     @extend_schema(
         responses={200: ImageSuggestionsSerializer, 409: ErrorSerializer},
@@ -234,6 +239,7 @@ class _SuggestionDecisionApi(APIView):
 
 class SuggestionRejectApi(_SuggestionDecisionApi):
     operation = "suggestions.reject"
+    error_codes = ANNOTATION_ERRORS
     decide = staticmethod(suggestion_reject)
 
     @extend_schema(
@@ -249,6 +255,7 @@ class SuggestionRejectApi(_SuggestionDecisionApi):
 
 class SuggestionRestoreApi(_SuggestionDecisionApi):
     operation = "suggestions.restore"
+    error_codes = ANNOTATION_ERRORS
     decide = staticmethod(suggestion_restore)
 
     @extend_schema(

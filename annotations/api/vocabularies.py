@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.common import ANNOTATION_ERRORS
 from annotations.selectors.vocabularies import vocabulary_document, vocabulary_get, vocabulary_list
 from annotations.services.vocabularies import vocabulary_import, vocabulary_update
 from vtt_site.api.pagination import page_response, paginated
@@ -49,6 +50,7 @@ def _detail(vocabulary_id: int) -> dict:
 
 class VocabularyListCreateApi(APIView):
     operations = {"GET": "vocabulary.list", "POST": "vocabulary.create"}
+    error_codes = ANNOTATION_ERRORS
     json_body_max_bytes = VOCABULARY_BODY_BYTES
 
     @extend_schema(responses=paginated(VocabularySerializer), summary="List vocabularies, every version")
@@ -69,6 +71,7 @@ class VocabularyListCreateApi(APIView):
 
 class VocabularyDetailApi(APIView):
     operations = {"GET": "vocabulary.read", "PUT": "vocabulary.update"}
+    error_codes = ANNOTATION_ERRORS
     json_body_max_bytes = VOCABULARY_BODY_BYTES
 
     @extend_schema(responses=VocabularyDetailSerializer, summary="A vocabulary with its document")

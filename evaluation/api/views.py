@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.api import TokenOutputSerializer
+from accounts.errors import AccountErrorCode
 from evaluation.api import serializers as s
 from evaluation.api.questions import question_shown, step_at, stream_history
 from evaluation.errors import EvaluationErrorCode
@@ -24,14 +25,23 @@ from truthing.published import TestPlan, image_file_of_test, published_tests
 from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
-from vtt_site.api.schema import ErrorSerializer
+from vtt_site.api.schema import ErrorSerializer, error_codes
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+
+# The app's codes, and a system token's limits (accounts.services.token_create).
+EVALUATION_ERRORS = error_codes(
+    "Evaluation",
+    EvaluationErrorCode,
+    AccountErrorCode.TOKEN_LIMIT_REACHED,
+    AccountErrorCode.TOKEN_NAME_TAKEN,
+)
 
 # --- Vision systems -----------------------------------------------------------------------------------
 
 
 class SystemListCreateApi(APIView):
     operations = {"GET": "evaluation.system.list", "POST": "evaluation.system.create"}
+    error_codes = EVALUATION_ERRORS
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
@@ -65,6 +75,7 @@ class SystemListCreateApi(APIView):
 
 class SystemApi(APIView):
     operation = "evaluation.system.read"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=s.SystemSerializer, summary="A vision system")
     def get(self, request, system_id: int):
@@ -74,6 +85,7 @@ class SystemApi(APIView):
 
 class SystemScoresApi(APIView):
     operation = "evaluation.system.scores"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(
         responses=s.SystemScoresSerializer,
@@ -94,6 +106,7 @@ class SystemScoresApi(APIView):
 
 class SystemTokenCreateApi(APIView):
     operation = "evaluation.system.token.create"
+    error_codes = EVALUATION_ERRORS
 
     class InputSerializer(serializers.Serializer):
         name = serializers.CharField(max_length=100)
@@ -124,6 +137,7 @@ class SystemTokenCreateApi(APIView):
 
 class TestListApi(APIView):
     operation = "evaluation.test.list"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=paginated(s.TestSerializer), summary="Published tests a system may take")
     def get(self, request):
@@ -144,6 +158,7 @@ class TestListApi(APIView):
 
 class SessionListApi(APIView):
     operation = "evaluation.session.list"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=paginated(s.SessionSerializer), summary="Sessions of your systems")
     def get(self, request):
@@ -156,6 +171,7 @@ class SessionListApi(APIView):
 
 class EnrolApi(APIView):
     operation = "evaluation.session.create"
+    error_codes = EVALUATION_ERRORS
 
     class InputSerializer(serializers.Serializer):
         system = serializers.IntegerField(
@@ -183,6 +199,7 @@ class EnrolApi(APIView):
 
 class SessionApi(APIView):
     operation = "evaluation.session.read"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=s.SessionSerializer, summary="A session: its state and progress")
     def get(self, request, session_id: int):
@@ -193,6 +210,7 @@ class SessionApi(APIView):
 
 class QuestionApi(APIView):
     operation = "evaluation.question.read"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=s.SessionQuestionSerializer, summary="The session's current question")
     def get(self, request, session_id: int):
@@ -215,6 +233,7 @@ class QuestionApi(APIView):
 
 class AnswerApi(APIView):
     operation = "evaluation.answer.create"
+    error_codes = EVALUATION_ERRORS
     json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
@@ -256,6 +275,7 @@ class AnswerApi(APIView):
 
 class SessionImageApi(FileApiView):
     operation = "evaluation.image.file"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(
         responses={(200, "image/png"): OpenApiTypes.BINARY, (200, "image/jpeg"): OpenApiTypes.BINARY},
@@ -291,6 +311,7 @@ def _streams_reached(session: Session, plan: TestPlan) -> int:
 
 class ScoreApi(APIView):
     operation = "evaluation.score.read"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(responses=s.ScoreSerializer, summary="The session's score (partial while it runs)")
     def get(self, request, session_id: int):
@@ -303,6 +324,7 @@ class ScoreApi(APIView):
 
 class ResultsApi(APIView):
     operation = "evaluation.session.results"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(
         responses={200: s.ResultStreamSerializer(many=True), 409: ErrorSerializer},
@@ -320,6 +342,7 @@ class ResultsApi(APIView):
 
 class VoidApi(APIView):
     operation = "evaluation.session.void"
+    error_codes = EVALUATION_ERRORS
 
     class InputSerializer(serializers.Serializer):
         reason = serializers.CharField(max_length=2000)
@@ -341,6 +364,7 @@ class VoidApi(APIView):
 
 class LeaderboardApi(APIView):
     operation = "evaluation.leaderboard.read"
+    error_codes = EVALUATION_ERRORS
 
     @extend_schema(
         responses={200: s.LeaderboardSerializer, 409: ErrorSerializer},

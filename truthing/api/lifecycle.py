@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from truthing import reports, selectors
+from truthing.api import TRUTHING_ERRORS
 from truthing.bridge import EngineSettings, statistics_get
 from truthing.services import audit, lifecycle
 from vtt_site.api.pagination import page_response, paginated
@@ -103,6 +104,7 @@ def _card(test) -> dict:
 
 class TestListCreateApi(APIView):
     operations = {"GET": "truthing.test.list", "POST": "truthing.test.create"}
+    error_codes = TRUTHING_ERRORS
     json_body_max_bytes = TEST_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
@@ -150,6 +152,7 @@ class TestListCreateApi(APIView):
 
 class TestApi(APIView):
     operation = "truthing.test.read"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(responses=TestCardSerializer, summary="A test and its card")
     def get(self, request, test_id: int):
@@ -159,6 +162,7 @@ class TestApi(APIView):
 def _transition(service, operation: str, summary: str):
     class TransitionApi(APIView):
         operation: str  # set below: the class body cannot read the argument of the same name
+        error_codes = TRUTHING_ERRORS
 
         @extend_schema(
             request=None, responses={200: TestOutputSerializer, 409: ErrorSerializer}, summary=summary
@@ -177,6 +181,7 @@ TestStartApi = _transition(lifecycle.start_test, "truthing.test.start", "Start t
 
 class TestPublishApi(APIView):
     operation = "truthing.test.publish"
+    error_codes = TRUTHING_ERRORS
 
     class InputSerializer(serializers.Serializer):
         practice = serializers.BooleanField(
@@ -212,6 +217,7 @@ TestAuditApi = _transition(
 
 class TestPoolGrowApi(APIView):
     operation = "truthing.test.pool.grow"
+    error_codes = TRUTHING_ERRORS
 
     class InputSerializer(serializers.Serializer):
         position = serializers.IntegerField(min_value=0, help_text="The image's position in the test.")
@@ -241,6 +247,7 @@ class TestPoolGrowApi(APIView):
 
 class TestExportApi(APIView):
     operation = "truthing.test.export"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         responses={(200, "application/json"): dict}, summary="The test with every stream and answer"

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from truthing import reports, selectors
+from truthing.api import TRUTHING_ERRORS
 from truthing.services.adjudication import disagreement_decide
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
@@ -27,6 +28,7 @@ class DisagreementSerializer(serializers.Serializer):
 
 class DisagreementListApi(APIView):
     operation = "truthing.disagreement.list"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         responses=paginated(DisagreementSerializer), summary="Disagreements waiting for a decision"
@@ -37,6 +39,7 @@ class DisagreementListApi(APIView):
 
 class DisagreementDecideApi(APIView):
     operation = "truthing.disagreement.decide"
+    error_codes = TRUTHING_ERRORS
     json_body_max_bytes = ANSWER_BODY_BYTES
 
     class InputSerializer(serializers.Serializer):
@@ -68,6 +71,7 @@ class OperatorStatisticsSerializer(serializers.Serializer):
 
 class OperatorStatisticsApi(APIView):
     operation = "truthing.operators.statistics"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         responses=OperatorStatisticsSerializer(many=True),

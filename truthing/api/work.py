@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.roles import is_admin
 from truthing import selectors
+from truthing.api import TRUTHING_ERRORS
 from truthing.api.serializers import AnswerInputSerializer, CheckAnswerInputSerializer, WorkSerializer
 from truthing.errors import TruthingErrorCode
 from truthing.services import checks as check_services
@@ -54,6 +55,7 @@ def _answer_of(request, *, may_point: bool = False) -> dict:
 
 class QueueNextApi(APIView):
     operation = "truthing.queue.next"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         request=None,
@@ -66,6 +68,7 @@ class QueueNextApi(APIView):
 
 class StreamApi(APIView):
     operation = "truthing.stream.read"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(responses=WorkSerializer, summary="A stream you hold: its pending question and labels")
     def get(self, request, stream_id: int):
@@ -75,6 +78,7 @@ class StreamApi(APIView):
 
 class StreamAnswerApi(APIView):
     operation = "truthing.step.answer"
+    error_codes = TRUTHING_ERRORS
     json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
@@ -94,6 +98,7 @@ class StreamAnswerApi(APIView):
 
 class StreamUndoApi(APIView):
     operation = "truthing.step.undo"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         request=None,
@@ -107,6 +112,7 @@ class StreamUndoApi(APIView):
 
 class StreamLeaveApi(APIView):
     operation = "truthing.stream.leave"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         request=None, responses={204: None, 409: ErrorSerializer}, summary="Give the stream back to the queue"
@@ -118,6 +124,7 @@ class StreamLeaveApi(APIView):
 
 class CheckApi(APIView):
     operation = "truthing.check.read"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(responses=WorkSerializer, summary="A check you hold: the next question to answer")
     def get(self, request, check_id: int):
@@ -127,6 +134,7 @@ class CheckApi(APIView):
 
 class CheckAnswerApi(APIView):
     operation = "truthing.check.answer"
+    error_codes = TRUTHING_ERRORS
     json_body_max_bytes = ANSWER_BODY_BYTES
 
     @extend_schema(
@@ -142,6 +150,7 @@ class CheckAnswerApi(APIView):
 
 class CheckUndoApi(APIView):
     operation = "truthing.check.undo"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         request=None,
@@ -155,6 +164,7 @@ class CheckUndoApi(APIView):
 
 class CheckLeaveApi(APIView):
     operation = "truthing.check.leave"
+    error_codes = TRUTHING_ERRORS
 
     @extend_schema(
         request=None, responses={204: None, 409: ErrorSerializer}, summary="Give the check back to the queue"

@@ -1,12 +1,18 @@
-"""OpenAPI: every operation documents the one error shape for the failures it can have."""
+"""OpenAPI: every operation documents the one error shape for the failures it can have, and their codes."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+from enum import StrEnum
+
+from drf_spectacular.drainage import warn
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from vtt_site.api.operations import operation_of
-from vtt_site.errors import CommonErrorCode
+from vtt_site.errors import CommonErrorCode, SiteErrorCode
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -22,6 +28,60 @@ class ErrorSerializer(serializers.Serializer):
         help_text="The messages about each offending value, keyed by its path in the request "
         "(`objects[3].bbox`); `non_field_errors` for the request as a whole; may be empty.",
     )
+
+
+# What any operation may answer, whatever it does: the request itself, its credentials, and the platform
+# (the database down, the request's deadline, a body over the limit the middleware checks on every path).
+ANY_OPERATION: tuple[StrEnum, ...] = (
+    *CommonErrorCode,
+    SiteErrorCode.SERVICE_UNAVAILABLE,
+    SiteErrorCode.REQUEST_TIMEOUT,
+    SiteErrorCode.REQUEST_TOO_LARGE,
+)
+
+
+@dataclass(frozen=True)
+class ErrorCodes:
+    """The codes a set of operations may answer, under a name: in the schema their failures are
+    `<name>Error`, whose `code` is the enum `<name>ErrorCode` (as Saleor types `AccountError.code`), so a
+    client generated from it knows every code it may have to branch on."""
+
+    name: str
+    codes: tuple[str, ...]
+
+
+def error_codes(name: str, *sources: type[StrEnum] | StrEnum) -> ErrorCodes:
+    """The codes of ANY_OPERATION and of each source (a whole enum, or one of its members), each once."""
+    codes: dict[str, None] = {}
+    for source in (*ANY_OPERATION, *sources):
+        members = list(source) if isinstance(source, type) else [source]
+        codes.update((str(member), None) for member in members)
+    return ErrorCodes(name, tuple(codes))
+
+
+# The operations that answer only what any operation may (their component is the plain `Error`).
+COMMON_ERRORS = error_codes("")
+
+
+def error_code_field(name: str, codes: tuple[str, ...]) -> serializers.CharField:
+    """A `code` shown as the enum component `<name>ErrorCode`: a `$ref` a client generator turns into a
+    named enum type. A runtime CharField: the response is not checked against it."""
+    enum = {
+        "type": "string",
+        "enum": list(codes),
+        "description": "Stable machine-readable code; what each means: docs/errors.md.",
+    }
+    # A class, not an annotated instance: DRF copies a serializer's fields by constructing them again.
+    field = type(f"{name}ErrorCodeField", (serializers.CharField,), {})
+    return extend_schema_field(enum, component_name=f"{name}ErrorCode")(field)()
+
+
+@functools.cache
+def error_serializer(codes: ErrorCodes) -> type[serializers.Serializer]:
+    """The error shape with `code` narrowed to `codes`; one class per set, so the schema has one
+    component per set however many operations answer it."""
+    code = error_code_field(codes.name, codes.codes)
+    return type(f"{codes.name}Error", (ErrorSerializer,), {"code": code, "__module__": __name__})
 
 
 ERROR_RESPONSES = {
@@ -80,6 +140,24 @@ class VttAutoSchema(AutoSchema):
         if owner:
             return owner.split(".")[-1].removesuffix("Api") + name
         return super().get_serializer_name(serializer, direction)
+
+    def _error_codes(self) -> ErrorCodes:
+        """What the view declares its operation answers: `error_codes = ...`, or a dict by HTTP method
+        beside `operations`."""
+        declared = getattr(self.view, "error_codes", None)
+        if isinstance(declared, dict):
+            declared = declared.get(self.method.upper())
+        if not isinstance(declared, ErrorCodes):
+            warn(f"{type(self.view).__name__} declares no `error_codes` for {self.method}")
+            return COMMON_ERRORS
+        return declared
+
+    def resolve_serializer(self, serializer, direction, bypass_extensions=False):
+        # Views name the plain ErrorSerializer (alone, in an OpenApiResponse, among polymorphic ones);
+        # the schema shows the operation's own codes wherever it appears.
+        if serializer is ErrorSerializer or type(serializer) is ErrorSerializer:
+            serializer = error_serializer(self._error_codes())()
+        return super().resolve_serializer(serializer, direction, bypass_extensions)
 
     def _get_response_bodies(self, direction="response"):
         bodies = super()._get_response_bodies(direction)
