@@ -128,7 +128,6 @@ class Stream(Leased):
     dealt to a session (`Stream.dealt`, from truthing.published only). A step's, a dealt stream's or
     a check's own stream (a foreign key) is reached whatever its kind (Django's base manager)."""
 
-
     test_image = models.ForeignKey(TestImage, on_delete=models.CASCADE, related_name="streams")
     number = models.PositiveSmallIntegerField(default=0)
     # The deal this stream was generated for (a fresh oracle stream of one session: never dealt to
