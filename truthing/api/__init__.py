@@ -1,7 +1,7 @@
 """The truthing API: tests (admins), the operator queue and its work (operators), adjudication
 (reviewers). One thin view per operation; accounts/roles.py says who may call each."""
 
-from engine.errors import EngineErrorCode
+from truthing.bridge import EngineErrorCode
 from truthing.errors import TruthingErrorCode
 from vtt_site.api.schema import error_codes
 from vtt_site.errors import SiteErrorCode
