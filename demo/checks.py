@@ -23,7 +23,7 @@ from django.db import transaction
 from django.test import override_settings
 
 from annotations.models import Collection
-from demo.once import test_found_or_made
+from demo.once import demo_test_found_or_made
 from demo.pictures import pictures_ensure
 from demo.synthetic import generate_scenes
 from kernel.scene import parse_scene
@@ -52,7 +52,7 @@ def demo_checks_ensure(
     users = get_user_model().objects
     admin, colleague = users.get(username=admin_username), users.get(username=SECOND_OPERATOR)
     scenes = list(generate_scenes(CHECKED_BLIND, seed + 4, prefix=CHECKED_PREFIX))
-    test = test_found_or_made(
+    test = demo_test_found_or_made(
         name=CHECKED_TEST,
         description="Being truthed, with checks: a second opinion and a gold check wait in the operator "
         "queue, and a disagreement under Adjudication.",
@@ -96,7 +96,7 @@ def _started_and_truthed(test: Test) -> Test:
 
 def _own_streams(test: Test):
     return (
-        Stream.objects.filter(test_image__test=test, deal__isnull=True)
+        Stream.objects.filter(test_image__test=test)
         .select_related("test_image__image", "test_image__test")
         .order_by("test_image__position", "number")
     )

@@ -31,7 +31,7 @@ from annotations.services.collections import collection_create, membership_set
 from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
 from demo.checks import demo_checks_ensure
-from demo.once import test_found_or_made
+from demo.once import demo_test_found_or_made
 from demo.pictures import pictures_ensure, scene_pictures_upload
 from demo.synthetic import generate_scenes
 from truthing.models import AutomaticTruthing, Test, TestState
@@ -189,7 +189,7 @@ def demo_tests_ensure(*, collection: Collection, statistics: Any, admin_username
         admin=admin,
         practice=True,
     )
-    truthing = test_found_or_made(
+    truthing = demo_test_found_or_made(
         name=OPERATOR_TEST,
         description="Test images without a scene graph: the demo operator truths them (Truthing, Take next).",
         statistics=statistics,
@@ -231,7 +231,7 @@ def _oracle_test_ensure(
     """A test on reviewed test images, truthed by the oracle and published (as a practice test if
     asked): made, started, truthed and published as far as a stopped run left it; with a note when it
     cannot be published yet."""
-    test = test_found_or_made(
+    test = demo_test_found_or_made(
         name=name,
         description=description,
         statistics=statistics,

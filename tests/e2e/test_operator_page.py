@@ -110,7 +110,10 @@ def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adju
     # The region is an outline (no tint), and its caption is under the image, not on it.
     region = page.locator("svg g.pending rect.region")
     assert region.count() == 1
-    assert region.evaluate("r => getComputedStyle(r).fill") == "none", "the region tints the picture"
+    # Read from the page as it is drawn when asked: a redraw (a late resize) may replace the element
+    # between finding it and reading its style, which reads as an empty fill.
+    tint = page.evaluate("() => getComputedStyle(document.querySelector('svg g.pending rect.region')).fill")
+    assert tint == "none", f"the region tints the picture ({tint})"
     assert page.locator("svg text").count() == 0, "a caption is drawn over the picture"
     legend = page.get_by_test_id("legend")
     assert legend.is_visible() and "the designated region" in legend.inner_text()

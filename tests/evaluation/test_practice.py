@@ -117,7 +117,9 @@ def test_a_practice_test_has_no_leaderboard_and_its_sessions_are_on_no_scores(
     client.force_login(owner)
     leaderboards = client.get("/leaderboards/").content.decode()
     assert "scored" in leaderboards and "practice run" not in leaderboards
-    assert client.get(f"/leaderboards/{test.pk}/").status_code == 404
+    practice_board = client.get(f"/leaderboards/{test.pk}/")  # a page that says why there is none
+    assert practice_board.status_code == 200 and "never on a leaderboard" in practice_board.content.decode()
+    assert "my system" not in practice_board.content.decode().split("never on a leaderboard")[0]
     page = client.get(f"/systems/{system.pk}/").content.decode()
     practice_session = Session.objects.get(test_id=test.pk)
     assert f'data-session="{practice_session.pk}">practice run <span class="tag practice"' in page

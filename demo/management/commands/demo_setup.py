@@ -17,7 +17,7 @@ from truthing.models import TestState
 from vtt_site.commands import PlatformCommand
 
 
-def tests_said(tests: DemoTests, url: str) -> str:
+def demo_tests_said(tests: DemoTests, url: str) -> str:
     """What the start message says of the demo tests. The operator test is only said to need truthing
     while it does (issue 46: once published, every start still asked to truth it)."""
     operator = tests.truthing
@@ -79,7 +79,7 @@ class Command(PlatformCommand):
         if tests is None:
             self.stdout.write("The demo tests are made once the statistics are fitted: run this again then.")
         else:
-            self.stdout.write(tests_said(tests, url))
+            self.stdout.write(demo_tests_said(tests, url))
             if tests.note:
                 self.stdout.write(tests.note)
             if baselines and tests.published.state == TestState.PUBLISHED:
