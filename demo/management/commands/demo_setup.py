@@ -60,6 +60,10 @@ class Command(PlatformCommand):
         )
 
     def handle(self, *args, url: str, baselines: bool = True, **options):
+        # Each task (a proposal of the demo's checks, a baseline's answer) and each request would log a
+        # line: 74 of them buried the summary a newcomer reads.
+        for noisy in ("httpx", "celery.app.trace"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
         started = time.monotonic()
         credentials = settings.VAR_DIR / "demo-credentials.json"
         users = demo_users_ensure(credentials=credentials)
@@ -112,8 +116,5 @@ class Command(PlatformCommand):
         self.stdout.write(
             f"Blind baselines on {test.name!r} (its leaderboard: {url}leaderboards/{test.pk}/):"
         )
-        # Each answer is a request: their log lines would bury the summary a newcomer reads.
-        for noisy in ("httpx", "celery.app.trace"):
-            logging.getLogger(noisy).setLevel(logging.WARNING)
         baselines_run(test=test, names=BLIND, say=self.stdout.write)
         self.stdout.write(f"  done in {time.monotonic() - started:.1f} s.")
