@@ -4,8 +4,11 @@ contract says so), and what they need of it they take from here.
 A stream's rows (its test's frozen statistics and settings, its seed, its answered steps) become a core
 `Stream` resumed from its history; a core proposal becomes the values of a step row. Nothing is kept
 between two calls: the rows are the state (engine.core.proposer.Stream.resume). The engine's names that
-truthing's services, forms and views use (its settings, its statistics rows, its drivers, its audit)
-are this module's too, listed in `__all__`.
+truthing's services, forms and views use (its core's settings and statistics, its drivers, its audit,
+its error codes) are this module's too, listed in `__all__`: values and functions, never the engine's
+database models. The one model-level link is a test's fit (`Test.statistics`, a foreign key to the
+engine's fitted statistics row): truthing holds such a row only as that link's value (`Fit`) and asks
+about it here (`fit_ready`, `fit_label`, `fits_ready`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ __all__ = [
     "CoreStatistics",
     "EngineErrorCode",
     "EngineSettings",
-    "FitStatus",
-    "FittedStatistics",
+    "Fit",
     "ProposedStep",
     "StreamStep",
     "audit_streams",
     "engine_settings",
+    "fit_label",
+    "fit_ready",
+    "fits_ready",
     "history_of",
     "oracle_step_rows",
     "proposals_after_each_prefix",
@@ -55,6 +60,28 @@ __all__ = [
     "stream_seed_of",
     "training_streams",
 ]
+
+
+# A test's fit as truthing holds it: a row of the engine's fitted statistics, the value of `Test.statistics`.
+Fit = Any
+
+
+def fits_ready():
+    """The fits a test may be built on (ready ones), newest first: the choices of a test's form."""
+    return FittedStatistics.objects.filter(status=FitStatus.READY).order_by("-created_at")
+
+
+def fit_ready(statistics: Fit) -> bool:
+    return statistics.status == FitStatus.READY
+
+
+def fit_label(statistics: Fit) -> str:
+    """How a person tells fits apart in a choice."""
+    plural = "" if statistics.n_images == 1 else "s"
+    return (
+        f"Statistics {statistics.pk}: fitted {statistics.created_at:%Y-%m-%d %H:%M} on "
+        f"{statistics.n_images} training image{plural}"
+    )
 
 
 @dataclass(frozen=True)

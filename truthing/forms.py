@@ -20,7 +20,7 @@ from django.template.defaultfilters import pluralize
 from annotations.models import Collection, Image, Split
 from annotations.selectors.images import without_pixels
 from kernel.errors import EngineError
-from truthing.bridge import EngineSettings, FitStatus, FittedStatistics, engine_settings
+from truthing.bridge import EngineSettings, engine_settings, fit_label, fits_ready
 from truthing.models import Test
 from truthing.services import lifecycle
 from vtt_site.errors import ApplicationError
@@ -47,13 +47,6 @@ def label_choices(field: forms.ModelChoiceField, label: Callable[[Any], str]) ->
     field.label_from_instance = label  # type: ignore[method-assign, assignment]
 
 
-def _statistics_label(statistics: FittedStatistics) -> str:
-    return (
-        f"Statistics {statistics.pk}: fitted {statistics.created_at:%Y-%m-%d %H:%M} on "
-        f"{statistics.n_images} training image{pluralize(statistics.n_images)}"
-    )
-
-
 class TestFormBase(forms.ModelForm):
     """Name, whether it is a practice test, statistics, streams per image and engine settings; a
     subclass says which images (from its field `images_field`)."""
@@ -61,7 +54,7 @@ class TestFormBase(forms.ModelForm):
     images_field = "images"
 
     statistics = forms.ModelChoiceField(
-        queryset=FittedStatistics.objects.filter(status=FitStatus.READY).order_by("-created_at"),
+        queryset=fits_ready(),
         help_text="The fitted statistics the questions are proposed from (engine: ready fits only).",
     )
 
@@ -77,7 +70,7 @@ class TestFormBase(forms.ModelForm):
             self.fields[name].initial = value
             self.fields[name].help_text = f"Default {'off' if value is None else value}; empty: the default."
         statistics = model_choices(self, "statistics")
-        label_choices(statistics, _statistics_label)
+        label_choices(statistics, fit_label)
         newest = statistics.queryset.first() if statistics.queryset is not None else None
         if newest is not None and not self.is_bound:
             statistics.initial = newest.pk  # the newest ready fit, which is usually the one wanted

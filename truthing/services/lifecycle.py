@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from annotations.models import Image, Split, Stage
 from annotations.selectors.images import without_pixels
-from truthing.bridge import EngineErrorCode, FitStatus, FittedStatistics, engine_settings
+from truthing.bridge import EngineErrorCode, Fit, engine_settings, fit_ready
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,
@@ -47,7 +47,7 @@ NAMED_WITHOUT_PIXELS = 10
 def create_test(
     *,
     name: str,
-    statistics: FittedStatistics,
+    statistics: Fit,
     image_ids: Sequence[int],
     description: str = "",
     settings: dict[str, Any] | None = None,
@@ -69,7 +69,7 @@ def create_test(
             f"There is a test named {name!r} already.",
             fields={"name": ["Choose another name."]},
         )
-    if statistics.status != FitStatus.READY:
+    if not fit_ready(statistics):
         raise ConflictError(
             EngineErrorCode.STATISTICS_NOT_READY,
             f"The statistics are {statistics.status}; a test needs ready statistics.",
@@ -104,7 +104,7 @@ def create_test(
     return test
 
 
-def check_test_images(*, statistics: FittedStatistics, image_ids: Sequence[int]) -> list[Image]:
+def check_test_images(*, statistics: Fit, image_ids: Sequence[int]) -> list[Image]:
     """The images in the order given, each a test image of the statistics' vocabulary with its pixels,
     never one the statistics were fitted on (a vision system would be tested on its teacher's own
     examples). Every way a test is made calls it: the API, the web UI's and the admin's form (before
