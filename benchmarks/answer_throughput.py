@@ -57,6 +57,7 @@ from evaluation.selectors.plans import plan_of  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
 from truthing.models import Deal, Test  # noqa: E402
+from vtt_site.job_model import JobStatus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TEST = "Demo street test"
@@ -108,8 +109,8 @@ def wait_dealt(sessions: list[tuple[int | None, str]]) -> float:
     """Until every session's deal is done (the run measures answering, not dealing); the seconds waited."""
     started = time.monotonic()
     deals = list(Session.objects.filter(pk__in=[s for s, _ in sessions]).values_list("deal_id", flat=True))
-    while Deal.objects.filter(pk__in=deals).exclude(status=Deal.Status.DONE).exists():
-        if Deal.objects.filter(pk__in=deals, status=Deal.Status.FAILED).exists():
+    while Deal.objects.filter(pk__in=deals).exclude(status=JobStatus.DONE).exists():
+        if Deal.objects.filter(pk__in=deals, status=JobStatus.FAILED).exists():
             raise SystemExit("a deal failed")
         time.sleep(0.5)
     return time.monotonic() - started

@@ -57,6 +57,7 @@ from truthing.services import lifecycle  # noqa: E402
 from truthing.services.automatic import automatic_truthing_run  # noqa: E402
 from vtt_site.celery import app as celery_app  # noqa: E402
 from vtt_site.celery import queues_use  # noqa: E402
+from vtt_site.job_model import JobStatus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEAL_LIMIT = 7200.0  # seconds a deal may take before the run gives up
@@ -154,7 +155,7 @@ def copy_earlier_deals(test, count: int) -> None:
     for n in range(count):
         with transaction.atomic():
             deal = Deal.objects.create(
-                test=test, owner=owner, seed=n, status=Deal.Status.DONE, streams_total=len(own), progress=1.0
+                test=test, owner=owner, seed=n, status=JobStatus.DONE, streams_total=len(own), progress=1.0
             )
             copies = Stream.objects.bulk_create(
                 Stream(test_image_id=s.test_image_id, deal=deal, state=s.state, number=0) for s in own
@@ -196,10 +197,10 @@ def enrol_and_time(test, name: str) -> dict:
     first = time.perf_counter() - enrolled
     assert session.deal_id is not None  # every session of an oracle-truthed test is dealt
     deal = Deal.objects.get(pk=session.deal_id)
-    while deal.status not in (Deal.Status.DONE, Deal.Status.FAILED):
+    while deal.status not in (JobStatus.DONE, JobStatus.FAILED):
         time.sleep(0.05)
         deal.refresh_from_db()
-    if deal.status == Deal.Status.FAILED:
+    if deal.status == JobStatus.FAILED:
         sys.exit(f"a deal failed: {deal.message}")
     assert deal.started_at is not None and deal.finished_at is not None
     dealing = (deal.finished_at - deal.started_at).total_seconds()

@@ -12,7 +12,7 @@ from django.conf import settings as django_settings
 from django.db import models
 
 from engine.queues import FIT_SHARD, FIT_STATISTICS
-from vtt_site.jobs import Job
+from vtt_site.job_model import Job, job_status_field
 
 
 class FitStatus(models.TextChoices):
@@ -63,21 +63,14 @@ class FitShard(Job):
     """One shard of a large fit: the training images `first` to `last` (excluded) of the fit's image ids
     in id order. Its file is merged into the fit's (engine.core.shards.merge) and then removed."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        FITTING = "fitting"
-        DONE = "done"
-        FAILED = "failed"
-
-    running_statuses = (Status.FITTING,)
-    done_status = Status.DONE
+    running_statuses = ("fitting",)
     task = FIT_SHARD
 
     statistics = models.ForeignKey(FittedStatistics, on_delete=models.CASCADE, related_name="shards")
     index = models.PositiveSmallIntegerField()
     first = models.PositiveIntegerField()
     last = models.PositiveIntegerField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(running_statuses)
     file_name = models.CharField(max_length=200, blank=True, help_text="Inside ENGINE_DIR.")
 
     class Meta(Job.Meta):

@@ -21,6 +21,7 @@ from engine.errors import EngineErrorCode
 from engine.models import FitShard, FitStatus, FittedStatistics
 from kernel.errors import EngineError
 from vtt_site.errors import ApplicationError
+from vtt_site.job_model import JobStatus
 from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
 
 PROGRESS_EVERY = 500  # images between two progress writes
@@ -168,10 +169,10 @@ def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
             )
             for k in range(count)
         ]
-    if all(shard.status == FitShard.Status.DONE for shard in shards):
+    if all(shard.status == JobStatus.DONE for shard in shards):
         _merge_shards(statistics, shards)
         return
-    failed = [shard for shard in shards if shard.status == FitShard.Status.FAILED]
+    failed = [shard for shard in shards if shard.status == JobStatus.FAILED]
     if failed:
         raise JobFailed(
             f"Shard {failed[0].index + 1} of {len(shards)} could not be fitted: {failed[0].message}"
@@ -179,7 +180,7 @@ def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
     # Not running any more (no heartbeat, nothing for the sweeper): the shards' jobs carry the work.
     job_progress(statistics, status=FitStatus.WAITING, message=f"Fitting {len(shards)} shards side by side.")
     for shard in shards:
-        if shard.status == FitShard.Status.QUEUED:
+        if shard.status == JobStatus.QUEUED:
             job_enqueue(shard)
 
 
@@ -241,7 +242,7 @@ def _wake_when_settled(statistics_id: int) -> None:
     statistics = FittedStatistics.objects.select_for_update().get(pk=statistics_id)
     if statistics.status != FitStatus.WAITING:
         return
-    if statistics.shards.exclude(status__in=[FitShard.Status.DONE, FitShard.Status.FAILED]).exists():
+    if statistics.shards.exclude(status__in=FitShard.settled_statuses()).exists():
         return
     statistics.status, statistics.attempts, statistics.enqueued_at = FitStatus.QUEUED, 0, None
     statistics.save(update_fields=["status", "attempts", "enqueued_at"])

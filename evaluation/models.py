@@ -16,7 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from evaluation.queues import RANKING_CHECK
-from vtt_site.jobs import Job
+from vtt_site.job_model import Job
 
 
 class SystemShown(models.TextChoices):
@@ -170,18 +170,9 @@ class RankingCheck(Job):
     through the scoring that scores real sessions; one per frozen test, redone when the scoring or the
     simulation changes. Its report is the test card's "A test that ranks vision"."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-
-    running_statuses = (Status.RUNNING,)
-    done_status = Status.DONE
     task = RANKING_CHECK
 
     test = models.OneToOneField("truthing.Test", on_delete=models.CASCADE, related_name="+")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     report = models.JSONField(default=dict, blank=True)
     version = models.CharField(
         max_length=20, blank=True, help_text="The scoring and simulation versions that made the report."

@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from truthing.queues import AUDIT_RUN, AUTOMATIC_TRUTHING_RUN, DEAL_RUN
-from vtt_site.jobs import Job
+from vtt_site.job_model import Job, job_status_field
 from vtt_site.leases import Leased
 
 
@@ -297,14 +297,7 @@ class Disagreement(models.Model):
 class AutomaticTruthing(Job):
     """The oracle truthing a test's annotated images: one background job per test (vtt_site.jobs)."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        TRUTHING = "truthing"
-        DONE = "done"
-        FAILED = "failed"
-
-    running_statuses = (Status.TRUTHING,)
-    done_status = Status.DONE
+    running_statuses = ("truthing",)
     task = AUTOMATIC_TRUTHING_RUN
 
     test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="automatic_truthings")
@@ -312,7 +305,7 @@ class AutomaticTruthing(Job):
     # the images at positions p with p % parts == k.
     part = models.PositiveSmallIntegerField(default=0)
     parts = models.PositiveSmallIntegerField(default=1)
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(running_statuses)
     streams_total = models.PositiveIntegerField(default=0)
     streams_done = models.PositiveIntegerField(default=0)
 
@@ -328,18 +321,11 @@ class TestAudit(Job):
     """The independent audit of a test (engine.audit): a blind guesser trained on oracle streams of the
     statistics' training images, scored on the test's own streams. What a test author shows reviewers."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        AUDITING = "auditing"
-        DONE = "done"
-        FAILED = "failed"
-
-    running_statuses = (Status.AUDITING,)
-    done_status = Status.DONE
+    running_statuses = ("auditing",)
     task = AUDIT_RUN
 
     test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="audit")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(running_statuses)
     report = models.JSONField(default=dict, blank=True)
     reliability_svg = models.TextField(blank=True, help_text="The reliability diagram of the engine's p.")
 
@@ -360,21 +346,14 @@ class Deal(Job):
     of its pool dealt least so far (truthing.published). The evaluation app's session points to its deal;
     truthing never reads a session. Done at once when no stream has to be generated."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        DEALING = "dealing"
-        DONE = "done"
-        FAILED = "failed"
-
-    running_statuses = (Status.DEALING,)
-    done_status = Status.DONE
+    running_statuses = ("dealing",)
     task = DEAL_RUN
 
     test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="deals")
     # The same-owner rule: a pool stream is not dealt twice to one owner while the pool has another.
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     seed = models.PositiveBigIntegerField(help_text="Drawn at random; the seed of the streams generated.")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    status = job_status_field(running_statuses)
     streams_total = models.PositiveIntegerField(default=0)
     streams_done = models.PositiveIntegerField(default=0)
 

@@ -18,7 +18,7 @@ class FollowsRunningJobs:
 
     @admin.display(description="")
     def following(self, obj) -> str:
-        if obj is not None and (obj.status == obj.QUEUED or obj.running):
+        if obj is not None and obj.unfinished:
             return format_html(
                 '<span data-refresh-seconds="{}" class="help">running: this page follows it</span>',
                 REFRESH_SECONDS,

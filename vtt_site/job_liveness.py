@@ -29,7 +29,7 @@ from django.db import DatabaseError, connection, models
 from django.utils import timezone
 
 if TYPE_CHECKING:
-    from vtt_site.jobs import Job
+    from vtt_site.job_model import Job
 
 logger = logging.getLogger(__name__)
 

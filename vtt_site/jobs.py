@@ -1,8 +1,9 @@
-"""Background jobs: one abstract model and one set of helpers for every job of every app.
+"""Background jobs: the one set of helpers every job of every app is queued and run with.
 
-A job is a row (an import, a fit, later an automatic truthing or a scoring run) and a Celery task that
-takes its id. The row says where the job is for a person (`status`, `progress`, `message`) and, for the
-machinery, who holds it and whether that holder is alive:
+A job is a row (an import, a fit, an automatic truthing, a deal...) and a Celery task that takes its
+id. The row (`vtt_site.job_model.Job`, with the lifecycle of its status, `JobStatus`) says where the job
+is for a person (`status`, `progress`, `message`) and, for the machinery, who holds it and whether
+that holder is alive:
 
 - `job_enqueue` hands the task to the broker once the request's transaction commits. A broker that
   cannot be reached does not fail the request: the row stays queued with no `enqueued_at` and a message
@@ -18,8 +19,10 @@ machinery, who holds it and whether that holder is alive:
   job holds no worker and no claim, and no sweep touches it. `job_resume` queues it again with the
   person's decision, `job_cancel` ends it; both change only a job still waiting, so two decisions at
   once cannot both be taken.
-- `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`) queues again the jobs whose heartbeat went
-  stale and the queued jobs that never reached the broker, or whose message was lost.
+- `job_restart` makes a settled job (an audit, a ranking check) queued again for a run from the start.
+- `job_sweep` (a periodic task, `vtt_site.tasks.jobs_sweep`; `vtt_site.job_sweep`) queues again the
+  jobs whose heartbeat went stale and the queued jobs that never reached the broker, or whose message
+  was lost.
 
 A job whose run loses the database (a restart, a connection cut: `vtt_site.database`) is queued again
 with a message that says so, and does not count as an attempt; if even that cannot be written, the
@@ -36,28 +39,18 @@ import time
 import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import timedelta
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
-from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import models, transaction
 from django.utils import timezone
 
-from vtt_site.broker import broker_lost_messages
 from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_drop
 from vtt_site.errors import ConflictError, SiteErrorCode
-from vtt_site.job_liveness import (
-    heartbeat_while_held,
-    holder_alive,
-    holder_name,
-    job_stale,
-    lost_holder_message,
-    stale_running_pks,
-)
-from vtt_site.queueing import TaskName
+from vtt_site.job_liveness import heartbeat_while_held, holder_name, job_stale, lost_holder_message
+from vtt_site.job_model import Job, JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -69,46 +62,6 @@ NOT_QUEUED = (
     "Waiting: the task queue could not be reached when this job was created; it is queued again as soon "
     "as the queue and a worker are back."
 )
-
-
-class Job(models.Model):
-    """What every background job records. A concrete job names its task and its statuses."""
-
-    QUEUED: ClassVar[str] = "queued"
-    FAILED: ClassVar[str] = "failed"
-    CANCELLED: ClassVar[str] = "cancelled"  # by a person, while it waited for them (`job_cancel`)
-    # The statuses while a worker holds the job (the first is the one a claim sets), and the final one.
-    running_statuses: ClassVar[tuple[str, ...]]
-    done_status: ClassVar[str]
-    # The Celery task that runs the job, called with the row's id.
-    task: ClassVar[TaskName]  # the task that runs it (vtt_site.queueing)
-
-    status = models.CharField(max_length=12, default="queued")  # with choices in each concrete job
-    progress = models.FloatField(default=0.0, help_text="From 0 to 1.")
-    message = models.TextField(blank=True, help_text="For a person: why it failed, or what it waits for.")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    enqueued_at = models.DateTimeField(
-        null=True, blank=True, help_text="When its task last reached the broker; empty: not yet."
-    )
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text="Refreshed by the running worker; stale: the worker died."
-    )
-    finished_at = models.DateTimeField(null=True, blank=True)
-    claim = models.UUIDField(null=True, blank=True, editable=False, help_text="The holder's token.")
-    claimed_by = models.CharField(max_length=100, blank=True, help_text="host:pid of the last holder.")
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="How many runs claimed it.")
-
-    class Meta:
-        abstract = True
-        ordering = ["-created_at", "-id"]
-
-    @property
-    def running(self) -> bool:
-        return self.status in self.running_statuses
 
 
 J = TypeVar("J", bound=Job)
@@ -141,9 +94,7 @@ def job_limit_check(model: type[Job], *, user: Any, what: str) -> None:
         return
     limit = settings.JOBS_MAX_PER_USER
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    unfinished = model._default_manager.filter(created_by=user).filter(
-        models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
-    )
+    unfinished = model._default_manager.filter(created_by=user).filter(model.unfinished_rows())
     if unfinished.count() >= limit:
         raise ConflictError(
             SiteErrorCode.TOO_MANY_JOBS,
@@ -157,69 +108,29 @@ def job_enqueue(job: Job) -> None:
     _enqueue(type(job), job.pk)
 
 
+def job_restart(job: Job, **values: Any) -> None:
+    """Make a job queued again for a run from the start, with `values` (what its work starts from), and
+    save it; nothing of its last run is kept, and a run still holding it loses it (`JobLost`: its claim
+    is gone). The caller holds the row's lock and sends the job with `job_enqueue`."""
+    job.status, job.progress, job.message, job.attempts = JobStatus.QUEUED, 0.0, "", 0
+    job.enqueued_at = job.started_at = job.heartbeat_at = job.finished_at = job.claim = None
+    for name, value in values.items():
+        setattr(job, name, value)
+    job.save()
+
+
 def _enqueue(model: type[Job], pk: int) -> None:
-    transaction.on_commit(lambda: _send(model, pk))
+    transaction.on_commit(lambda: job_send(model, pk))
 
 
-def _send(model: type[Job], pk: int) -> bool:
-    """Hand the job's task to the broker; when it cannot, mark the job for the sweeper."""
+def job_send(model: type[Job], pk: int) -> bool:
+    """Hand the job's task to the broker now; when it cannot, mark the job for the sweeper (False)."""
     model._default_manager.filter(pk=pk).update(enqueued_at=timezone.now())
-    model._default_manager.filter(pk=pk, status=model.QUEUED, message=NOT_QUEUED).update(message="")
+    model._default_manager.filter(pk=pk, status=JobStatus.QUEUED, message=NOT_QUEUED).update(message="")
     if model.task.send(pk, what=f"{model.__name__} {pk}"):
         return True
-    model._default_manager.filter(pk=pk, status=model.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
+    model._default_manager.filter(pk=pk, status=JobStatus.QUEUED).update(enqueued_at=None, message=NOT_QUEUED)
     return False
-
-
-def job_sweep() -> int:
-    """Queue again every job that needs a worker and may have none; the number queued.
-
-    A running job whose holder is gone (`vtt_site.job_liveness.stale_running_pks`: again a staleness
-    period after the last try, if the takeover has not happened yet), a queued job that never reached the broker, and a
-    queued job whose message may be lost: every queued job when the broker lost its messages since the
-    last sweep (a Redis restart: `broker_lost_messages`), else those handed over longer than
-    `JOB_REQUEUE_SECONDS` ago (a message lost some other way). Queuing one too many is harmless: the
-    extra delivery finds the job claimed or done.
-    """
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
-    forgotten = now if broker_lost_messages() else now - timedelta(seconds=settings.JOB_REQUEUE_SECONDS)
-    sent = 0
-    for model in job_models():
-        queued_due = models.Q(status=model.QUEUED, enqueued_at__isnull=True, created_at__lt=stale) | models.Q(
-            status=model.QUEUED, enqueued_at__lt=forgotten
-        )
-        queued = model._default_manager.filter(queued_due).values_list("pk", flat=True)
-        for pk in sorted({*stale_running_pks(model, now), *queued}):
-            logger.info("Job sweeper: queuing %s %s again", model.__name__, pk)
-            sent += _send(model, pk)
-    return sent
-
-
-def job_resume_orphans() -> int:
-    """Queue again the jobs a previous web process left behind; the number queued. For TASKS_IN_THREADS
-    (make run), called once when the web process starts: there a job runs in a thread of the web
-    process, which dies with it, and without a broker no sweeper takes it over. A job is resumed when it
-    is queued, or running under a process of this host that no longer exists; the claim decides, as ever.
-    """
-    sent = 0
-    for model in job_models():
-        waiting = models.Q(status=model.QUEUED) | models.Q(status__in=model.running_statuses)
-        for pk, status, holder in model._default_manager.filter(waiting).values_list(
-            "pk", "status", "claimed_by"
-        ):
-            if status != model.QUEUED and holder_alive(holder):
-                continue
-            model._default_manager.filter(pk=pk, status=status, claimed_by=holder).update(
-                status=model.QUEUED, claim=None
-            )
-            logger.info("Resuming %s %s, left by a web process that stopped", model.__name__, pk)
-            sent += _send(model, pk)
-    return sent
-
-
-def job_models() -> list[type[Job]]:
-    return [model for model in apps.get_models() if issubclass(model, Job)]
 
 
 # --- Running -----------------------------------------------------------------------------------------------
@@ -288,14 +199,14 @@ def _requeue_after_database_error(job: Job, exc: Exception, waits: tuple[float, 
         connections_drop()
         try:
             given_back = _held_rows(job).update(
-                status=job.QUEUED,
+                status=JobStatus.QUEUED,
                 claim=None,
                 heartbeat_at=None,
                 attempts=models.F("attempts") - 1,
                 message=DATABASE_LOST,
             )
             if given_back:
-                _send(type(job), job.pk)
+                job_send(type(job), job.pk)
             return
         except DATABASE_ERRORS:
             continue
@@ -316,10 +227,10 @@ def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:
         if job.running and not job_stale(job, now):
             logger.info("%s %s is held by %s; nothing to do.", model.__name__, pk, job.claimed_by)
             return None
-        if job.status != model.QUEUED and not job.running:
+        if job.status != JobStatus.QUEUED and not job.running:
             return None  # done or failed
         if job.attempts >= settings.JOB_MAX_ATTEMPTS:
-            job.status, job.finished_at, job.claim = model.FAILED, now, None
+            job.status, job.finished_at, job.claim = JobStatus.FAILED, now, None
             job.message = lost_holder_message(job.attempts)
             job.save(update_fields=["status", "finished_at", "claim", "message"])
             return None
@@ -362,7 +273,7 @@ def job_wait(job: Job, status: str, message: str, **values: Any) -> None:
     """The job stops in `status` (one that is neither queued nor running) until a person decides:
     `message` says what it waits for. Its claim is dropped, so neither the sweeper nor a takeover runs
     it again; only `job_resume` or `job_cancel` moves it on."""
-    if status == job.QUEUED or status in job.running_statuses:
+    if status == JobStatus.QUEUED or status in job.running_statuses:
         raise ValueError(f"{status!r} is not a status a job waits in")
     _update_held(job, status=status, message=message, claim=None, heartbeat_at=timezone.now(), **values)
 
@@ -372,7 +283,7 @@ def job_resume(model: type[Job], pk: int, *, waiting: str, **values: Any) -> boo
     does not wait there (any more). A fresh start: it runs from the beginning, as a new job would, and
     the takeovers of its earlier runs no longer count against it."""
     resumed = model._default_manager.filter(pk=pk, status=waiting).update(
-        status=model.QUEUED, message="", progress=0.0, attempts=0, enqueued_at=None, **values
+        status=JobStatus.QUEUED, message="", progress=0.0, attempts=0, enqueued_at=None, **values
     )
     if resumed:
         _enqueue(model, pk)
@@ -383,7 +294,7 @@ def job_cancel(model: type[Job], pk: int, *, waiting: str, message: str) -> bool
     """End a job that waits in `waiting` without running it further; False when it does not wait there."""
     return bool(
         model._default_manager.filter(pk=pk, status=waiting).update(
-            status=model.CANCELLED, message=message, finished_at=timezone.now()
+            status=JobStatus.CANCELLED, message=message, finished_at=timezone.now()
         )
     )
 
@@ -391,7 +302,7 @@ def job_cancel(model: type[Job], pk: int, *, waiting: str, message: str) -> bool
 def job_fail(job: Job, message: str, **values: Any) -> None:
     """The job failed; `message` tells a person what happened and what to do."""
     now = timezone.now()
-    _update_held(job, status=job.FAILED, message=message, finished_at=now, heartbeat_at=now, **values)
+    _update_held(job, status=JobStatus.FAILED, message=message, finished_at=now, heartbeat_at=now, **values)
 
 
 def _update_held(job: Job, **values: Any) -> None:

@@ -10,6 +10,6 @@ from vtt_site.queues import JOBS_SWEEP
 @shared_task(name=JOBS_SWEEP.name, acks_late=False)
 def jobs_sweep() -> int:
     """Queue again the jobs that lost their worker or never reached the broker (vtt_site.jobs)."""
-    from vtt_site.jobs import job_sweep  # the models behind it are ready only once Django is set up
+    from vtt_site.job_sweep import job_sweep  # the models behind it are ready only once Django is set up
 
     return job_sweep()

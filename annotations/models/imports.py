@@ -7,7 +7,7 @@ from django.db import models
 from annotations.formats import format_choices, scene_formats
 from annotations.models.collections import Collection, Split
 from annotations.queues import IMPORT_RUN
-from vtt_site.jobs import Job
+from vtt_site.job_model import Job
 
 # The registered formats as choices (`SceneFormat.JSONL`), for code that names one; the registry
 # (`annotations.formats`) is where they are described.

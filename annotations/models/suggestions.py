@@ -15,7 +15,7 @@ from django.utils import timezone
 from annotations.models.collections import Collection, Image
 from annotations.models.vocabularies import ObjectType
 from annotations.queues import PREANNOTATE_RUN
-from vtt_site.jobs import Job
+from vtt_site.job_model import Job
 
 
 class BackendAuth(models.TextChoices):
@@ -98,19 +98,9 @@ class PreannotationJob(Job):
     their own, so an image that failed (its reason in `failures`) leaves the others' suggestions, and
     its own earlier ones, as they were."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
-
-    running_statuses = (Status.RUNNING,)
-    done_status = Status.DONE
     task = PREANNOTATE_RUN
 
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="preannotations")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
     images_total = models.PositiveIntegerField(default=0)
     images_done = models.PositiveIntegerField(default=0, help_text="Images asked so far, failed or not.")
     images_failed = models.PositiveIntegerField(default=0)

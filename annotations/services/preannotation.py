@@ -29,7 +29,6 @@ from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, j
 from vtt_site.leases import lease_free
 
 MAX_FAILURES_LISTED = 1000  # a server down for a whole collection: the first ones say it all
-Status = PreannotationJob.Status
 
 
 @transaction.atomic

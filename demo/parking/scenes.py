@@ -23,13 +23,13 @@ Some objects have attributes marked unknown (far away and small).
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from demo.ground_scenes import GroundCamera, GroundScene, command_line, pick, scene_series
 
 VOCABULARY = Path(__file__).with_name("parking-lot.json")
 
@@ -41,170 +41,145 @@ BODIES = (
 )
 COLORS = (("white", 0.3), ("black", 0.22), ("silver", 0.25), ("red", 0.12), ("blue", 0.11))
 SPACE_WIDTH = 2.6
+ROW_DEPTH = 11.0  # metres from one row of spaces to the next; the aisle is half-way
 
 
-def _pick(rng: np.random.Generator, table: tuple[tuple[Any, ...], ...]) -> tuple[Any, ...]:
-    weights = np.array([row[1] for row in table], dtype=float)
-    return table[int(rng.choice(len(table), p=weights / weights.sum()))]
+class _Lot(GroundScene):
+    """A car park as it fills: the rows of spaces, the shoppers and their carts, the corral."""
 
+    def __init__(self, rng: np.random.Generator) -> None:
+        camera = GroundCamera(
+            rng, 800, 600, horizon=(0.18, 0.32), focal=(0.8, 1.1), camera_height=(4.0, 7.0), pan=(-6, 6)
+        )
+        super().__init__(rng, camera, far=45, far_unknown=0.5)
+        self.dusk = rng.random() < 0.25
+        self.busy = float(rng.uniform(0.2, 0.95))
+        self.rows = int(rng.integers(2, 5))
+        self.first = float(rng.uniform(9, 14))
 
-class _Camera:
-    def __init__(self, rng: np.random.Generator, width: int, height: int) -> None:
-        self.width, self.height = width, height
-        self.horizon = height * float(rng.uniform(0.18, 0.32))
-        self.focal = width * float(rng.uniform(0.8, 1.1))
-        self.camera_height = float(rng.uniform(4.0, 7.0))
-        self.pan = float(rng.uniform(-6, 6))  # metres of lateral offset
+    def car(self, x: float, z: float, state: str) -> int | None:
+        rng = self.rng
+        body = pick(rng, BODIES)
+        color = pick(rng, COLORS)[0]
+        attributes = [body[0], color, state]
+        lights = (state == "moving" and rng.random() < (0.9 if self.dusk else 0.4)) or rng.random() < 0.03
+        if lights:
+            attributes.append("with lights on")
+        return self.add("car", x, z, body[3] if state == "parked" else body[2], body[4], attributes)
 
-    def box(self, x: float, z: float, w: float, h: float) -> list[float] | None:
-        """Pixel box [x, y, w, h] of an upright object of width w, height h standing at (x, z)."""
-        scale = self.focal / z
-        foot = self.horizon + self.camera_height * scale
-        left = self.width / 2 + (x - self.pan - w / 2) * scale
-        box = [left, foot - h * scale, w * scale, h * scale]
-        x0, y0 = max(0.0, box[0]), max(0.0, box[1])
-        x1, y1 = min(float(self.width), box[0] + box[2]), min(float(self.height), box[1] + box[3])
-        if x1 - x0 < 3 or y1 - y0 < 3:
-            return None
-        return [round(x0, 1), round(y0, 1), round(x1 - x0, 1), round(y1 - y0, 1)]
+    def person(self, x: float, z: float, age: str, activity: str, extra: list[str]) -> int | None:
+        tall = 1.75 if age == "adult" else 1.15
+        width = 0.55 if age == "adult" else 0.4
+        return self.add(
+            "person", x, z, width, tall * float(self.rng.uniform(0.92, 1.06)), [age, activity, *extra]
+        )
+
+    def cart(self, x: float, z: float, fill: str, corral: bool) -> int | None:
+        return self.add("cart", x, z, 0.6, 1.0, [fill] + (["in the corral"] if corral else []))
+
+    def aisle(self, row: int) -> float:
+        """The depth of the aisle beyond row ``row``."""
+        return self.first + 5.5 + ROW_DEPTH * row
+
+    def park_rows(self) -> list[int]:
+        """The parked cars, row by row (rows nearer the store are fuller), and a car driving now and
+        then along each aisle; neighbours in a row are parked next to each other."""
+        rng, busy = self.rng, self.busy
+        parked: list[int] = []
+        for r in range(self.rows):
+            z = self.first + r * ROW_DEPTH
+            fullness = min(0.9, busy * (0.35 + 0.45 * r / max(1, self.rows - 1)))
+            previous: tuple[int, int] | None = None  # (index, space) of the last car of this row
+            for s in range(-6, 7):
+                index = self.car(s * SPACE_WIDTH, z, "parked") if rng.random() < fullness else None
+                if index is not None:
+                    if previous is not None and previous[1] == s - 1:
+                        self.relate(previous[0], "parked next to", index)
+                    previous = (index, s)
+                    parked.append(index)
+            if rng.random() < 0.35 * busy + (0.15 if self.dusk else 0):
+                self.car(float(rng.uniform(-20, 20)), z + 5.5, "moving")
+        return parked
+
+    def shoppers(self, parked: list[int]) -> None:
+        """People loading a car, getting into one, or walking in an aisle (with a cart, a child)."""
+        rng = self.rng
+        for _ in range(int(rng.poisson(1 + 4 * self.busy))):
+            roll = rng.random()
+            if parked and roll < 0.3:
+                self.loading(parked[int(rng.integers(len(parked)))])
+            elif parked and roll < 0.45:
+                self.getting_into(parked[int(rng.integers(len(parked)))])
+            else:
+                self.walking()
+
+    def loading(self, target: int) -> None:
+        """An adult loading a parked car (its door open) from a cart beside it."""
+        rng = self.rng
+        x, z, _ = self.place[target]
+        self.mark(target, "with a door open")
+        p = self.person(x + 1.6, z - 1.0, "adult", "loading", ["carrying bags"] if rng.random() < 0.5 else [])
+        self.cart(x + 2.2, z - 0.6, "full" if rng.random() < 0.7 else "empty", False)
+        self.relate(p, "loading", target)
+
+    def getting_into(self, target: int) -> None:
+        """An adult getting into a parked car (its door open), maybe with a child."""
+        rng = self.rng
+        x, z, _ = self.place[target]
+        self.mark(target, "with a door open")
+        p = self.person(
+            x - 1.3, z - 0.8, "adult", "standing", ["carrying bags"] if rng.random() < 0.3 else []
+        )
+        self.relate(p, "getting into", target)
+        if rng.random() < 0.3:
+            self.relate(self.person(x - 1.9, z - 1.0, "child", "standing", []), "getting into", target)
+
+    def walking(self) -> None:
+        """An adult walking in an aisle, from the store (bags, a full cart) or to it, maybe a child too."""
+        rng = self.rng
+        z = self.aisle(int(rng.integers(self.rows))) + float(rng.uniform(-1.5, 1.5))
+        x = float(rng.uniform(-22, 22))
+        back = rng.random() < 0.5
+        pushing = rng.random() < 0.45
+        extra = ["carrying bags"] if back and not pushing and rng.random() < 0.8 else []
+        extra += ["pushing a cart"] if pushing else []
+        p = self.person(x, z, "adult", "walking", extra)
+        if pushing:
+            self.relate(p, "pushing", self.cart(x + 0.3, z - 0.9, "full" if back else "empty", False))
+        if rng.random() < 0.2:
+            self.person(x + 0.8, z + 0.2, "child", "walking", [])
+
+    def corral_and_strays(self) -> None:
+        """The corral with a few nested empty carts, stray carts and people standing about."""
+        rng, first, depth = self.rng, self.first, ROW_DEPTH * self.rows
+        if rng.random() < 0.6:
+            x, z = float(rng.uniform(-15, 15)), self.aisle(int(rng.integers(self.rows)))
+            for k in range(int(rng.integers(1, 5))):
+                self.cart(x + 0.25 * k, z + 0.05 * k, "empty", True)
+        for _ in range(int(rng.poisson(0.4))):
+            self.cart(float(rng.uniform(-20, 20)), first + float(rng.uniform(0, depth)), "empty", False)
+        for _ in range(int(rng.poisson(0.5))):
+            z = first + float(rng.uniform(0, depth))
+            self.person(float(rng.uniform(-20, 20)), z, "adult", "standing", [])
+
+    def seen(self, a: int, b: int) -> list[str]:
+        """``closer than`` when a stands a metre or more nearer; ``in front of`` when the boxes overlap too."""
+        if self.place[a].z + 1.0 > self.place[b].z:
+            return []
+        return (
+            ["closer than", "in front of"]
+            if _overlap_x(self.objects[a], self.objects[b])
+            else ["closer than"]
+        )
 
 
 def generate_scene(rng: np.random.Generator, name: str) -> dict[str, Any]:
-    width, height = 800, 600
-    camera = _Camera(rng, width, height)
-    dusk = rng.random() < 0.25
-    busy = float(rng.uniform(0.2, 0.95))
-    objects: list[dict[str, Any]] = []
-    place: list[tuple[float, float]] = []  # (x, z) in metres
-    relationships: list[tuple[int, str, int]] = []
-    row_of: dict[int, tuple[int, int]] = {}
-
-    def add(kind: str, x: float, z: float, w: float, h: float, attributes: list[str]) -> int | None:
-        box = camera.box(x, z, w, h)
-        if box is None:
-            return None
-        known = not (z > 45 and rng.random() < 0.5) and rng.random() > 0.02
-        objects.append(
-            {
-                "id": f"o{len(objects)}",
-                "type": kind,
-                "bbox": box,
-                "attributes": attributes if known else [],
-                "attributes_known": known,
-            }
-        )
-        place.append((x, z))
-        return len(objects) - 1
-
-    def car(x: float, z: float, state: str) -> int | None:
-        body = _pick(rng, BODIES)
-        color = _pick(rng, COLORS)[0]
-        attributes = [body[0], color, state]
-        lights = (state == "moving" and rng.random() < (0.9 if dusk else 0.4)) or rng.random() < 0.03
-        if lights:
-            attributes.append("with lights on")
-        return add("car", x, z, body[3] if state == "parked" else body[2], body[4], attributes)
-
-    rows = int(rng.integers(2, 5))
-    first = float(rng.uniform(9, 14))
-    cars_in_rows: list[list[int]] = []
-    for r in range(rows):
-        z = first + r * 11.0
-        fullness = min(0.9, busy * (0.35 + 0.45 * r / max(1, rows - 1)))
-        row: list[int] = []
-        previous: int | None = None
-        for s in range(-6, 7):
-            index = car(s * SPACE_WIDTH, z, "parked") if rng.random() < fullness else None
-            if index is not None:
-                row_of[index] = (r, s)
-                if previous is not None and row_of[previous] == (r, s - 1):
-                    relationships.append((previous, "parked next to", index))
-                previous = index
-                row.append(index)
-        cars_in_rows.append(row)
-        if rng.random() < 0.35 * busy + (0.15 if dusk else 0):
-            car(float(rng.uniform(-20, 20)), z + 5.5, "moving")
-
-    def person(x: float, z: float, age: str, activity: str, extra: list[str]) -> int | None:
-        tall = 1.75 if age == "adult" else 1.15
-        return add(
-            "person",
-            x,
-            z,
-            0.55 if age == "adult" else 0.4,
-            tall * float(rng.uniform(0.92, 1.06)),
-            [age, activity, *extra],
-        )
-
-    def cart(x: float, z: float, fill: str, corral: bool) -> int | None:
-        return add("cart", x, z, 0.6, 1.0, [fill] + (["in the corral"] if corral else []))
-
-    parked = [i for row in cars_in_rows for i in row]
-    for _ in range(int(rng.poisson(1 + 4 * busy))):
-        roll = rng.random()
-        if parked and roll < 0.3:  # loading a car from a full cart
-            target = parked[int(rng.integers(len(parked)))]
-            x, z = place[target]
-            _open_door(objects[target])
-            p = person(x + 1.6, z - 1.0, "adult", "loading", ["carrying bags"] if rng.random() < 0.5 else [])
-            c = cart(x + 2.2, z - 0.6, "full" if rng.random() < 0.7 else "empty", False)
-            if p is not None:
-                relationships.append((p, "loading", target))
-        elif parked and roll < 0.45:  # getting into a car, maybe with a child
-            target = parked[int(rng.integers(len(parked)))]
-            x, z = place[target]
-            _open_door(objects[target])
-            p = person(x - 1.3, z - 0.8, "adult", "standing", ["carrying bags"] if rng.random() < 0.3 else [])
-            if p is not None:
-                relationships.append((p, "getting into", target))
-            if rng.random() < 0.3:
-                k = person(x - 1.9, z - 1.0, "child", "standing", [])
-                if k is not None:
-                    relationships.append((k, "getting into", target))
-        else:  # walking in an aisle, maybe pushing a cart, maybe with a child
-            z = first + 5.5 + 11.0 * int(rng.integers(rows)) + float(rng.uniform(-1.5, 1.5))
-            x = float(rng.uniform(-22, 22))
-            back = rng.random() < 0.5  # from the store: bags, a full cart
-            pushing = rng.random() < 0.45
-            extra = ["carrying bags"] if back and not pushing and rng.random() < 0.8 else []
-            extra += ["pushing a cart"] if pushing else []
-            p = person(x, z, "adult", "walking", extra)
-            if pushing:
-                c = cart(x + 0.3, z - 0.9, "full" if back else "empty", False)
-                if p is not None and c is not None:
-                    relationships.append((p, "pushing", c))
-            if rng.random() < 0.2:
-                person(x + 0.8, z + 0.2, "child", "walking", [])
-    if rng.random() < 0.6:  # the corral, with a few nested empty carts
-        x, z = float(rng.uniform(-15, 15)), first + 5.5 + 11.0 * int(rng.integers(rows))
-        for k in range(int(rng.integers(1, 5))):
-            cart(x + 0.25 * k, z + 0.05 * k, "empty", True)
-    for _ in range(int(rng.poisson(0.4))):
-        cart(float(rng.uniform(-20, 20)), first + float(rng.uniform(0, 11.0 * rows)), "empty", False)
-    for _ in range(int(rng.poisson(0.5))):
-        z = first + float(rng.uniform(0, 11.0 * rows))
-        person(float(rng.uniform(-20, 20)), z, "adult", "standing", [])
-
-    for a in range(len(objects)):
-        for b in range(len(objects)):
-            if a != b and place[a][1] + 1.0 <= place[b][1]:
-                relationships.append((a, "closer than", b))
-                if _overlap_x(objects[a], objects[b]):
-                    relationships.append((a, "in front of", b))
-    return {
-        "image": name,
-        "width": width,
-        "height": height,
-        "objects": objects,
-        "relationships": [
-            {"subject": f"o{s}", "predicate": p, "object": f"o{o}"} for s, p, o in relationships
-        ],
-    }
-
-
-def _open_door(obj: dict[str, Any]) -> None:
-    if obj["attributes_known"] and "with a door open" not in obj["attributes"]:
-        obj["attributes"].append("with a door open")
+    lot = _Lot(rng)
+    parked = lot.park_rows()
+    lot.shoppers(parked)
+    lot.corral_and_strays()
+    lot.relate_pairs(lot.seen)
+    return lot.record(name)
 
 
 def _overlap_x(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -214,22 +189,11 @@ def _overlap_x(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def generate_scenes(count: int, seed: int) -> Iterator[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    digits = max(6, int(math.log10(max(count, 1))) + 1)
-    for i in range(count):
-        yield generate_scene(rng, f"lot-{seed}-{i:0{digits}d}.png")
+    return scene_series(generate_scene, count, seed, "lot")
 
 
 def main() -> None:
-    import argparse
-    import sys
-
-    parser = argparse.ArgumentParser(description="Write synthetic parking-lot scene graphs as JSON Lines.")
-    parser.add_argument("--count", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    for scene in generate_scenes(args.count, args.seed):
-        sys.stdout.write(json.dumps(scene) + "\n")
+    command_line("Write synthetic parking-lot scene graphs as JSON Lines.", generate_scenes)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from evaluation.models import RankingCheck
 from evaluation.selectors.ranking import RANKING_VERSION
 from scoring.degradation import ranking_report
 from truthing.published import frozen_tests, plan_of_test
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_run
+from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_progress, job_restart, job_run
 
 
 @transaction.atomic
@@ -25,9 +25,7 @@ def ranking_checks_due_queue(*, limit: int = 20) -> int:
     waiting or running is left alone (a failed one is retried only when a version changes: its message
     stays on the card)."""
     excluded = RankingCheck.objects.filter(
-        Q(version=RANKING_VERSION)
-        | Q(status=RankingCheck.Status.QUEUED)
-        | Q(status__in=RankingCheck.running_statuses)
+        Q(version=RANKING_VERSION) | RankingCheck.unfinished_rows()
     ).values_list("test_id", flat=True)
     due = frozen_tests().exclude(pk__in=list(excluded)).order_by("pk").values_list("pk", flat=True)[:limit]
     for test_id in due:
@@ -39,10 +37,7 @@ def ranking_check_reset(*, test_id: int) -> RankingCheck:
     """The test's check row, new or made queued again with nothing of its last run."""
     check, created = RankingCheck.objects.select_for_update().get_or_create(test_id=test_id)
     if not created:
-        check.status, check.report, check.progress, check.attempts = RankingCheck.Status.QUEUED, {}, 0.0, 0
-        check.enqueued_at = check.finished_at = check.claim = None
-        check.message = ""
-        check.save()
+        job_restart(check, report={})
     return check
 
 

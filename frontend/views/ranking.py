@@ -26,7 +26,7 @@ def learned_guesser(audit: Any) -> dict[str, Any] | None:
 
 def ranking_context(*, test_id: int, audit: Any) -> dict[str, Any]:
     check = ranking_check_of(test_id=test_id)
-    if check is None or check.status != check.Status.DONE:
+    if check is None or check.status != check.done_status:
         return {"ranking": check}
     report = check.report
     learned = learned_guesser(audit)

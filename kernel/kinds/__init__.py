@@ -3,21 +3,23 @@
 A kind's module (`exist.py`, ..., `rel.py`) holds everything that differs by kind: its structured form
 and parsing, its English, the oracle's answer, what an object or an image satisfies (on booleans and
 on bit masks), which of its candidates are never asked, its estimate's family of levels, its reuse key,
-what it tells the audit's guesser and the ranking check's degradation that reaches it. Everything else
-iterates the registry or asks `kind_of`; no other module names a kind (tests/test_kinds_registry.py
-fails on one that does). docs/recipes.md, "Add a question kind", is the recipe.
+what it tells the audit's guesser and the ranking check's degradation that reaches it. This module
+imports each kind's module by a plain import statement (so mypy checks its `KIND` and import-linter
+sees the import) and registers its `KIND`. Everything else iterates the registry or asks `kind_of`; no
+other module names a kind, nor imports a kind's module (tests/kernel/test_kinds_registry.py fails on
+one that does). docs/recipes.md, "Add a question kind", is the recipe.
 
 Plain Python: the scoring core reads the registry too.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
 from kernel.errors import CoreErrorCode, QuestionError, at
+from kernel.kinds import attr, attr_and, attr_or, exist, rel, unique
 from kernel.kinds.base import (
     EXCLUDING,
     AttributeKind,
@@ -29,10 +31,6 @@ from kernel.kinds.base import (
 )
 from kernel.questions import Label, Question
 from kernel.vocabulary import Vocabulary
-
-# The kinds' modules, in the order reports list the kinds and the engine orders its candidates within
-# one group (exist before unique; attr_and before attr_or).
-KIND_MODULES = ("exist", "unique", "attr", "attr_and", "attr_or", "rel")
 
 REGISTRY: dict[str, QuestionKind] = {}
 
@@ -49,8 +47,10 @@ def unregister(name: str) -> None:
     del REGISTRY[name]
 
 
-for _module in KIND_MODULES:
-    register(importlib.import_module(f"kernel.kinds.{_module}").KIND)
+# The kinds, in the order reports list them and the engine orders its candidates within one group
+# (exist before unique; attr_and before attr_or).
+for _kind in (exist.KIND, unique.KIND, attr.KIND, attr_and.KIND, attr_or.KIND, rel.KIND):
+    register(_kind)
 
 
 class _Names(Sequence[str]):
@@ -166,7 +166,6 @@ def render_text(question: Question, vocabulary: Vocabulary, made: Sequence[Label
 __all__ = [
     "EXCLUDING",
     "KINDS",
-    "KIND_MODULES",
     "REGISTRY",
     "AttributeKind",
     "Family",

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from accounts.roles import Role
-from annotations.models import PreannotationJob, Prediction
+from annotations.models import Prediction
 from annotations.services.preannotation import preannotation_create, preannotation_run
 from annotations.services.queues import annotation_next
+from vtt_site.job_model import JobStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,7 +48,7 @@ def test_a_pre_annotation_whose_every_image_fails_fails_with_the_first_reason(
     images = scene_images(2)
     fake_backend.down()
     job = preannotation_run(job_id=preannotation_create(collection=collection, user=reviewer, start=False).pk)
-    assert job.status == PreannotationJob.Status.FAILED and job.images_failed == 2
+    assert job.status == JobStatus.FAILED and job.images_failed == 2
     assert job.message.startswith("Every image failed; the first: The model server could not be reached")
     assert [failure["image"] for failure in job.failures] == [image.pk for image, _, _ in images]
     assert not Prediction.objects.exists()

@@ -15,6 +15,7 @@ from engine.audit.run import reliability
 from tests.e2e.conftest import login, shot
 from truthing.models import TestAudit
 from truthing.services import automatic, lifecycle
+from vtt_site.job_model import JobStatus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +37,7 @@ def audit_report() -> dict:
 
 
 def done_audit(test) -> None:
-    TestAudit.objects.create(test=test, status=TestAudit.Status.DONE, report=audit_report())
+    TestAudit.objects.create(test=test, status=JobStatus.DONE, report=audit_report())
 
 
 def box(page, selector):
@@ -127,14 +128,12 @@ def test_a_running_audit_shows_its_progress_and_the_card_follows_it(
 ):
     test = make_test(annotated_test_images[:2], name="Audited test")
     lifecycle.start_test(test=test)
-    audit = TestAudit.objects.create(test=test, status=TestAudit.Status.AUDITING, progress=0.4)
+    audit = TestAudit.objects.create(test=test, status=TestAudit.running_statuses[0], progress=0.4)
     page = new_page()
     login(page, users[Role.ADMIN])
     page.goto(f"/tests/{test.pk}/")
     assert "The audit is running" in page.get_by_test_id("audit-progress").inner_text()
     assert page.locator("[data-testid=audit-progress] progress").get_attribute("value") == "0.4"
-    TestAudit.objects.filter(pk=audit.pk).update(
-        status=TestAudit.Status.DONE, progress=1.0, report=audit_report()
-    )
+    TestAudit.objects.filter(pk=audit.pk).update(status=JobStatus.DONE, progress=1.0, report=audit_report())
     page.locator("[data-testid=plot-reliability] svg").wait_for(timeout=15_000)  # reloaded by itself
     assert page.get_by_test_id("job-running").count() == 0

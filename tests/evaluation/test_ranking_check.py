@@ -10,6 +10,7 @@ import pytest
 from evaluation.models import RankingCheck
 from evaluation.services import degradation
 from tests.evaluation.conftest import build_test
+from vtt_site.job_model import JobStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -36,10 +37,10 @@ def test_the_oracle_scores_one_and_a_system_missing_every_object_is_no_better_th
 
     assert degradation.ranking_checks_due_queue() == 1  # the frozen test only
     (check,) = queued
-    assert check.test_id == test.pk and check.status == RankingCheck.Status.QUEUED
+    assert check.test_id == test.pk and check.status == JobStatus.QUEUED
 
     check = degradation.ranking_check_run(job_id=check.pk)
-    assert check.status == RankingCheck.Status.DONE, check.message
+    assert check.status == JobStatus.DONE, check.message
     report = check.report
     families = report["families"]
     for family in families.values():  # the oracle itself: every question right
@@ -56,7 +57,7 @@ def test_the_oracle_scores_one_and_a_system_missing_every_object_is_no_better_th
     RankingCheck.objects.filter(pk=check.pk).update(version="0.0")
     assert degradation.ranking_checks_due_queue() == 1
     check.refresh_from_db()
-    assert check.status == RankingCheck.Status.QUEUED and check.report == {}
+    assert check.status == JobStatus.QUEUED and check.report == {}
 
 
 def test_a_check_of_a_test_that_is_no_longer_frozen_fails_with_a_message(queued):
@@ -68,7 +69,7 @@ def test_a_check_of_a_test_that_is_no_longer_frozen_fails_with_a_message(queued)
 
     plans_forget()
     check = degradation.ranking_check_run(job_id=queued[0].pk)
-    assert check.status == RankingCheck.Status.FAILED
+    assert check.status == JobStatus.FAILED
     assert "not published" in check.message
 
 
@@ -89,7 +90,7 @@ def test_the_command_runs_the_check_and_prints_the_curves_or_refuses_an_unknown_
     assert "| a right p falls at every step | \u2013 | \u2013 | \u2013 |" in printed  # every curve falls
     assert "| verdict | falls at every step | falls at every step | falls at every step |" in printed
     assert "Ranks vision: yes, every curve." in printed
-    assert RankingCheck.objects.get(test=test).status == RankingCheck.Status.DONE
+    assert RankingCheck.objects.get(test=test).status == JobStatus.DONE
 
 
 def test_the_api_gives_seeing_minus_blind_and_accuracy_by_reference(scored_world, users, api):
@@ -133,12 +134,12 @@ def test_under_make_run_the_in_process_beat_checks_a_published_test(settings):
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             check = RankingCheck.objects.filter(test=test).first()
-            if check is not None and check.status in (RankingCheck.Status.DONE, RankingCheck.Status.FAILED):
+            if check is not None and check.status in (JobStatus.DONE, JobStatus.FAILED):
                 break
             time.sleep(0.2)
     finally:
         stop.set()
-    assert check is not None and check.status == RankingCheck.Status.DONE, check and check.message
+    assert check is not None and check.status == JobStatus.DONE, check and check.message
 
 
 def test_the_web_process_of_make_run_starts_the_in_process_beat(tmp_path):

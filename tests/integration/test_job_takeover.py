@@ -31,6 +31,7 @@ from engine.models import FitStatus
 from tests.factories import CollectionFactory
 from tests.integration.conftest import publishing_to
 from vtt_site import jobs
+from vtt_site.job_model import JobStatus
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +90,7 @@ def holder_pid(job) -> int:
 
 
 def finished(job) -> bool:
-    return job.status in {job.done_status, job.FAILED}
+    return job.status in {job.done_status, JobStatus.FAILED}
 
 
 def assert_imported_exactly_once(job: ImportJob, collection) -> None:

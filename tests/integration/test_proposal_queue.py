@@ -26,6 +26,7 @@ from truthing.models import AutomaticTruthing, Deal
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run
 from truthing.services.streams import step_answer
+from vtt_site.job_model import JobStatus
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +90,7 @@ def test_a_systems_deal_is_made_while_long_jobs_fill_their_worker(serve, setting
     session = session_enrol(system=system, test_id=test.pk)
     enrolled = time.monotonic()
     deal = Deal.objects.get(pk=session.deal_id)
-    watch(deal, lambda d: d.status == Deal.Status.DONE, 30, "the deal", served.log)
+    watch(deal, lambda d: d.status == JobStatus.DONE, 30, "the deal", served.log)
     took = time.monotonic() - enrolled
     waiting = [job for job in imports if not (job.refresh_from_db() or finished(job))]
     print(f"\ndeal done after {took:.2f} s, with {len(waiting)} of 3 long imports not finished")

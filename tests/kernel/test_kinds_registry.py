@@ -25,7 +25,7 @@ from engine.core.oracle import answer
 from engine.core.proposer import EngineSettings, Stream
 from engine.core.statistics import fit
 from kernel import kinds
-from kernel.kinds import KIND_MODULES, KINDS, AttributeKind, question_from_json, question_to_json, render_text
+from kernel.kinds import KINDS, REGISTRY, AttributeKind, question_from_json, question_to_json, render_text
 from kernel.prepared import Binding, PreparedScene
 from kernel.questions import Answer, Label, make_instantiation
 from kernel.scene import parse_scene
@@ -50,8 +50,10 @@ PACKAGES = (
     "truthing",
     "vtt_site",
 )
-# A kind's module is where its name belongs; the registry names the modules.
-OWN = {f"kernel/kinds/{module}.py" for module in KIND_MODULES} | {"kernel/kinds/__init__.py"}
+# A kind's module (where its class is defined) is where its name belongs, and the registry, which
+# imports each kind's module by name: the one import of it (kernel/kinds/__init__.py).
+KIND_MODULES = {type(kind).__module__ for kind in REGISTRY.values()}
+OWN = {module.replace(".", "/") + ".py" for module in KIND_MODULES} | {"kernel/kinds/__init__.py"}
 
 
 def python_files() -> Iterator[Path]:
@@ -63,8 +65,8 @@ def python_files() -> Iterator[Path]:
 
 
 def kind_names_in(path: Path, names: set[str], root: Path = ROOT) -> list[str]:
-    """Where a Python module names a kind: a string equal to a kind's name (docstrings aside) or
-    `Kind.MEMBER`."""
+    """Where a Python module names a kind: a string equal to a kind's name (docstrings aside),
+    `Kind.MEMBER`, or an import of a kind's module (only the registry imports it)."""
     tree = ast.parse(path.read_text())
     docstrings = {
         id(node.body[0].value)
@@ -85,7 +87,25 @@ def kind_names_in(path: Path, names: set[str], root: Path = ROOT) -> list[str]:
             and node.attr.lower() in names
         ):
             found.append(f"{path.relative_to(root)}:{node.lineno}: Kind.{node.attr}")
+        found += [
+            f"{path.relative_to(root)}:{node.lineno}: import {name}" for name in kind_imports(node, names)
+        ]
     return found
+
+
+def kind_imports(node: ast.AST, names: set[str]) -> list[str]:
+    """The kinds' modules an import statement imports: `from kernel.kinds import attr`,
+    `from kernel.kinds.attr import KIND`, `import kernel.kinds.attr`."""
+    if isinstance(node, ast.ImportFrom) and node.module == "kernel.kinds":
+        return [alias.name for alias in node.names if alias.name in names]
+    if isinstance(node, ast.ImportFrom):
+        modules = [node.module or ""]
+    elif isinstance(node, ast.Import):
+        modules = [alias.name for alias in node.names]
+    else:
+        return []
+    kind_modules = {f"kernel.kinds.{name}" for name in names}
+    return [module for module in modules if module in kind_modules]
 
 
 def compared_in_pages(names: set[str]) -> list[str]:
@@ -103,7 +123,8 @@ def compared_in_pages(names: set[str]) -> list[str]:
 
 def test_no_code_outside_a_kinds_module_names_a_kind():
     names = set(KINDS)
-    assert names == set(KIND_MODULES) >= {"exist", "unique", "attr", "attr_and", "attr_or", "rel"}
+    modules = {module.rpartition(".")[2] for module in KIND_MODULES}
+    assert names == modules >= {"exist", "unique", "attr", "attr_and", "attr_or", "rel"}
     found = [place for path in python_files() for place in kind_names_in(path, names)]
     found += compared_in_pages(names)
     assert found == [], "branch on the kind's module (kernel.kinds) instead:\n" + "\n".join(found)
@@ -114,9 +135,13 @@ def test_the_scan_sees_a_branch_on_a_kind(tmp_path):
     module = tmp_path / "branch.py"
     module.write_text(
         '"""exist is fine in a docstring."""\nif kind == "unique" or k is Kind.ATTR_OR:\n    pass\n'
+        "from kernel.kinds import rel, kind_of\nfrom kernel.kinds.attr import KIND\nimport kernel.kinds.exist\n"
+        "from kernel.kinds.base import AttributeKind\n"
     )
     found = kind_names_in(module, set(KINDS), root=tmp_path)
-    assert [place.rsplit(": ", 1)[1] for place in found] == ["'unique'", "Kind.ATTR_OR"]
+    assert sorted(place.rsplit(": ", 1)[1] for place in found) == sorted(
+        ["'unique'", "Kind.ATTR_OR", "import rel", "import kernel.kinds.attr", "import kernel.kinds.exist"]
+    )
 
 
 # --- A kind registered later reaches every call site --------------------------------------------------

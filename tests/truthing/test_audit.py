@@ -11,6 +11,7 @@ from truthing.models import TestAudit
 from truthing.services import lifecycle
 from truthing.services.audit import audit_start as start_audit
 from vtt_site.errors import ConflictError
+from vtt_site.job_model import JobStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,7 +26,7 @@ def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     test = lifecycle.start_test(test=draft)  # the oracle truths it (eager job)
     audit = start_audit(test=test)  # eager: the job ran when the start committed
     audit.refresh_from_db()
-    assert audit.status == TestAudit.Status.DONE, audit.message
+    assert audit.status == JobStatus.DONE, audit.message
     report = audit.report
     assert report["held_out_streams"] == len(annotated_test_images)
     assert report["training_streams"] == 30
@@ -66,11 +67,11 @@ def test_a_second_audit_joins_the_one_waiting_or_running_and_a_user_has_only_so_
     test = lifecycle.start_test(test=make_test(annotated_test_images[:2]))
     first = start_audit(test=test, user=admin)
     assert start_audit(test=test, user=admin).pk == first.pk and queued == [first]  # joined while queued
-    TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.Status.AUDITING)
+    TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.running_statuses[0])
     assert start_audit(test=test, user=admin).pk == first.pk and queued == [first]  # joined while running
-    TestAudit.objects.filter(pk=first.pk).update(status=TestAudit.Status.DONE)
+    TestAudit.objects.filter(pk=first.pk).update(status=JobStatus.DONE)
     again = start_audit(test=test, user=admin)  # audited before: a new run of the same row
-    assert again.pk == first.pk and again.status == TestAudit.Status.QUEUED and len(queued) == 2
+    assert again.pk == first.pk and again.status == JobStatus.QUEUED and len(queued) == 2
 
     settings.JOBS_MAX_PER_USER = 1
     other = lifecycle.start_test(test=make_test(annotated_test_images[2:4], seed=8))

@@ -25,7 +25,7 @@ from engine.models import FitStatus, FittedStatistics
 from kernel.scene import parse_scene
 from tests.factories import CollectionFactory
 from tests.parallel import ONE_AT_A_TIME
-from vtt_site import jobs
+from vtt_site import job_sweep, jobs
 from vtt_site.celery import app as celery_app
 
 
@@ -112,14 +112,14 @@ def test_without_heartbeats_a_running_job_is_taken_over_only_once_its_process_ha
     holder = claimed(queued_import(collection))
     ImportJob.objects.filter(pk=holder.pk).update(heartbeat_at=long_ago, enqueued_at=long_ago)
     sent = []
-    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
-    assert jobs.job_sweep() == 0 and sent == []
+    monkeypatch.setattr(job_sweep, "job_send", lambda model, pk: sent.append(pk) or True)
+    assert job_sweep.job_sweep() == 0 and sent == []
     assert import_run(job_id=holder.pk).attempts == 1  # a late delivery leaves it to its live holder
 
     ended = subprocess.Popen(["true"])
     ended.wait()
     ImportJob.objects.filter(pk=holder.pk).update(claimed_by=f"{socket.gethostname()}:{ended.pid}")
-    assert jobs.job_sweep() == 1 and sent == [holder.pk]
+    assert job_sweep.job_sweep() == 1 and sent == [holder.pk]
     job = import_run(job_id=holder.pk)
     assert (job.status, job.attempts) == ("done", 2)
 
@@ -161,11 +161,11 @@ def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queu
     job.refresh_from_db()  # the request went through; the job says why it waits
     assert (job.status, job.enqueued_at, job.message) == ("queued", None, jobs.NOT_QUEUED)
     monkeypatch.undo()
-    assert jobs.job_sweep() == 0  # too young: its request may still be committing
+    assert job_sweep.job_sweep() == 0  # too young: its request may still be committing
     ImportJob.objects.filter(pk=job.pk).update(
         created_at=timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + 1)
     )
-    assert jobs.job_sweep() == 1  # eager here: the sweep ran it
+    assert job_sweep.job_sweep() == 1  # eager here: the sweep ran it
     job.refresh_from_db()
     assert (job.status, job.message, job.images_created) == ("done", "", 6)
     assert job.enqueued_at is not None
@@ -219,17 +219,17 @@ def test_a_redis_restart_has_every_queued_job_sent_again_at_the_next_sweep(colle
     settings.CELERY_TASK_DEFAULT_QUEUE = f"marker-test-{time.monotonic_ns()}"  # a marker of its own
     marker = f"vtt:broker-marker:{settings.CELERY_TASK_DEFAULT_QUEUE}"
     sent: list[int] = []
-    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
+    monkeypatch.setattr(job_sweep, "job_send", lambda model, pk: sent.append(pk) or True)
     job = queued_import(collection)
     ImportJob.objects.filter(pk=job.pk).update(enqueued_at=timezone.now())  # its message is in Redis
     client = redis.Redis.from_url(settings.REDIS_URL)
     try:
-        jobs.job_sweep()  # the first sweep ever finds no marker either: one harmless extra message
+        job_sweep.job_sweep()  # the first sweep ever finds no marker either: one harmless extra message
         sent.clear()
-        assert jobs.job_sweep() == 0 and sent == []  # marker there: the message is trusted
+        assert job_sweep.job_sweep() == 0 and sent == []  # marker there: the message is trusted
         client.delete(marker)  # what a restart of a Redis without persistence does
-        assert jobs.job_sweep() == 1 and sent == [job.pk]
-        assert jobs.job_sweep() == 0  # reported once
+        assert job_sweep.job_sweep() == 1 and sent == [job.pk]
+        assert job_sweep.job_sweep() == 0  # reported once
     finally:
         client.delete(marker)
         client.close()
@@ -277,8 +277,8 @@ def test_a_job_left_by_a_stopped_web_process_is_resumed_when_the_next_one_starts
         holder = claimed(job)
         ImportJob.objects.filter(pk=holder.pk).update(claimed_by=f"{socket.gethostname()}:{pid}")
     sent = []
-    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
-    assert jobs.job_resume_orphans() == 2
+    monkeypatch.setattr(job_sweep, "job_send", lambda model, pk: sent.append(pk) or True)
+    assert job_sweep.job_resume_orphans() == 2
     assert sorted(sent) == sorted([orphan.pk, waiting.pk])
     orphan.refresh_from_db()
     alive.refresh_from_db()
@@ -310,8 +310,9 @@ def test_a_job_waiting_for_a_person_holds_no_worker_and_moves_on_once(
         heartbeat_at=long_ago, created_at=long_ago, enqueued_at=long_ago
     )
     sent = []
-    monkeypatch.setattr(jobs, "_send", lambda model, pk: sent.append(pk) or True)
-    assert (jobs.job_sweep(), jobs.job_resume_orphans(), sent) == (0, 0, [])
+    for sending in (jobs, job_sweep):
+        monkeypatch.setattr(sending, "job_send", lambda model, pk: sent.append(pk) or True)
+    assert (job_sweep.job_sweep(), job_sweep.job_resume_orphans(), sent) == (0, 0, [])
     assert import_run(job_id=job.pk).status == "previewed"
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs.job_resume(ImportJob, job.pk, waiting="previewed", accepted="keep")

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from truthing.models import Deal, DealtStream, Test, TruthingMode
 from truthing.published.pools import pool_choices
+from vtt_site.job_model import JobStatus
 from vtt_site.jobs import job_enqueue
 
 # The seed of a deal fits a PostgreSQL bigint and numpy's seed words.
@@ -68,6 +69,6 @@ def deal_create(*, test: Test, owner_id: int) -> Deal:
         job_enqueue(deal)
     else:
         now = timezone.now()
-        deal.status, deal.progress, deal.started_at, deal.finished_at = Deal.Status.DONE, 1.0, now, now
+        deal.status, deal.progress, deal.started_at, deal.finished_at = JobStatus.DONE, 1.0, now, now
         deal.save(update_fields=["status", "progress", "started_at", "finished_at"])
     return deal

@@ -22,6 +22,7 @@ from django.db.models import QuerySet
 
 from truthing.models import Deal, DealtStream, Step, StepAnswer, Stream, Test, TestImage, TestState
 from vtt_site.cache import BoundedCache
+from vtt_site.job_model import JobStatus
 
 # Tests a vision system may take (enrol in, answer); an archived test keeps its sessions readable.
 TAKEABLE = (TestState.PUBLISHED,)
@@ -172,7 +173,7 @@ def deal_plan(*, deal_id: int) -> TestPlan | None:
         return None
     test_id, status = deal
     rows = _dealt_rows(deal_id)
-    if status == Deal.Status.DONE:
+    if status == JobStatus.DONE:
         _PARTIAL_PLANS.pop(deal_id)
         return _DEAL_PLANS.get_or_build(deal_id, lambda: plan_of_streams(test_id, rows))
     written = next((i for i, row in enumerate(rows) if row[0] is None), len(rows))

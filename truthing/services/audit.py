@@ -23,7 +23,15 @@ from truthing.published.reuse import reuse_report
 from truthing.services.rules import lock_test
 from vtt_site.errors import ConflictError
 from vtt_site.interactive import give_way
-from vtt_site.jobs import JobFailed, job_enqueue, job_finish, job_limit_check, job_progress, job_run
+from vtt_site.jobs import (
+    JobFailed,
+    job_enqueue,
+    job_finish,
+    job_limit_check,
+    job_progress,
+    job_restart,
+    job_run,
+)
 
 
 @transaction.atomic
@@ -45,16 +53,13 @@ def audit_start(*, test: Test, user=None) -> TestAudit:
             f"{test.name} can be audited once every stream has ended.",
         )
     audit = TestAudit.objects.select_for_update().filter(test=test).first()
-    if audit is not None and (audit.running or audit.status == TestAudit.QUEUED):
+    if audit is not None and audit.unfinished:
         return audit  # joined
     job_limit_check(TestAudit, user=user, what="audits")
     if audit is None:
         audit = TestAudit.objects.create(test=test, created_by=user)
     else:
-        audit.status, audit.report, audit.reliability_svg, audit.attempts = TestAudit.Status.QUEUED, {}, "", 0
-        audit.enqueued_at = audit.finished_at = audit.claim = None
-        audit.created_by, audit.message, audit.progress = user, "", 0.0
-        audit.save()
+        job_restart(audit, report={}, reliability_svg="", created_by=user)
     job_enqueue(audit)
     return audit
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 from django.db import transaction
 
-from evaluation.models import RankingCheck
 from evaluation.services.degradation import ranking_check_reset, ranking_check_run
 from truthing.published import frozen_test_get
 from vtt_site.commands import PlatformCommand
+from vtt_site.job_model import JobStatus
 
 
 def _chance(chance: float | None) -> str:
@@ -44,7 +44,7 @@ class Command(PlatformCommand):
         with transaction.atomic():
             check = ranking_check_reset(test_id=test)
         check = ranking_check_run(job_id=check.pk)
-        if check.status != RankingCheck.Status.DONE:
+        if check.status != JobStatus.DONE:
             raise CommandError(f"The ranking check failed: {check.message}")
         self.stdout.write(self.report(check.report))
 
