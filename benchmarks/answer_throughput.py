@@ -122,8 +122,7 @@ def sessions_for(test: Test, n: int, tag: str, enrol: bool = True) -> list[tuple
     stamp = f"{time.time():.0f}"
     from django.test.utils import override_settings
 
-    vtt = {**django.conf.settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 10**6}
-    with override_settings(VTT=vtt, TOKENS_MAX_PER_USER=10**6):
+    with override_settings(EVALUATION_MAX_SYSTEMS_PER_TEST=10**6, TOKENS_MAX_PER_USER=10**6):
         for i in range(n):
             system = system_create(owner=owner, name=f"bench {tag} {stamp} {i}")
             session = session_enrol(system=system, test_id=test.pk) if enrol else None

@@ -87,7 +87,8 @@ def main() -> None:
             tempfile.TemporaryDirectory() as folder,
             override_settings(
                 MEDIA_ROOT=Path(folder) / "media",
-                VTT={**settings.VTT, "ENGINE_DIR": Path(folder) / "engine", **NO_CHECKS},
+                ENGINE_DIR=Path(folder) / "engine",
+                **NO_CHECKS,
             ),
         ):
             result = run(args, Path(folder), scratch, queue)

@@ -47,6 +47,8 @@ from typing import Any
 
 import django
 
+from annotations.conf import conf as annotations_conf
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
@@ -213,8 +215,8 @@ def phases(path: Path) -> dict[str, Any]:
     )
     mapper = SceneMapper(mapping, vocabulary, False, report)
     limits = (
-        settings.VTT["ANNOTATION_MAX_OBJECTS"],
-        settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"],
+        annotations_conf.ANNOTATION_MAX_OBJECTS,
+        annotations_conf.ANNOTATION_MAX_RELATIONSHIPS,
     )
     seconds = {"reading": 0.0, "mapping": 0.0, "validating": 0.0}
     cpu = dict.fromkeys(seconds, 0.0)

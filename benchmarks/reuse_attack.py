@@ -33,7 +33,6 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
-from django.conf import settings  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
 from accounts.roles import Role  # noqa: E402
@@ -124,7 +123,7 @@ def pooled_test(demo: Test, pools: int) -> Test:
             created_by=demo.created_by,
         )
     if test.state == TestState.DRAFT:
-        with override_settings(VTT={**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}):
+        with override_settings(TRUTHING_GOLD_SHARE=0.0):
             test = start_test(test=test)
             for job in AutomaticTruthing.objects.filter(test=test):
                 automatic_truthing_run(job_id=job.pk)

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import django
 
+from engine.conf import conf as engine_conf
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
@@ -96,7 +98,8 @@ def main() -> None:
             tempfile.TemporaryDirectory() as folder,
             override_settings(
                 MEDIA_ROOT=Path(folder) / "media",
-                VTT={**settings.VTT, "ENGINE_DIR": Path(folder) / "engine", **NO_CHECKS},
+                ENGINE_DIR=Path(folder) / "engine",
+                **NO_CHECKS,
             ),
         ):
             result = (run_operators if args.operators else run)(args, Path(folder), scratch, queue)
@@ -154,7 +157,7 @@ def worker_env(folder: Path, database_name: str, queue: str) -> dict[str, str]:
         "CELERY_PROPOSAL_QUEUE": f"{queue}-proposals",
         "VAR_DIR": str(folder / "var"),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "ENGINE_DIR": str(settings.VTT["ENGINE_DIR"]),
+        "ENGINE_DIR": str(engine_conf.ENGINE_DIR),
         "BIN": str(Path(sys.executable).parent),
         **{name: str(value) for name, value in NO_CHECKS.items()},
     }

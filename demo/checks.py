@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test import override_settings
@@ -68,7 +67,7 @@ def demo_checks_ensure(
     if Disagreement.objects.filter(step__stream__test_image__test=test).exists():
         return test  # made already: what is left is the people's
     # No check is drawn by chance: the demo gives the streams it means theirs.
-    with override_settings(VTT={**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}):
+    with override_settings(TRUTHING_CHECK_SHARE=0.0, TRUTHING_GOLD_SHARE=0.0):
         test = _started_and_truthed(test)
         streams = list(_own_streams(test))
         blind = [s for s in streams if s.test_image.image.original_name.startswith(CHECKED_PREFIX)]
@@ -136,8 +135,8 @@ def _take(work, user: Any) -> None:
 
 def _check_on(stream: Stream) -> Check:
     """The check the demo gives an ended stream (a second opinion or gold work, by who truthed it)."""
-    every = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0, "TRUTHING_GOLD_SHARE": 1.0}
-    with override_settings(VTT=every), transaction.atomic():
+    every = {"TRUTHING_CHECK_SHARE": 1.0, "TRUTHING_GOLD_SHARE": 1.0}
+    with override_settings(**every), transaction.atomic():
         check = check_create_for(lock_stream(stream.pk))
     assert check is not None  # an ended stream of a test being truthed, with steps
     return check

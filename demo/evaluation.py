@@ -12,7 +12,6 @@ import io
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.test.utils import override_settings
 
@@ -65,8 +64,7 @@ def demo_test_ensure(*, images: int | None = None) -> Test:
             seed=DEMO_TEST_SEED,
         )
     # No operator works on the demo: no second opinions, no gold work to wait for before publishing.
-    no_checks = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}
-    with override_settings(VTT=no_checks):
+    with override_settings(TRUTHING_CHECK_SHARE=0.0, TRUTHING_GOLD_SHARE=0.0):
         if existing.state == TestState.DRAFT:
             with transaction.atomic():
                 existing = lifecycle.start_test(test=existing)

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.test import override_settings
@@ -244,8 +243,7 @@ def _oracle_test_ensure(
         return test, ""
     # No gold checks on the demo's oracle tests: they are published at once, without anyone answering
     # them (the operator test gets its checks as configured).
-    vtt = {**settings.VTT, "TRUTHING_GOLD_SHARE": 0.0}
-    with override_settings(VTT=vtt):
+    with override_settings(TRUTHING_GOLD_SHARE=0.0):
         if test.state == TestState.DRAFT:
             test = start_test(test=test)
         # Eager (make run): the job ran when the start committed; this finds it done. With a worker

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.utils.html import format_html, format_html_join
 
 from annotations.models import Collection
 from engine import services
+from engine.conf import conf
 from engine.models import FitShard, FittedStatistics
 from vtt_site.admin_jobs import FollowsRunningJobs
 from vtt_site.errors import ApplicationError
@@ -23,7 +23,7 @@ class FitForm(forms.ModelForm):
         max_value=0.99,
         required=False,
         help_text="Fraction of a box that must lie in a region to count as visible there (0: any overlap). "
-        f"Default {settings.VTT['ENGINE_REGION_MIN_OVERLAP']}.",
+        f"Default {conf.ENGINE_REGION_MIN_OVERLAP}.",
     )
 
     class Meta:

@@ -1,6 +1,6 @@
 """Fitted statistics: one row per fit, with the exact training set, the settings and the file.
 
-The arrays themselves live in one file under settings.VTT["ENGINE_DIR"] (see engine.core.statistics);
+The arrays themselves live in one file under conf.ENGINE_DIR (see engine.core.statistics);
 the row says what went into it and how it went.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings as django_settings
 from django.db import models
 
+from engine.conf import conf
 from engine.queues import FIT_SHARD, FIT_STATISTICS
 from vtt_site.job_model import Job, job_status_field
 
@@ -56,7 +56,7 @@ class FittedStatistics(Job):
 
     @property
     def path(self) -> Path | None:
-        return Path(django_settings.VTT["ENGINE_DIR"]) / self.file_name if self.file_name else None
+        return Path(conf.ENGINE_DIR) / self.file_name if self.file_name else None
 
 
 class FitShard(Job):
@@ -82,4 +82,4 @@ class FitShard(Job):
 
     @property
     def path(self) -> Path | None:
-        return Path(django_settings.VTT["ENGINE_DIR"]) / self.file_name if self.file_name else None
+        return Path(conf.ENGINE_DIR) / self.file_name if self.file_name else None

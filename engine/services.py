@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 
 from annotations.models import Collection, Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge
+from engine.conf import conf
 from engine.core.shards import merge
 from engine.core.statistics import fit, load, save
 from engine.errors import EngineErrorCode
@@ -49,7 +49,7 @@ def check_fit_request(*, collections: list[Collection], min_overlap: float | Non
             "The collections use different vocabularies; fit them separately.",
             fields={"collections": ["All collections must share one vocabulary."]},
         )
-    overlap = settings.VTT["ENGINE_REGION_MIN_OVERLAP"] if min_overlap is None else min_overlap
+    overlap = conf.ENGINE_REGION_MIN_OVERLAP if min_overlap is None else min_overlap
     if not 0.0 <= overlap < 1.0:
         raise ApplicationError(
             EngineErrorCode.BAD_SETTING,
@@ -108,7 +108,7 @@ def statistics_fit_run(*, statistics_id: int) -> FittedStatistics | None:
 
 def _fit(statistics: FittedStatistics) -> None:
     image_ids = sorted(statistics.training_images.values_list("pk", flat=True))
-    if len(image_ids) > settings.VTT["ENGINE_FIT_SHARD_IMAGES"]:
+    if len(image_ids) > conf.ENGINE_FIT_SHARD_IMAGES:
         _fit_sharded(statistics, image_ids)
         return
     started = time.perf_counter()
@@ -125,13 +125,13 @@ def _fit(statistics: FittedStatistics) -> None:
         )
     except EngineError as exc:
         raise JobFailed(f"The training set could not be fitted: {exc}") from exc
-    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir = conf.ENGINE_DIR
     engine_dir.mkdir(parents=True, exist_ok=True)
     _save_and_finish(statistics, fitted, started)
 
 
 def _save_and_finish(statistics: FittedStatistics, fitted, started: float) -> None:
-    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir = conf.ENGINE_DIR
     engine_dir.mkdir(parents=True, exist_ok=True)
     path = engine_dir / f"statistics-{statistics.pk}-{uuid.uuid4().hex[:8]}.npz"
     save(fitted, path)
@@ -160,7 +160,7 @@ def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
     single fit's arrays), wait for them and queue them. Run again by the last shard to settle: merge."""
     shards = list(statistics.shards.order_by("index"))
     if not shards:
-        size = settings.VTT["ENGINE_FIT_SHARD_IMAGES"]
+        size = conf.ENGINE_FIT_SHARD_IMAGES
         count = math.ceil(len(image_ids) / size)
         step = math.ceil(len(image_ids) / count)
         shards = [
@@ -224,7 +224,7 @@ def _fit_shard(shard: FitShard) -> None:
         fitted = fit(vocabulary, bridge.scenes_of(image_ids, vocabulary), statistics.settings["min_overlap"])
     except EngineError as exc:
         raise JobFailed(f"The training set could not be fitted: {exc}") from exc
-    engine_dir = settings.VTT["ENGINE_DIR"]
+    engine_dir = conf.ENGINE_DIR
     engine_dir.mkdir(parents=True, exist_ok=True)
     path = engine_dir / f"shard-{statistics.pk}-{shard.index}-{uuid.uuid4().hex[:8]}.npz"
     save(fitted, path)

@@ -1,8 +1,8 @@
 """The one reader of the engine's proposing settings in the platform.
 
 The defaults are the engine core's (`EngineSettings`); the environment may override some of them
-(`VTT["ENGINE_OVERRIDES"]`, from `ENGINE_EPSILON` and friends); a test may override them again for
-itself. A bad value is refused with the core's message, which names the setting.
+(`ENGINE_EPSILON` and friends, declared in engine.conf, unset by default); a test may override them
+again for itself. A bad value is refused with the core's message, which names the setting.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from django.conf import settings
-
+from engine.conf import conf
 from engine.core.proposer import EngineSettings
 
 ENVIRONMENT_NAMES = {f"ENGINE_{f.name.upper()}": f.name for f in fields(EngineSettings)}
@@ -23,7 +22,9 @@ RETIRED = frozenset({"full_history_min_population"})
 def engine_settings(**overrides: Any) -> EngineSettings:
     """EngineSettings: the core's defaults, then the environment's overrides, then `overrides`."""
     from_environment = {
-        ENVIRONMENT_NAMES[name]: value for name, value in settings.VTT["ENGINE_OVERRIDES"].items()
+        field: value
+        for variable, field in ENVIRONMENT_NAMES.items()
+        if (value := getattr(conf, variable)) is not None
     }
     current = {name: value for name, value in overrides.items() if name not in RETIRED}
     return EngineSettings(**{**from_environment, **current})

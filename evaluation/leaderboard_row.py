@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
 from rest_framework import serializers
 
+from evaluation.conf import conf
 from evaluation.shapes import (
     ComparisonSerializer,
     ForecastScoresSerializer,
@@ -72,7 +72,7 @@ def system_summary(system: VisionSystem) -> dict[str, Any]:
 def positions_pooled_under(state: str) -> int | None:
     """How many streams and answers a bin of positions pools at least while a test in `state` can be
     taken (EVALUATION_POSITION_MIN); None once it cannot, when each position is shown alone."""
-    return settings.VTT["EVALUATION_POSITION_MIN"] if state in TAKEABLE else None
+    return conf.EVALUATION_POSITION_MIN if state in TAKEABLE else None
 
 
 def positions_shown(test: Any, by_position: list[dict[str, Any]]) -> list[dict[str, Any]]:

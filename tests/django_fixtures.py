@@ -64,7 +64,7 @@ def _fast_password_hashing(settings):
 def _media_in_tmp(settings, tmp_path):
     """Uploaded files and fitted statistics of a test go to its own temporary folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.VTT = {**settings.VTT, "ENGINE_DIR": tmp_path / "engine"}
+    settings.ENGINE_DIR = tmp_path / "engine"
 
 
 @pytest.fixture

@@ -436,7 +436,8 @@ def truthing_world(trained_collection, users, make_user, settings):
     from truthing.services.queue import operator_next
 
     # Every ended operator stream gets a check: the draw is a hash, this makes it certain.
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0, "TRUTHING_GOLD_SHARE": 0.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
+    settings.TRUTHING_GOLD_SHARE = 0.0
     fit = engine_services.statistics_fit_start(user=None, collections=[trained_collection])
     engine_services.statistics_fit_run(statistics_id=fit.pk)
     fit.refresh_from_db()

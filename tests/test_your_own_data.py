@@ -119,7 +119,8 @@ def completed(draft: dict, truth: dict | None, vocabulary) -> dict:
 
 @pytest.mark.django_db(transaction=True)
 def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(users, tmp_path, settings):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}
+    settings.TRUTHING_CHECK_SHARE = 0.0
+    settings.TRUTHING_GOLD_SHARE = 0.0
     admin, annotator, reviewer = users[Role.ADMIN], users[Role.ANNOTATOR], users[Role.REVIEWER]
 
     # 2. A collection and its vocabulary.

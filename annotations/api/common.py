@@ -10,6 +10,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotations.conf import conf
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Image
 from kernel.errors import CoreErrorCode
@@ -94,7 +95,7 @@ class _PerImageList(serializers.ListSerializer):
     noun = ""
 
     def to_internal_value(self, data):
-        limit = settings.VTT[self.limit_setting]
+        limit = getattr(conf, self.limit_setting)
         if isinstance(data, list) and len(data) > limit:
             raise serializers.ValidationError(
                 [f"An image may have at most {limit:,} {self.noun}; this one has {len(data):,}."]

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotations.conf import conf
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation, Stage
 from annotations.models.annotation import OBJECT_COLUMNS, RELATIONSHIP_COLUMNS
@@ -131,7 +131,7 @@ def lock_image(image_id: int) -> Image:
 
 
 def image_lease_minutes() -> int:
-    return settings.VTT["LEASE_MINUTES"]
+    return conf.LEASE_MINUTES
 
 
 def require_lease(image: Image, user: Any, stage: Stage) -> None:

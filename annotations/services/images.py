@@ -19,6 +19,7 @@ from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from PIL import Image as PILImage
 
+from annotations.conf import conf
 from annotations.errors import AnnotationErrorCode as Code
 from annotations.files import (
     CheckedImage,
@@ -52,11 +53,10 @@ class UploadResult:
 
 
 def limits_from_settings() -> FileLimits:
-    vtt = settings.VTT
     return FileLimits(
-        image_bytes=vtt["IMAGE_MAX_BYTES"],
-        pixels=vtt["IMAGE_MAX_PIXELS"],
-        zip_bytes=vtt["ZIP_MAX_BYTES"],
+        image_bytes=conf.IMAGE_MAX_BYTES,
+        pixels=conf.IMAGE_MAX_PIXELS,
+        zip_bytes=conf.ZIP_MAX_BYTES,
         files=settings.DATA_UPLOAD_MAX_NUMBER_FILES,
     )
 

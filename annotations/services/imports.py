@@ -41,6 +41,7 @@ from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotations.conf import conf
 from annotations.errors import AnnotationErrorCode
 from annotations.files import FileLimits, InflationBudget, Refused, check_image, zip_entries
 from annotations.formats import (
@@ -283,7 +284,7 @@ def _refuse_if_too_bad(job: ImportJob, errors: list[RecordError], good: int, rep
     if not errors:
         return
     share = len(errors) / (good + len(errors))
-    limit = settings.VTT["IMPORT_MAX_REFUSED_SHARE"]
+    limit = conf.IMPORT_MAX_REFUSED_SHARE
     if job.strict or any(e.whole_file for e in errors) or share > limit:
         message = _problems(len(errors))
         if not job.strict and share > limit:
@@ -342,7 +343,7 @@ def _validate(
 ) -> tuple[list[RecordError], int]:
     """Every record checked; the good scenes pickled into `spool` for the writing phase; (the errors in
     the order of the file, how many records are good)."""
-    limits = settings.VTT["ANNOTATION_MAX_OBJECTS"], settings.VTT["ANNOTATION_MAX_RELATIONSHIPS"]
+    limits = conf.ANNOTATION_MAX_OBJECTS, conf.ANNOTATION_MAX_RELATIONSHIPS
     seen: dict[str, str] = {}  # image name -> the place of its record
     errors: list[RecordError] = []
     done = good = 0
@@ -754,6 +755,6 @@ def import_image_limits() -> FileLimits:
     return FileLimits(
         image_bytes=limits.image_bytes,
         pixels=limits.pixels,
-        zip_bytes=settings.VTT["IMPORT_IMAGES_MAX_BYTES"],
-        files=settings.VTT["IMPORT_IMAGES_MAX_FILES"],
+        zip_bytes=conf.IMPORT_IMAGES_MAX_BYTES,
+        files=conf.IMPORT_IMAGES_MAX_FILES,
     )

@@ -10,9 +10,9 @@ model server.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.utils import timezone
 
+from annotations.conf import conf
 from annotations.models import Image, ModelBackend
 from annotations.selectors.vocabularies import core_vocabulary
 from annotations.services.suggestions import (
@@ -31,7 +31,7 @@ from vtt_site import outbound
 def model_backend_check(*, backend: ModelBackend) -> ModelBackend:
     """Ask /health, /setup with the labeling configuration, and /predict on one picture; keep the
     model's version or the reason it failed (`last_error`, blank when all went well)."""
-    seconds = settings.VTT["SUGGESTIONS_TIMEOUT_SECONDS"]
+    seconds = conf.SUGGESTIONS_TIMEOUT_SECONDS
     collection = backend.collection
     version, error = backend.model_version, ""
     try:
@@ -72,7 +72,7 @@ def _predict_one_picture(backend: ModelBackend, seconds: float) -> None:
 
 def _image_url_diagnosis(image: Image) -> str:
     """Whether this site answers at the address its signed image URLs are made from."""
-    site = settings.VTT["SITE_URL"]
+    site = conf.SITE_URL
     try:
         outbound.exchange(
             "GET",
@@ -81,7 +81,7 @@ def _image_url_diagnosis(image: Image) -> str:
             body=None,
             seconds=3.0,
             connect_seconds=2.0,
-            max_bytes=settings.VTT["SUGGESTIONS_MAX_ANSWER_BYTES"] * 20,
+            max_bytes=conf.SUGGESTIONS_MAX_ANSWER_BYTES * 20,
             check_status=_refuse_unless_ok,
         )
     except (outbound.Unreachable, outbound.TimedOut, outbound.Broken, outbound.TooLarge, _NotOk):

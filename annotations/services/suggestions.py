@@ -22,11 +22,11 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotations.conf import conf
 from annotations.errors import AnnotationErrorCode
 from annotations.models import (
     BackendAuth,
@@ -184,8 +184,8 @@ def backend_connection(backend: ModelBackend) -> client.Connection:
         username=backend.username,
         header_name=backend.header_name,
         secret=secret_open(backend.secret) if backend.auth != BackendAuth.NONE else "",
-        connect_seconds=settings.VTT["SUGGESTIONS_CONNECT_SECONDS"],
-        max_answer_bytes=settings.VTT["SUGGESTIONS_MAX_ANSWER_BYTES"],
+        connect_seconds=conf.SUGGESTIONS_CONNECT_SECONDS,
+        max_answer_bytes=conf.SUGGESTIONS_MAX_ANSWER_BYTES,
     )
 
 
@@ -211,7 +211,7 @@ def suggestions_fetch(*, image_id: int, seconds: float | None = None, replace: b
         raise SuggestionsUnavailable("This collection is connected to no model server.")
     if not image.file:
         raise SuggestionsUnavailable(NO_PIXELS)
-    seconds = seconds if seconds is not None else settings.VTT["SUGGESTIONS_TIMEOUT_SECONDS"]
+    seconds = seconds if seconds is not None else conf.SUGGESTIONS_TIMEOUT_SECONDS
     try:
         reading = backend_ask(image, backend, seconds)
     except SuggestionsUnavailable as exc:
@@ -234,7 +234,7 @@ def backend_ask(image: Image, backend: ModelBackend, seconds: float) -> Reading:
             width=image.width,
             height=image.height,
             vocabulary=core_vocabulary(image.collection.vocabulary),
-            max_boxes=settings.VTT["ANNOTATION_MAX_OBJECTS"],
+            max_boxes=conf.ANNOTATION_MAX_OBJECTS,
         )
     except (client.BackendFault, AnswerRefused, SecretUnusable) as exc:
         raise SuggestionsUnavailable(exc.reason) from None
@@ -333,9 +333,7 @@ def suggestions_for_page(*, image: Image) -> PageSuggestions:
     if stored:
         return PageSuggestions("ready", "", _version(stored, backend.model_version), stored)
     try:
-        fetched = suggestions_fetch(
-            image_id=image.pk, seconds=settings.VTT["SUGGESTIONS_WAIT_SECONDS"], replace=False
-        )
+        fetched = suggestions_fetch(image_id=image.pk, seconds=conf.SUGGESTIONS_WAIT_SECONDS, replace=False)
     except SuggestionsUnavailable as exc:
         # The page says "Suggestions unavailable:" before the reason.
         return PageSuggestions("unavailable", exc.reason, "", [])

@@ -1,7 +1,6 @@
 """The model server's credential, sealed with a key of the site's (Fernet: AES and an HMAC).
 
-The key is `VTT["SUGGESTIONS_CREDENTIALS_KEY"]` (the environment's SUGGESTIONS_CREDENTIALS_KEY, else
-SECRET_KEY), stretched to Fernet's 32 bytes with SHA-256. When the key changes, a stored credential no
+The key is SUGGESTIONS_CREDENTIALS_KEY (annotations.conf; SECRET_KEY when unset), stretched to Fernet's 32 bytes with SHA-256. When the key changes, a stored credential no
 longer opens: `secret_open` then raises `SecretUnusable`, whose message asks for the credential again,
 and nothing fails with a 500. The plain credential lives only in memory, for one request to the server.
 """
@@ -12,7 +11,8 @@ import base64
 import hashlib
 
 from cryptography.fernet import Fernet, InvalidToken
-from django.conf import settings
+
+from annotations.conf import conf
 
 UNUSABLE = (
     "The stored credential of the model server cannot be read (the site's credentials key changed since "
@@ -27,7 +27,7 @@ class SecretUnusable(Exception):
 
 
 def _fernet() -> Fernet:
-    key = str(settings.VTT["SUGGESTIONS_CREDENTIALS_KEY"]).encode()
+    key = str(conf.SUGGESTIONS_CREDENTIALS_KEY).encode()
     return Fernet(base64.urlsafe_b64encode(hashlib.sha256(b"vtt model-server credential|" + key).digest()))
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Field
 from django.utils import timezone
 
+from evaluation.conf import conf
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Answer, Session, SessionState, TestSchedule, VisionSystem
 from evaluation.selectors.access import Answerer
@@ -30,7 +30,7 @@ from vtt_site.sql import HandQuery, columns, for_update_of, instance
 
 
 def max_systems_per_owner() -> int:
-    return int(settings.VTT.get("EVALUATION_MAX_SYSTEMS_PER_TEST", 3))
+    return conf.EVALUATION_MAX_SYSTEMS_PER_TEST
 
 
 @transaction.atomic

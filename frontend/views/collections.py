@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from annotations.conf import conf
 from annotations.models import Collection, ImportJob, ModelBackend, PreannotationJob
 from annotations.selectors.images import image_list
 from annotations.selectors.imports import import_list
@@ -62,7 +63,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_result": request.session.pop(_upload_key(collection), None),
         "upload_max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
         "import_form": ImportForm() if actions["import"] else None,
-        "refused_share": f"{settings.VTT['IMPORT_MAX_REFUSED_SHARE']:.0%}",
+        "refused_share": f"{conf.IMPORT_MAX_REFUSED_SHARE:.0%}",
         # So an import can be found again after leaving its progress page.
         "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
         if actions["import"]

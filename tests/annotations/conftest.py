@@ -116,12 +116,9 @@ def fake_backend():
 def site(live_server, settings):
     """The platform served on a thread, where the signed image URLs point; short timeouts, so that a
     slow backend costs the test a second or two."""
-    settings.VTT = {
-        **settings.VTT,
-        "SITE_URL": live_server.url + "/",
-        "SUGGESTIONS_TIMEOUT_SECONDS": 2.0,
-        "SUGGESTIONS_WAIT_SECONDS": 1.5,
-    }
+    settings.SITE_URL = live_server.url + "/"
+    settings.SUGGESTIONS_TIMEOUT_SECONDS = 2.0
+    settings.SUGGESTIONS_WAIT_SECONDS = 1.5
     return live_server
 
 

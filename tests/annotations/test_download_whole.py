@@ -37,7 +37,7 @@ def vg_with_a_zero_width_box(tmp_path) -> bytes:
 
 
 def test_one_degenerate_box_is_refused_with_its_place_and_the_rest_goes_in(collection, tmp_path, settings):
-    settings.VTT = {**settings.VTT, "IMPORT_MAX_REFUSED_SHARE": 0.5}  # the fixture is small: 1 entry in 4
+    settings.IMPORT_MAX_REFUSED_SHARE = 0.5  # the fixture is small: 1 entry in 4
     job = run_import(collection, "vg", vg_with_a_zero_width_box(tmp_path), MAPPING)
     assert job.status == "done", job.errors
     assert (job.images_created, job.entries_refused) == (3, 1)

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import Role
+from annotations.conf import conf as annotations_conf
 from annotations.models import Image, MemberRole, Stage
 from annotations.selectors.collections import training_images
 from tests.annotations.conftest import SCENE
@@ -65,7 +66,7 @@ def test_an_expired_lease_returns_the_image_to_the_queue(
     response = take(api, other_annotator, collection)
     assert taken_id(response) == image.pk
     expires = timezone.datetime.fromisoformat(response.json()["lease_expires_at"])
-    assert expires > timezone.now() + timedelta(minutes=settings.VTT["LEASE_MINUTES"] - 1)
+    assert expires > timezone.now() + timedelta(minutes=annotations_conf.LEASE_MINUTES - 1)
     saved = api.as_user(annotator).put(f"/api/v1/images/{image.pk}/annotation/", SCENE, format="json")
     assert saved.status_code == 409
     assert saved.json()["code"] == "lease_not_held"

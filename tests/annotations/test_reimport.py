@@ -301,7 +301,7 @@ def test_a_download_imported_again_is_unchanged_its_flags_and_source_ids_compare
 def test_a_previewed_download_keeps_its_refused_entries_and_report_and_attaches_pixels_once_it_goes_on(
     collection, users, tmp_path, settings
 ):
-    settings.VTT = {**settings.VTT, "IMPORT_MAX_REFUSED_SHARE": 0.5}  # the fixture is small: 1 entry in 4
+    settings.IMPORT_MAX_REFUSED_SHARE = 0.5  # the fixture is small: 1 entry in 4
     data = zipped(FIXTURES / "vg" / "scene_graphs")
     assert run_download(collection, "vg", data, MAPPING, mark_reviewed=True, complete=True).status == "done"
     pictures = images_zip({"101.jpg": image_bytes("JPEG", size=(800, 600))})

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from annotations.conf import conf as annotations_conf
 from annotations.models import Image, ImportJob
 from tests.annotations.conftest import SCENE
 from tests.annotations.images import image_bytes, upload
@@ -32,7 +33,7 @@ def box(n: int) -> dict:
 def test_an_annotation_with_too_many_objects_is_refused_before_any_work(
     api, annotator, leased_image, settings
 ):
-    objects = [box(n) for n in range(settings.VTT["ANNOTATION_MAX_OBJECTS"] + 1)]
+    objects = [box(n) for n in range(annotations_conf.ANNOTATION_MAX_OBJECTS + 1)]
     started = time.perf_counter()
     response = api.as_user(annotator).put(
         f"/api/v1/images/{leased_image.pk}/annotation/",
@@ -48,13 +49,14 @@ def test_an_annotation_with_too_many_objects_is_refused_before_any_work(
 def test_too_many_relationships_are_refused_and_the_limits_come_from_the_settings(
     api, annotator, leased_image, settings
 ):
-    settings.VTT = settings.VTT | {"ANNOTATION_MAX_OBJECTS": 3, "ANNOTATION_MAX_RELATIONSHIPS": 1}
+    settings.ANNOTATION_MAX_OBJECTS = 3
+    settings.ANNOTATION_MAX_RELATIONSHIPS = 1
     client = api.as_user(annotator)
     url = f"/api/v1/images/{leased_image.pk}/annotation/"
     assert client.put(url, SCENE, format="json").json()["fields"] == {
         "relationships": ["An image may have at most 1 relationships; this one has 2."]
     }
-    settings.VTT = settings.VTT | {"ANNOTATION_MAX_RELATIONSHIPS": 2}
+    settings.ANNOTATION_MAX_RELATIONSHIPS = 2
     assert client.put(url, SCENE, format="json").status_code == 200
 
 
@@ -63,7 +65,7 @@ def test_an_import_line_with_too_many_objects_is_refused_by_line(collection, set
 
     from annotations.services.imports import import_create, import_run
 
-    settings.VTT = settings.VTT | {"ANNOTATION_MAX_OBJECTS": 2}
+    settings.ANNOTATION_MAX_OBJECTS = 2
     record = {
         "image": "a.jpg",
         "width": 64,
@@ -128,7 +130,7 @@ def test_an_annotation_of_1000_objects_is_over_the_common_json_limit_and_taken(
     api, annotator, leased_image, settings
 ):
     """Issue 22, item 4: the save names a limit of its own (4 MiB), far above what 1,000 objects need."""
-    objects = [box(n) | {"type": "person"} for n in range(settings.VTT["ANNOTATION_MAX_OBJECTS"])]
+    objects = [box(n) | {"type": "person"} for n in range(annotations_conf.ANNOTATION_MAX_OBJECTS)]
     body = {"objects": objects, "relationships": []}
     assert len(json.dumps(body)) > settings.JSON_BODY_MAX_BYTES
     response = api.as_user(annotator).put(

@@ -182,7 +182,7 @@ def test_stored_suggestions_are_read_in_the_pages_shape_without_asking_the_serve
 
 
 def test_a_server_that_cannot_be_reached_is_a_note_not_an_error(api, collection, annotator, settings):
-    settings.VTT = {**settings.VTT, "SUGGESTIONS_WAIT_SECONDS": 1.0}
+    settings.SUGGESTIONS_WAIT_SECONDS = 1.0
     model_backend_set(collection=collection, user=None, url="http://127.0.0.1:9/")
     image = leased(collection, annotator, file="x.png")
     response = suggestions(api.as_user(annotator), image)

@@ -265,13 +265,13 @@ def test_a_check_predicts_one_picture_and_says_when_site_url_is_not_where_the_si
     from tests.serving import free_port
 
     nowhere = f"http://127.0.0.1:{free_port()}/"
-    settings.VTT = {**settings.VTT, "SITE_URL": nowhere}
+    settings.SITE_URL = nowhere
     error = model_backend_check(backend=backend).last_error
     assert error.startswith("/predict on one picture failed:")
     assert f"SITE_URL ({nowhere}), where this site itself does not serve it" in error
     assert ModelBackend.objects.get().last_error == error
 
-    settings.VTT = {**settings.VTT, "SITE_URL": site.url + "/"}
+    settings.SITE_URL = site.url + "/"
     fake_backend.set_mode("error")
     error = model_backend_check(backend=backend).last_error
     assert "HTTP 500" in error and f"This site serves the picture at {site.url}/ (SITE_URL)" in error

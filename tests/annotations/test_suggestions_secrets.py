@@ -65,7 +65,7 @@ def test_a_changed_key_makes_the_credential_unusable_and_asks_for_it_again(
     fake_backend.require_basic("model-user", SECRET)
     [(image, _, _)] = scene_images(1)
     connect(auth="basic", username="model-user", secret=SECRET)
-    settings.VTT = {**settings.VTT, "SUGGESTIONS_CREDENTIALS_KEY": "a new key"}
+    settings.SUGGESTIONS_CREDENTIALS_KEY = "a new key"
     reviewer = api.as_user(users[Role.REVIEWER])
     path = f"/api/v1/collections/{collection.pk}/model-backend/"
     shown = reviewer.get(path).json()

@@ -26,7 +26,7 @@ def path_of(token: str) -> str:
 def test_a_signed_url_serves_the_pixels_to_anyone_and_is_absolute_on_the_sites_address(
     client, image, settings
 ):
-    settings.VTT = {**settings.VTT, "SITE_URL": "https://vtt.example.org/"}
+    settings.SITE_URL = "https://vtt.example.org/"
     url = signed_image_url(image.pk)
     assert url.startswith("https://vtt.example.org/api/v1/signed/images/")
     response = client.get(url.removeprefix("https://vtt.example.org"))  # no login
@@ -38,7 +38,7 @@ def test_a_signed_url_serves_the_pixels_to_anyone_and_is_absolute_on_the_sites_a
 
 def test_an_expired_url_is_a_403_in_the_error_shape(client, image, settings, monkeypatch):
     token = image_token(image.pk)
-    settings.VTT = {**settings.VTT, "SUGGESTIONS_URL_SECONDS": 600}
+    settings.SUGGESTIONS_URL_SECONDS = 600
     real = signing.time.time
     monkeypatch.setattr(signing.time, "time", lambda: real() + 601)
     response = client.get(path_of(token))

@@ -76,7 +76,8 @@ def test_a_bad_file_is_refused_naming_it_and_nothing_is_stored(api, annotator, c
 
 
 def test_size_and_pixel_limits_come_from_the_settings(api, annotator, collection, settings):
-    settings.VTT = settings.VTT | {"IMAGE_MAX_BYTES": 2000, "IMAGE_MAX_PIXELS": 100 * 100}
+    settings.IMAGE_MAX_BYTES = 2000
+    settings.IMAGE_MAX_PIXELS = 100 * 100
     small, many_pixels = image_bytes("PNG", size=(20, 20)), image_bytes("PNG", size=(101, 100))
     noisy = io.BytesIO()
     PILImage.effect_noise((60, 60), 50).save(noisy, format="PNG")
@@ -186,7 +187,7 @@ def test_zip_entry_names_are_reduced_to_a_safe_base_name_and_every_refusal_is_li
 
 
 def test_a_zip_bomb_is_refused_before_unpacking(api, annotator, collection, settings):
-    settings.VTT = settings.VTT | {"ZIP_MAX_BYTES": 1_000_000}
+    settings.ZIP_MAX_BYTES = 1_000_000
     archive = zip_bytes({"zeros.png": b"\0" * 2_000_000, "fine.png": image_bytes()})
     assert len(archive) < 10_000
     response = post(api, annotator, collection, upload("bomb.zip", archive))
@@ -203,7 +204,8 @@ def test_the_archives_of_one_upload_share_one_budget_of_unpacked_bytes(
     nothing past it is decompressed."""
     import zipfile
 
-    settings.VTT = settings.VTT | {"ZIP_MAX_BYTES": 1_000_000, "IMAGE_MAX_BYTES": 400_000}
+    settings.ZIP_MAX_BYTES = 1_000_000
+    settings.IMAGE_MAX_BYTES = 400_000
     unpacked: list[int] = []
     real_open = zipfile.ZipFile.open
 

@@ -30,8 +30,8 @@ def small_demo(monkeypatch, settings, tmp_path):
     settings.VAR_DIR = tmp_path / "var"
     # Six training images are far below the default minimum population: without these its tests would
     # have no question, and a test with no question is not published.
-    overrides = {"ENGINE_MIN_POPULATION": 5, "ENGINE_MIN_EVIDENCE": 0.0}
-    settings.VTT = {**settings.VTT, "ENGINE_OVERRIDES": overrides}
+    settings.ENGINE_MIN_POPULATION = 5
+    settings.ENGINE_MIN_EVIDENCE = 0.0
     return settings.VAR_DIR / "demo-credentials.json"
 
 

@@ -87,7 +87,7 @@ def test_a_double_press_and_a_held_key_answer_one_question_each_in_a_stream(
 def test_a_checker_undoes_with_the_key_and_double_presses_count_once(
     settings, trained_collection, make_test, operators, new_page
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     first, checker = operators[:2]
     members(trained_collection, first, checker)
     (image,) = pictured_test_images(trained_collection, 1)

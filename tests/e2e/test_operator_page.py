@@ -88,7 +88,7 @@ def object_in(scene, kind: str, box) -> list[float]:
 def test_the_operator_sees_the_history_marks_the_object_and_the_checker_and_adjudicator_see_the_mark(
     settings, trained_collection, make_test, operators, users, new_page
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     operator, checker = operators[:2]
     reviewer = users[Role.REVIEWER]
     members(trained_collection, operator, checker)

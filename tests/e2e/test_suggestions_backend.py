@@ -22,12 +22,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def backend(team, live_server, settings):
     """The fake model server, the collection connected to it, and one demo scene registered with it."""
     collection, members = team
-    settings.VTT = {
-        **settings.VTT,
-        "SITE_URL": live_server.url + "/",  # where the signed URLs the server fetches point
-        "SUGGESTIONS_TIMEOUT_SECONDS": 2.0,
-        "SUGGESTIONS_WAIT_SECONDS": 1.5,
-    }
+    settings.SITE_URL = live_server.url + "/"
+    settings.SUGGESTIONS_TIMEOUT_SECONDS = 2.0
+    settings.SUGGESTIONS_WAIT_SECONDS = 1.5
     scenes = [s for s in generate_scenes(6, seed=8, prefix="served") if len(s["objects"]) >= 2][:1]
     (image,) = scene_pictures_upload(collection=collection, scenes=scenes, split=Split.TRAIN)
     with FakeMLBackend(seed=3) as fake:

@@ -51,7 +51,7 @@ def slow_engine(monkeypatch, settings):
     """The engine proposes 0.4 s after the answer commits, in another thread, as a worker would, and
     the answer's response waits only 0.1 s for it (TRUTHING_ANSWER_WAIT_SECONDS): the page has to show
     `proposing` and ask again until the question is there (the fallback of a slow proposal)."""
-    settings.VTT = {**settings.VTT, "TRUTHING_ANSWER_WAIT_SECONDS": 0.1}
+    settings.TRUTHING_ANSWER_WAIT_SECONDS = 0.1
     with proposals_later(monkeypatch, 0.4, wake=False):
         yield
 
@@ -130,7 +130,7 @@ def test_an_operator_truths_a_whole_stream_with_the_keyboard_and_one_undo(
 def test_a_checker_disagrees_and_a_reviewer_adjudicates(
     settings, trained_collection, make_test, operators, users, new_page
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     first, checker = operators[:2]
     reviewer = users[Role.REVIEWER]
     members(trained_collection, first, checker)

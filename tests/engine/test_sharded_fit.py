@@ -30,7 +30,7 @@ ARRAYS = (
 
 
 def test_a_large_fit_is_sharded_and_merges_to_the_single_fit(settings, trained_collection):
-    settings.VTT = {**settings.VTT, "ENGINE_FIT_SHARD_IMAGES": 25}  # 60 training images: 3 shards
+    settings.ENGINE_FIT_SHARD_IMAGES = 25  # 60 training images: 3 shards
     with transaction.atomic():
         statistics = services.statistics_fit_start(user=None, collections=[trained_collection])
     statistics.refresh_from_db()  # eager tasks: shards ran, the last one queued the merge
@@ -63,7 +63,7 @@ def test_a_large_fit_is_sharded_and_merges_to_the_single_fit(settings, trained_c
 def test_a_shard_that_cannot_be_fitted_fails_the_fit_with_its_message(
     settings, trained_collection, monkeypatch
 ):
-    settings.VTT = {**settings.VTT, "ENGINE_FIT_SHARD_IMAGES": 25}
+    settings.ENGINE_FIT_SHARD_IMAGES = 25
     from kernel.errors import StatisticsError
 
     calls = {"n": 0}

@@ -13,6 +13,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from accounts.roles import Role
+from evaluation.conf import conf as evaluation_conf
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create
 from tests.evaluation.conftest import DEFAULT_STREAMS, POINT, build_test
@@ -248,7 +249,7 @@ def test_the_leaderboard_shows_no_position_that_few_streams_reach_while_the_test
 
     world = probe_world
     reader = api.as_user(make_user(Role.VISION_SYSTEM_OWNER, username="reader"))
-    minimum = settings.VTT.get("EVALUATION_POSITION_MIN", 20)
+    minimum = evaluation_conf.EVALUATION_POSITION_MIN
     board = reader.get(f"/api/v1/evaluation/tests/{world['test'].pk}/leaderboard/").json()
     (row,) = board["rows"]
     assert row["by_position"], "no accuracy by position at all"

@@ -88,7 +88,7 @@ def test_only_ended_unscored_sessions_past_the_grace_are_queued(published_test, 
         ended_ago(session.pk, settings.EVALUATION_SCORE_GRACE_SECONDS + 1)
         return session
 
-    settings.VTT = {**settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 10}
+    settings.EVALUATION_MAX_SYSTEMS_PER_TEST = 10
     lost, scored, voided = ended("lost"), ended("scored"), ended("voided")
     score_store(session_id=scored.pk)
     session_void(session_id=voided.pk, by=owner, reason="cheated")

@@ -74,7 +74,7 @@ def test_a_scored_test_is_still_taken_once(system, system_token, token_client):
 
 
 def test_practice_counts_against_no_cap_and_leaves_the_scored_cap_whole(owner, settings):
-    settings.VTT = {**settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 1}
+    settings.EVALUATION_MAX_SYSTEMS_PER_TEST = 1
     test, scored = practice_test(), build_test(name="scored")
     first, second = system_create(owner=owner, name="first"), system_create(owner=owner, name="second")
     for system in (first, second, first, second):  # two systems, twice each: over a cap of one

@@ -109,7 +109,7 @@ def test_an_answer_to_a_step_that_is_not_current_is_a_409_that_changes_nothing_a
 
 
 def test_a_session_is_never_restarted_and_owners_are_capped(published_test, owner, system, api, settings):
-    settings.VTT = {**settings.VTT, "EVALUATION_MAX_SYSTEMS_PER_TEST": 2}
+    settings.EVALUATION_MAX_SYSTEMS_PER_TEST = 2
     client = api.as_user(owner)
     url = f"/api/v1/evaluation/tests/{published_test.pk}/sessions/"
     assert client.post(url, {"system": system.pk}, format="json").status_code == 201

@@ -71,7 +71,7 @@ def test_take_next_opens_the_held_stream_with_its_question_and_nobody_else_gets_
 
 
 def _disagreement(settings, make_test, images, operators):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     test = lifecycle.start_test(test=make_test(images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
@@ -88,7 +88,7 @@ def _disagreement(settings, make_test, images, operators):
 def test_a_check_opens_on_the_same_page_with_its_own_undo(
     client, settings, make_test, unannotated_test_images, operators
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     stream = operator_next(user=operators[0])
     truth(operators[0], stream)

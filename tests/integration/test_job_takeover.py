@@ -26,6 +26,7 @@ from annotations.services.imports import import_create, import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import bridge, services
 from engine import tasks as engine_tasks
+from engine.conf import conf as engine_conf
 from engine.core.statistics import fit, load
 from engine.models import FitStatus
 from tests.factories import CollectionFactory
@@ -170,7 +171,7 @@ def test_a_fit_whose_pool_process_dies_is_taken_over_and_fits_what_an_undisturbe
     fitted = load(statistics.path)
     for name in ("obj_attrs", "obj_vis"):
         assert np.array_equal(getattr(fitted, name), getattr(undisturbed, name)), name
-    assert [p.name for p in settings.VTT["ENGINE_DIR"].glob(f"statistics-{statistics.pk}-*")] == [
+    assert [p.name for p in engine_conf.ENGINE_DIR.glob(f"statistics-{statistics.pk}-*")] == [
         statistics.file_name
     ]
     # A delivery after it finished: nothing happens either.

@@ -80,7 +80,8 @@ def an_oracle_test():
 
 
 def test_a_systems_deal_is_made_while_long_jobs_fill_their_worker(serve, settings):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}
+    settings.TRUTHING_CHECK_SHARE = 0.0
+    settings.TRUTHING_GOLD_SHARE = 0.0
     test = an_oracle_test()
     served = serve(**FAST)
     ready(served)

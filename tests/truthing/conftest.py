@@ -13,7 +13,8 @@ SETTINGS = {"min_population": 5, "max_questions": 12}
 @pytest.fixture(autouse=True)
 def no_checks_unless_asked(settings):
     """Which ended streams get a check is a hash of their id; tests that want checks set the shares."""
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0, "TRUTHING_GOLD_SHARE": 0.0}
+    settings.TRUTHING_CHECK_SHARE = 0.0
+    settings.TRUTHING_GOLD_SHARE = 0.0
 
 
 @pytest.fixture

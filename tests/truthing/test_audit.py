@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_an_ended_test_is_audited_and_the_card_shows_the_report(
     settings, make_test, annotated_test_images, api, users, client
 ):
-    settings.VTT = {**settings.VTT, "AUDIT_TRAINING_STREAMS": 30}
+    settings.AUDIT_TRAINING_STREAMS = 30
     draft = make_test(annotated_test_images)
     with pytest.raises(ConflictError):
         start_audit(test=draft)

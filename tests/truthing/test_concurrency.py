@@ -69,7 +69,7 @@ def test_sixteen_operators_truth_a_test_together(
 ):
     from accounts.roles import Role
 
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 0.0}
+    settings.TRUTHING_CHECK_SHARE = 0.0
     test = lifecycle.start_test(test=make_test(unannotated_test_images, streams_per_image=7))
     operators = [
         operator_of(trained_collection, make_user(Role.OPERATOR, username=f"operator-{i}"))

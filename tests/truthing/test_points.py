@@ -87,7 +87,7 @@ def test_a_yes_to_a_uniqueness_question_stores_the_point_and_the_label_shows_it(
 def test_a_checker_sees_the_point_and_an_adjudication_that_changes_the_answer_drops_it(
     settings, make_test, unannotated_test_images, operators
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker, reviewer = operators
     stream = operator_next(user=first)
@@ -121,7 +121,7 @@ def test_a_checker_sees_the_point_and_an_adjudication_that_changes_the_answer_dr
 
 
 def test_a_check_answer_carries_no_point(settings, make_test, unannotated_test_images, operators):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)

@@ -37,7 +37,7 @@ def answer_check(user, check, answer_of):
 def test_a_checker_sees_the_questions_not_the_answers_and_a_disagreement_cuts_the_stream(
     settings, make_test, unannotated_test_images, operators, users
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     test = lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
@@ -71,7 +71,7 @@ def stored(stream, index):
 def test_gold_work_is_scored_against_the_oracle_and_operators_get_statistics(
     settings, make_test, annotated_test_images, unannotated_test_images, operators
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_GOLD_SHARE": 1.0}
+    settings.TRUTHING_GOLD_SHARE = 1.0
     test = lifecycle.start_test(test=make_test([annotated_test_images[0], unannotated_test_images[0]]))
     operator = operators[0]
     gold = operator_next(user=operator)

@@ -28,7 +28,7 @@ def client_of(user) -> APIClient:
 @pytest.fixture
 def checked_stream(settings, make_test, unannotated_test_images, operators):
     """An operator's ended stream and the check a second operator holds on it."""
-    settings.VTT = {**settings.VTT, "TRUTHING_CHECK_SHARE": 1.0}
+    settings.TRUTHING_CHECK_SHARE = 1.0
     lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     first, checker = operators[:2]
     stream = operator_next(user=first)
@@ -117,7 +117,7 @@ def test_the_answers_response_carries_the_next_question_proposed_in_another_thre
 def test_a_proposal_slower_than_the_wait_leaves_the_stream_proposing(
     settings, make_test, unannotated_test_images, operators, engine_in_another_thread
 ):
-    settings.VTT = {**settings.VTT, "TRUTHING_ANSWER_WAIT_SECONDS": 0.05}
+    settings.TRUTHING_ANSWER_WAIT_SECONDS = 0.05
     lifecycle.start_test(test=make_test(unannotated_test_images[:1]))
     operator = operators[0]
     stream = operator_next(user=operator)

@@ -21,6 +21,7 @@ from annotations.services import imports
 from annotations.services.imports import import_create, import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import services
+from engine.conf import conf as engine_conf
 from engine.models import FitStatus, FittedStatistics
 from kernel.scene import parse_scene
 from tests.factories import CollectionFactory
@@ -143,7 +144,7 @@ def test_a_fit_run_twice_fits_once_and_a_lost_fit_leaves_no_file(trained_collect
     assert (done.status, done.attempts) == (FitStatus.READY, 2)
     with pytest.raises(jobs.JobLost):
         services._fit(holder)
-    assert sorted(p.name for p in settings.VTT["ENGINE_DIR"].iterdir()) == [done.file_name]
+    assert sorted(p.name for p in engine_conf.ENGINE_DIR.iterdir()) == [done.file_name]
 
 
 def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queues_it(

@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from django.conf import settings
-
 from kernel.kinds import label_made, question_from_json, question_to_json
 from kernel.questions import Answer, Question
 from kernel.vocabulary import Vocabulary
 from scoring.reuse import Exposure, Seen
+from truthing.conf import conf
 from truthing.models import Step, StepAnswer, Stream, TestImage
 
 
@@ -95,7 +94,7 @@ def exposure_sources(test_image: TestImage, *, deal_id: int) -> list[int]:
     """The streams a new stream of `deal_id` on this image takes its exposure from: the latest dealt
     streams written for the image (at most TRUTHING_DEAL_EXPOSURE_STREAMS of them: an attacker who has
     seen more sessions than that knows most facts anyway, and it bounds what a deal reads), by id."""
-    window = settings.VTT["TRUTHING_DEAL_EXPOSURE_STREAMS"]
+    window = conf.TRUTHING_DEAL_EXPOSURE_STREAMS
     latest = (
         Stream.dealt.filter(test_image=test_image)
         .exclude(deal_id=deal_id)

@@ -16,12 +16,11 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings as django_settings
-
 from kernel.questions import Answer
 from scoring.reuse import PlayedStream, Seen, reuse_accuracy
 from truthing import bridge
 from truthing.bridge import run_automatic, scenes_of
+from truthing.conf import conf
 from truthing.models import Test, TruthingMode
 from truthing.published.exposure import image_exposure
 from truthing.published.plans import plan_of_test
@@ -40,7 +39,7 @@ def reuse_report(test: Test, on_progress: Callable[[float], None] | None = None)
     dealt: Counter[int] = Counter()
     sessions: list[list[PlayedStream]] = []
     told: dict[int, list[list[Seen]]] = {ti.pk: [] for ti in automatic}
-    window = django_settings.VTT["TRUTHING_DEAL_EXPOSURE_STREAMS"]
+    window = conf.TRUTHING_DEAL_EXPOSURE_STREAMS
     count = max(EARLIER) + len(EARLIER)
     for k in range(count):
         played = []

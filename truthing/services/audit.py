@@ -9,7 +9,6 @@ and shown on the test's card.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
 
 from kernel.estimates import Estimate
@@ -17,6 +16,7 @@ from kernel.kinds import question_from_json
 from kernel.questions import Answer, Label
 from truthing import bridge
 from truthing.bridge import StreamStep, audit_streams, reliability_svg, scenes_of, training_streams
+from truthing.conf import conf
 from truthing.errors import TruthingErrorCode
 from truthing.models import Step, StreamState, Test, TestAudit, TestState
 from truthing.published.reuse import reuse_report
@@ -81,7 +81,7 @@ def _run(job: TestAudit) -> None:
         scenes,
         engine_settings,
         seed=test.seed,
-        limit=settings.VTT["AUDIT_TRAINING_STREAMS"],
+        limit=conf.AUDIT_TRAINING_STREAMS,
         min_overlap=stats.min_overlap,
         between_steps=give_way,
     )

@@ -9,12 +9,12 @@ have ended, so every stream is written exactly once.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from truthing import bridge
 from truthing.bridge import CoreStatistics, StreamStep, run_automatic, scenes_of
+from truthing.conf import conf
 from truthing.models import AutomaticTruthing, Step, Stream, StreamState, Test, TruthingMode
 from truthing.services.checks import check_create_for
 from truthing.services.rules import lock_stream
@@ -31,7 +31,7 @@ def automatic_streams(test: Test):
 def automatic_truthing_start(*, test: Test) -> list[AutomaticTruthing]:
     """The jobs (TRUTHING_AUTOMATIC_PARTS of them, run side by side by the workers), queued when the
     caller's transaction commits."""
-    parts = max(1, settings.VTT["TRUTHING_AUTOMATIC_PARTS"])
+    parts = max(1, conf.TRUTHING_AUTOMATIC_PARTS)
     jobs = []
     for part in range(parts):
         job, _ = AutomaticTruthing.objects.get_or_create(

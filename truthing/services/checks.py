@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_admin
+from truthing.conf import conf
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
     Check,
@@ -42,9 +42,9 @@ def _drawn(stream: Stream, share: float) -> bool:
 def check_create_for(stream: Stream) -> Check | None:
     """The check an ended stream gets, if it is drawn for one (call inside the stream's transaction)."""
     if stream.test_image.mode == TruthingMode.OPERATOR:
-        kind, share = CheckKind.SECOND_OPINION, settings.VTT["TRUTHING_CHECK_SHARE"]
+        kind, share = CheckKind.SECOND_OPINION, conf.TRUTHING_CHECK_SHARE
     else:
-        kind, share = CheckKind.GOLD, settings.VTT["TRUTHING_GOLD_SHARE"]
+        kind, share = CheckKind.GOLD, conf.TRUTHING_GOLD_SHARE
     if not stream.steps.exists() or not _drawn(stream, share):
         return None
     check, _ = Check.objects.get_or_create(stream=stream, kind=kind)

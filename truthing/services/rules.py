@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.conf import settings
 from django.db import models
 
 from kernel.kinds import labels_an_object
+from truthing.conf import conf
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, Step, StepAnswer, Stream, StreamState, Test, TestState, TruthingMode
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
@@ -121,7 +121,7 @@ def describe(stream: Stream) -> str:
 
 
 def lease_minutes() -> int:
-    return settings.VTT["TRUTHING_LEASE_MINUTES"]
+    return conf.TRUTHING_LEASE_MINUTES
 
 
 def operator_streams() -> models.QuerySet[Stream]:

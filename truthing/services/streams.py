@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_admin
 from kernel.kinds import label_made
+from truthing.conf import conf
 from truthing.errors import TruthingErrorCode
 from truthing.models import Check, Step, Stream, StreamState
 from truthing.services.proposals import stream_wait_for_proposal
@@ -84,7 +84,7 @@ def step_answer_and_wait(*, stream_id: int, user: Any, **answer: Any) -> None:
     with awaiting(proposal_topic(stream_id)) as proposed:
         step_answer(stream_id=stream_id, user=user, **answer)
         if Stream.objects.filter(pk=stream_id, state=StreamState.PROPOSING).exists():
-            proposed.wait(settings.VTT["TRUTHING_ANSWER_WAIT_SECONDS"])
+            proposed.wait(conf.TRUTHING_ANSWER_WAIT_SECONDS)
 
 
 @transaction.atomic
