@@ -36,7 +36,7 @@ class Test(models.Model):
     description = models.TextField(blank=True)
     # PROTECT: a test is frozen with the statistics it was built on.
     statistics = models.ForeignKey("engine.FittedStatistics", on_delete=models.PROTECT, related_name="tests")
-    # The engine settings (engine.core.proposer.EngineSettings as a JSON object), frozen with the test.
+    # The engine settings (engine.core.settings.EngineSettings as a JSON object), frozen with the test.
     engine_settings = models.JSONField(default=dict)
     seed = models.PositiveIntegerField(default=0)
     streams_per_image = models.PositiveSmallIntegerField(default=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.settings import engine_settings
 from kernel.errors import EngineError
 from vtt_site.env import env_number_overrides
