@@ -18,15 +18,8 @@ from enum import StrEnum
 from typing import Any
 
 from kernel.errors import CoreErrorCode, QuestionError, at
-from kernel.kinds.base import (
-    EXCLUDING,
-    AttributeKind,
-    Family,
-    InstantiationKind,
-    QuestionKind,
-    RelationshipKind,
-    label_type,
-)
+from kernel.kinds.base import EXCLUDING, Family, QuestionKind, label_type
+from kernel.kinds.families import AttributeKind, InstantiationKind, RelationshipKind
 from kernel.questions import Label, Question
 from kernel.vocabulary import Vocabulary
 

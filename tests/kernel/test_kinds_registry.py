@@ -31,9 +31,9 @@ from kernel.kinds import KIND_MODULES, KINDS, AttributeKind, question_from_json,
 from kernel.prepared import Binding, PreparedScene
 from kernel.questions import Answer, Label, make_instantiation
 from kernel.scene import parse_scene
-from scoring.degradation import reaches
 from scoring.reuse import Seen, _from_definition, reusable_key
 from scoring.scores import score_of
+from scoring.simulation import reaches
 from tests.engine.core.random_scenes import random_scene, small_vocabulary
 from tests.scoring.test_degradation import Plan, Step
 from tests.scoring.test_degradation import Stream as PlanStream
