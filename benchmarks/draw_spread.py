@@ -43,7 +43,7 @@ from benchmarks.engine_quality import VOCABULARIES, held_out_arguments, load_sce
 from benchmarks.report import ROOT, commit, machine, publish
 from engine.audit.run import held_out_streams, if_calibrated
 from engine.audit.verdicts import DRAWS, JUDGED, TARGETS, DrawsVerdict, judge_draws
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.questions import Answer
 from kernel.vocabulary import load_vocabulary

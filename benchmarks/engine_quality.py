@@ -30,7 +30,7 @@ from benchmarks.report import REPORT, ROOT, commit, machine, write_section
 from benchmarks.scenes import cached_scenes, scene_file
 from engine.audit.run import audit_streams, held_out_streams, right_p_chances, training_streams, write_report
 from engine.audit.verdicts import JUDGED, TARGETS, Mean, learned_guesser_verdicts, one_draw_reading
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.scene import Scene, iter_scene_lines
 from kernel.vocabulary import Vocabulary, load_vocabulary

@@ -20,7 +20,7 @@ import time
 from benchmarks.engine_speed import VOCABULARY, time_proposals
 from benchmarks.report import OUT, commit, machine, write_section
 from benchmarks.scenes import scene_file
-from engine.core.statistics import load
+from engine.core.statistics_file import load
 
 
 def main() -> None:

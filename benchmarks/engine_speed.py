@@ -23,8 +23,9 @@ from benchmarks.report import OUT, ROOT, commit, machine, write_section
 from benchmarks.scenes import scene_file
 from engine.core.drivers import stream_seed
 from engine.core.oracle import answer
-from engine.core.proposer import EngineSettings, Stream
-from engine.core.statistics import ARRAY_FIELDS, load
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
+from engine.core.statistics_file import ARRAY_FIELDS, load
 from kernel.prepared import Binding, PreparedScene
 from kernel.questions import Answer, InstantiationQuestion
 from kernel.scene import iter_scene_lines

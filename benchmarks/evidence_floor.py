@@ -20,7 +20,7 @@ import numpy as np
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from benchmarks.report import cross_fitted_section, publish
 from engine.audit.run import training_streams
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from kernel.questions import Answer
 
 # Upper edges of the weight bands of the weighted level (the last band is open).

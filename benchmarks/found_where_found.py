@@ -23,7 +23,7 @@ from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from benchmarks.report import cross_fitted_section, publish
 from engine.audit import run as audit_run
 from engine.core.drivers import StreamStep
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from kernel.prepared import PreparedScene
 from kernel.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
 from kernel.scene import Scene

@@ -27,9 +27,11 @@ import numpy as np
 
 from benchmarks.engine_quality import VOCABULARIES, held_out_arguments, load_scenes
 from benchmarks.report import commit, machine, write_section
+from engine.core.candidates import attribute_sets
 from engine.core.drivers import stream_seed
 from engine.core.oracle import answer
-from engine.core.proposer import EngineSettings, Stream, attribute_sets
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics, fit
 from kernel.estimates import Estimate
 from kernel.kinds import instantiation_kinds

@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.engine_quality import cross_fitted_arguments, training_scenes
 from engine.audit.run import if_calibrated, training_streams
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from kernel.questions import Answer, AttributeQuestion, Question, RelationshipQuestion
 from kernel.scene import Scene
 from kernel.vocabulary import Vocabulary

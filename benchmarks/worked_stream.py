@@ -22,7 +22,7 @@ django.setup()
 from demo import services as demo  # noqa: E402  (the demo's sizes and seeds)
 from demo.synthetic import generate_scenes  # noqa: E402
 from engine.core.drivers import run_automatic, stream_seed  # noqa: E402
-from engine.core.proposer import EngineSettings  # noqa: E402
+from engine.core.settings import EngineSettings  # noqa: E402
 from engine.core.statistics import fit  # noqa: E402
 from kernel.kinds import render_text  # noqa: E402
 from kernel.questions import InstantiationQuestion  # noqa: E402

@@ -21,7 +21,7 @@ from demo.services import COLLECTION_NAME
 from engine.bridge import scenes_of
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
-from kernel.vocabulary import default_regions
+from kernel.regions import default_regions
 from truthing.models import AutomaticTruthing, Test, TestImage, TestState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from vtt_site.app_settings import FLOAT, INT, PATH, AppSettings, Setting, between, optional
 
 CORE = EngineSettings()

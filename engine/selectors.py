@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from engine.core.drivers import estimate_after
 from engine.core.statistics import FittedStatistics as CoreStatistics
-from engine.core.statistics import load
+from engine.core.statistics_file import load
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics
 from kernel.kinds import render_text

@@ -16,7 +16,8 @@ from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge
 from engine.conf import conf
 from engine.core.shards import merge
-from engine.core.statistics import fit, load, save
+from engine.core.statistics import fit
+from engine.core.statistics_file import load, save
 from engine.errors import EngineErrorCode
 from engine.models import FitShard, FitStatus, FittedStatistics
 from kernel.errors import EngineError

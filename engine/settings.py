@@ -11,7 +11,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from engine.conf import conf
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 
 ENVIRONMENT_NAMES = {f"ENGINE_{f.name.upper()}": f.name for f in fields(EngineSettings)}
 # Settings of earlier engines that tests stored before they were replaced (decision 0034): reading such

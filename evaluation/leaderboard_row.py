@@ -23,8 +23,8 @@ from evaluation.shapes import (
     RowSystemSerializer,
     SeeingSerializer,
 )
-from scoring.degradation import blind_answers, seeing_minus_blind
 from scoring.scores import Tally, compare_sessions, positions_binned, positions_unbinned
+from scoring.simulation import blind_answers, seeing_minus_blind
 from scoring.stats import proportion
 from truthing.published import TAKEABLE
 

@@ -18,7 +18,8 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from kernel.errors import CoreErrorCode, QuestionError, at
-from kernel.vocabulary import ObjectType, Region, Vocabulary
+from kernel.regions import Region
+from kernel.vocabulary import ObjectType, Vocabulary
 
 
 class Answer(StrEnum):

@@ -4,7 +4,8 @@ The same rules hold wherever a scene graph enters the platform (the engine's com
 annotation import, the annotation API): boxes are clipped to the image and must keep at least
 `MIN_BOX_SIDE` pixels on each side, attribute values belong to the object's type, an exclusive group has
 at most one value, an object whose attributes are unknown lists none, relationships join two different
-objects of the same image with types the relationship allows, and a symmetric relationship is kept once.
+objects of the same image with types the relationship allows, and a symmetric relationship is kept once
+(`kernel.scene_relationships`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernel.errors import CoreErrorCode, SceneError, at
+from kernel.scene_relationships import parse_relationships
 from kernel.vocabulary import Vocabulary
 
 MIN_BOX_SIDE = 1.0
@@ -192,7 +194,7 @@ def parse_scene(document: Any, vocabulary: Vocabulary, where: str = "scene") -> 
             )
         index_of[obj.id] = i
     relationships = parse_relationships(
-        document.get("relationships", []), vocabulary, objects, index_of, where
+        document.get("relationships", []), vocabulary, [o.type for o in objects], index_of, where
     )
     source_id = document.get("source_id", "")
     if isinstance(source_id, bool) or not isinstance(source_id, str | int):
@@ -359,79 +361,6 @@ def unfilled_exclusive_groups(obj: SceneObject, vocabulary: Vocabulary) -> list[
         for g in groups
         if g.exclusive and g.name not in obj.unknown_groups and obj.attributes.isdisjoint(g.values)
     ]
-
-
-def parse_relationships(
-    raw: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
-) -> frozenset[tuple[int, str, int]]:
-    if not isinstance(raw, list):
-        raise _fail("relationships must be a list", at(where, "relationships"))
-    # Scenes carry dozens of relationships each and fitting reads 100,000 scenes: a well-formed item
-    # takes this fast path; any other goes through the detailed checks, which name what is wrong.
-    allowed = vocabulary.relationship_pairs
-    types = [o.type for o in objects]
-    found: set[tuple[int, str, int]] = set()
-    for i, item in enumerate(raw):
-        try:
-            subject, obj, predicate = index_of[item["subject"]], index_of[item["object"]], item["predicate"]
-            symmetric, pairs = allowed[predicate]
-            fast = subject != obj and (types[subject], types[obj]) in pairs
-        except (KeyError, TypeError):
-            fast = False
-        if not fast:
-            found.add(
-                _checked_relationship(item, vocabulary, objects, index_of, at(where, f"relationships[{i}]"))
-            )
-        elif symmetric and obj < subject:
-            found.add((obj, predicate, subject))
-        else:
-            found.add((subject, predicate, obj))
-    return frozenset(found)
-
-
-def _checked_relationship(
-    item: Any, vocabulary: Vocabulary, objects: tuple[SceneObject, ...], index_of: dict[str, int], where: str
-) -> tuple[int, str, int]:
-    if not isinstance(item, dict):
-        raise _fail("a relationship is {subject, predicate, object}", where)
-    subject, obj = (
-        _object_ref(item.get(key), index_of, at(where, f"{key}")) for key in ("subject", "object")
-    )
-    return check_relationship(vocabulary, objects, subject, item.get("predicate"), obj, where)
-
-
-def _object_ref(value: Any, index_of: dict[str, int], where: str) -> int:
-    if not isinstance(value, str) or value not in index_of:
-        raise _fail(f"no object with id {value!r} in this image", where, CoreErrorCode.UNKNOWN_OBJECT)
-    return index_of[value]
-
-
-def check_relationship(
-    vocabulary: Vocabulary,
-    objects: tuple[SceneObject, ...],
-    subject: int,
-    predicate: Any,
-    obj: int,
-    where: str,
-) -> tuple[int, str, int]:
-    """Validate one relationship and return its stored form (symmetric ones with the lower index first)."""
-    if predicate not in vocabulary.relationship_index:
-        raise _fail(
-            f"unknown relationship {predicate!r}", at(where, "predicate"), CoreErrorCode.UNKNOWN_RELATIONSHIP
-        )
-    if subject == obj:
-        raise _fail("an object cannot be related to itself", where, CoreErrorCode.SELF_RELATIONSHIP)
-    relationship = vocabulary.relationship(predicate)
-    subject_type, object_type = objects[subject].type, objects[obj].type
-    if not relationship.allows(subject_type, object_type):
-        raise _fail(
-            f"{predicate!r} does not relate a {subject_type} to a {object_type}",
-            where,
-            CoreErrorCode.RELATIONSHIP_NOT_ALLOWED,
-        )
-    if relationship.symmetric:
-        subject, obj = min(subject, obj), max(subject, obj)
-    return (subject, predicate, obj)
 
 
 def iter_scene_lines(lines: Iterable[str], vocabulary: Vocabulary, source: str = "scenes") -> Iterable[Scene]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from kernel.vocabulary import Region
+from kernel.regions import Region
 
 CHUNK = 200_000  # objects per pass: bounds the temporary arrays to a few hundred MB at 64 regions
 

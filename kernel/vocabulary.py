@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from kernel.errors import VocabularyError, at
+from kernel.regions import Region, parse_regions
 
 MAX_ATTRIBUTES_PER_TYPE = 64  # one uint64 mask per object
 MAX_RELATIONSHIPS = 32  # forward and reverse bits of a pair share one uint64 mask
-MAX_REGIONS = 64  # one uint64 visibility mask per object
 MAX_TYPES = 127  # int8 type codes
 
 DEFAULT_ATTRIBUTE_PHRASE = "is {value}"
-DEFAULT_GRID_SIZES = (2, 3, 4)
 _ARTICLE = re.compile(r"\ba \{value\}")
 
 
@@ -89,29 +88,6 @@ class RelationshipType:
             return True
         # A symmetric relationship holds between the two objects whatever their order.
         return self.symmetric and object_type in self.subject_types and subject_type in self.object_types
-
-
-@dataclass(frozen=True)
-class Region:
-    """A rectangle in fractions of the image: (x0, y0, x1, y1)."""
-
-    id: str
-    box: tuple[float, float, float, float]
-
-    def pixel_box(self, width: float, height: float) -> list[float]:
-        """`[x, y, width, height]` in pixels of an image, unrounded (docs/method.md section 9)."""
-        x0, y0, x1, y1 = self.box
-        return [x0 * width, y0 * height, (x1 - x0) * width, (y1 - y0) * height]
-
-    def contains(self, other: Region) -> bool:
-        ax0, ay0, ax1, ay1 = self.box
-        bx0, by0, bx1, by1 = other.box
-        return ax0 <= bx0 + 1e-9 and ay0 <= by0 + 1e-9 and bx1 <= ax1 + 1e-9 and by1 <= ay1 + 1e-9
-
-    def intersects(self, other: Region) -> bool:
-        ax0, ay0, ax1, ay1 = self.box
-        bx0, by0, bx1, by1 = other.box
-        return min(ax1, bx1) - max(ax0, bx0) > 1e-9 and min(ay1, by1) - max(ay0, by0) > 1e-9
 
 
 @dataclass(frozen=True)
@@ -194,27 +170,6 @@ def _relationship_document(relationship: RelationshipType) -> dict[str, Any]:
     return document
 
 
-# --- Regions --------------------------------------------------------------------------------------------
-
-
-def default_regions(grid_sizes: Sequence[int] = DEFAULT_GRID_SIZES) -> tuple[Region, ...]:
-    """The whole image; its left, right, top and bottom halves; the cells of 2x2, 3x3 and 4x4 grids."""
-    regions = [
-        Region("whole", (0.0, 0.0, 1.0, 1.0)),
-        Region("left", (0.0, 0.0, 0.5, 1.0)),
-        Region("right", (0.5, 0.0, 1.0, 1.0)),
-        Region("top", (0.0, 0.0, 1.0, 0.5)),
-        Region("bottom", (0.0, 0.5, 1.0, 1.0)),
-    ]
-    for n in grid_sizes:
-        for row in range(n):
-            for col in range(n):
-                regions.append(
-                    Region(f"{n}x{n}-r{row}c{col}", (col / n, row / n, (col + 1) / n, (row + 1) / n))
-                )
-    return tuple(regions)
-
-
 # --- Parsing ----------------------------------------------------------------------------------------------
 
 
@@ -290,7 +245,7 @@ def build_vocabulary(
                     f"unknown object type {type_name!r}",
                     f"relationships[{i}].{side}",
                 )
-    regions_spec, region_set = _parse_regions(regions)
+    regions_spec, region_set = parse_regions(regions)
     return Vocabulary(
         name=name,
         types=types,
@@ -418,34 +373,6 @@ def _parse_relationships(raw: Any) -> tuple[RelationshipType, ...]:
             RelationshipType(name, sides["subject_types"], sides["object_types"], symmetric, group, phrase)
         )
     return tuple(relationships)
-
-
-def _parse_regions(raw: Any) -> tuple[str | tuple[Region, ...], tuple[Region, ...]]:
-    if raw == "default":
-        return "default", default_regions()
-    _expect(isinstance(raw, list) and len(raw) > 0, 'regions is "default" or a non-empty list', "regions")
-    _expect(len(raw) <= MAX_REGIONS, f"at most {MAX_REGIONS} regions", "regions")
-    regions = []
-    for i, spec in enumerate(raw):
-        where = f"regions[{i}]"
-        _expect(isinstance(spec, dict), "a region is {id, box}", where)
-        region_id = spec.get("id")
-        _expect(isinstance(region_id, str) and region_id != "", "a region needs an id", at(where, "id"))
-        box = spec.get("box")
-        _expect(
-            isinstance(box, list) and len(box) == 4 and all(isinstance(v, int | float) for v in box),
-            "box is [x0, y0, x1, y1] in fractions of the image",
-            at(where, "box"),
-        )
-        x0, y0, x1, y1 = (float(v) for v in box)
-        _expect(
-            0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1,
-            "need 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1",
-            at(where, "box"),
-        )
-        regions.append(Region(region_id, (x0, y0, x1, y1)))
-    _check_unique([r.id for r in regions], "region id", "regions")
-    return tuple(regions), tuple(regions)
 
 
 def _check_unique(names: list[str], what: str, where: str) -> None:

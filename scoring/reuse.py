@@ -100,7 +100,7 @@ class Exposure:
     """How many earlier streams on one image revealed each fact (per reusable key): how often what a
     new session is asked was told before, as the attacker above could reuse it. Dealing asks it how
     exposed each candidate question is, and the engine's draw prefers the least exposed
-    (truthing.published.exposure, engine.core.proposer)."""
+    (truthing.published.exposure, engine.core.exposure)."""
 
     image: int
     counts: Counter[Hashable]

@@ -21,7 +21,9 @@ from typing import Any
 from engine.audit.run import audit_streams, reliability_svg, training_streams
 from engine.bridge import scenes_of
 from engine.core.drivers import PROPOSALS_PER_ANSWER_LIMIT, StreamStep, run_automatic, stream_seed
-from engine.core.proposer import EngineSettings, Exposure, Stream
+from engine.core.exposure import Exposure
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics as CoreStatistics
 from engine.errors import EngineErrorCode
 from engine.models import FitStatus, FittedStatistics

@@ -25,13 +25,8 @@ from annotations.selectors.suggestions import (
 )
 from annotations.services.preannotation import preannotation_create
 from annotations.services.suggestion_check import model_backend_check
-from annotations.services.suggestions import (
-    model_backend_clear,
-    model_backend_set,
-    suggestion_reject,
-    suggestion_restore,
-    suggestions_for_page,
-)
+from annotations.services.suggestion_decisions import suggestion_reject, suggestion_restore
+from annotations.services.suggestions import model_backend_clear, model_backend_set, suggestions_for_page
 from vtt_site.api.schema import ErrorSerializer
 
 

@@ -9,6 +9,8 @@ boxes it proposes for an image, stored as `Prediction` rows apart from the annot
 - `suggestions_for_page`: what the annotator's page shows, fetching within a short bound when nothing
   is stored yet; a server that is down, slow or talks nonsense is a note, never an error.
 - `suggestions_fetch_ahead`: queue the fetch of an image about to be annotated.
+- `suggestion_reject` / `suggestion_restore` (annotations.services.suggestion_decisions): the
+  annotator's decisions.
 
 No database lock or transaction is held while the server is asked.
 """
@@ -33,15 +35,13 @@ from annotations.models import (
     Collection,
     Image,
     ModelBackend,
-    ObjectAnnotation,
     Prediction,
     PredictionStatus,
-    Stage,
 )
 from annotations.queues import SUGGESTIONS_FETCH
 from annotations.selectors.suggestions import model_backend_missing
 from annotations.selectors.vocabularies import core_vocabulary, vocabulary_index
-from annotations.services.annotation import lock_image, require_lease
+from annotations.services.annotation import lock_image
 from annotations.suggestions import client
 from annotations.suggestions.answers import AnswerRefused, Reading, Refusal, read_answer
 from annotations.suggestions.config import labeling_config
@@ -360,46 +360,3 @@ def refuse_when_disabled(backend: ModelBackend) -> None:
             AnnotationErrorCode.MODEL_BACKEND_DISABLED,
             "The collection's model server is switched off: switch it on first. Nothing was started.",
         )
-
-
-# --- The annotator's decisions: rejecting, taking a rejection back --------------------------------------
-# (Accepting is saving: annotations.services.suggestion_links.)
-
-
-@transaction.atomic
-def suggestion_reject(*, prediction: Prediction, user: Any) -> Prediction:
-    """The annotator holding the image says the suggestion is wrong. Rejecting twice changes nothing; a
-    suggestion that is a box of the saved annotation is not rejected here (delete the box and save)."""
-    locked = _lock_for_decision(prediction, user)
-    if locked.status != PredictionStatus.REJECTED:
-        locked.status = PredictionStatus.REJECTED
-        locked.decided_by = user
-        locked.decided_at = timezone.now()
-        locked.save(update_fields=["status", "decided_by", "decided_at"])
-    return locked
-
-
-@transaction.atomic
-def suggestion_restore(*, prediction: Prediction, user: Any) -> Prediction:
-    """A rejection taken back (a slip of the key): the suggestion is pending again."""
-    locked = _lock_for_decision(prediction, user)
-    if locked.status != PredictionStatus.PENDING:
-        locked.status = PredictionStatus.PENDING
-        locked.decided_by = None
-        locked.decided_at = None
-        locked.save(update_fields=["status", "decided_by", "decided_at"])
-    return locked
-
-
-def _lock_for_decision(prediction: Prediction, user: Any) -> Prediction:
-    """The suggestion locked, once its image is (as a save locks it): only the holder of the image's
-    annotation lease decides, and never on a suggestion a saved box comes from."""
-    image = lock_image(prediction.image_id)
-    require_lease(image, user, Stage.ANNOTATE)
-    locked = Prediction.objects.select_for_update().get(pk=prediction.pk)
-    if ObjectAnnotation.objects.filter(suggestion=locked).exists():
-        raise ConflictError(
-            AnnotationErrorCode.SUGGESTION_ACCEPTED,
-            "This suggestion is a box of the saved annotation: delete the box and save to reject it.",
-        )
-    return locked

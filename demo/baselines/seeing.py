@@ -84,57 +84,17 @@ class SeeingBaseline:
     def fit(self, images: Iterable[TrainingImage]) -> SeeingBaseline:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        inst_x, inst_y, attr_x, attr_y, rel_x, rel_y = [], [], [], [], [], []
+        inst_x: list[Any] = []
+        inst_y: list[bool] = []
+        attr_x: list[Any] = []
+        attr_y: list[list[float]] = []
+        rel_x: list[Any] = []
+        rel_y: list[bool] = []
         for item in images:
-            scene, pixels = item.scene, item.pixels
-            width, height = scene["width"], scene["height"]
-            whole = image_features(pixels)
-            objects = scene["objects"]
-            for region in self.regions:
-                x0, y0, x1, y1 = region
-                box = (x0 * width, y0 * height, (x1 - x0) * width, (y1 - y0) * height)
-                pixel_features = crop_features(pixels, box)
-                region_features = np.concatenate([pixel_features, pixel_features[: len(whole)] - whole])
-                inside = [o for o in objects if _overlaps(o["bbox"], box)]
-                for type_ in self.types:
-                    of_type = [o for o in inside if o["type"] == type_]
-                    asked = [()] + [
-                        (a,) for a in self.rng.choice(self.attributes[type_], size=3, replace=False).tolist()
-                    ]
-                    for attributes in asked:
-                        matching = [o for o in of_type if set(attributes) <= set(o.get("attributes", []))]
-                        labelled = int(self.rng.integers(0, min(len(matching), 2) + 1)) if matching else 0
-                        left = len(matching) - labelled
-                        for kind in instantiation_kinds():
-                            inst_x.append(
-                                np.concatenate(
-                                    [
-                                        region_features,
-                                        self._question_vector(kind.name, type_, attributes, labelled),
-                                    ]
-                                )
-                            )
-                            inst_y.append(bool(kind.holds(left)))
-            for o in objects:
-                if not o.get("attributes_known", True):
-                    continue
-                features = crop_features(pixels, o["bbox"])
-                attr_x.append(np.concatenate([features, [float(o["type"] == t) for t in self.types]]))
-                attr_y.append([float(a in o.get("attributes", [])) for a in self.all_attributes])
-            by_id = {o["id"]: o for o in objects}
-            related = {(r["subject"], r["predicate"], r["object"]) for r in scene.get("relationships", [])}
-            for a in objects:
-                for b in objects:
-                    if a is b or self.rng.random() > 0.3:  # a sample of the pairs is plenty
-                        continue
-                    for name in self.relationships:
-                        rel_x.append(
-                            self._rel_vector(a["bbox"], b["bbox"], a["type"], b["type"], name, width, height)
-                        )
-                        rel_y.append(
-                            (a["id"], name, b["id"]) in related or (b["id"], name, a["id"]) in related
-                        )
-            del by_id
+            # In this order, image by image: the samples draw from one generator.
+            self._instantiation_samples(item.scene, item.pixels, inst_x, inst_y)
+            self._attribute_samples(item.scene, item.pixels, attr_x, attr_y)
+            self._relationship_samples(item.scene, rel_x, rel_y)
         self.instantiation = HistGradientBoostingClassifier(max_iter=200, random_state=self.seed).fit(
             np.array(inst_x), np.array(inst_y)
         )
@@ -155,6 +115,67 @@ class SeeingBaseline:
             "relationship": len(rel_y),
         }
         return self
+
+    def _instantiation_samples(
+        self, scene: dict[str, Any], pixels: np.ndarray, xs: list[Any], ys: list[bool]
+    ) -> None:
+        """Per region, type and a few attribute sets: the region's pixels and the question, and whether
+        each instantiation kind holds for the objects left after a random number were labelled."""
+        width, height = scene["width"], scene["height"]
+        whole = image_features(pixels)
+        objects = scene["objects"]
+        for region in self.regions:
+            x0, y0, x1, y1 = region
+            box = (x0 * width, y0 * height, (x1 - x0) * width, (y1 - y0) * height)
+            pixel_features = crop_features(pixels, box)
+            region_features = np.concatenate([pixel_features, pixel_features[: len(whole)] - whole])
+            inside = [o for o in objects if _overlaps(o["bbox"], box)]
+            for type_ in self.types:
+                of_type = [o for o in inside if o["type"] == type_]
+                asked = [()] + [
+                    (a,) for a in self.rng.choice(self.attributes[type_], size=3, replace=False).tolist()
+                ]
+                for attributes in asked:
+                    matching = [o for o in of_type if set(attributes) <= set(o.get("attributes", []))]
+                    labelled = int(self.rng.integers(0, min(len(matching), 2) + 1)) if matching else 0
+                    left = len(matching) - labelled
+                    for kind in instantiation_kinds():
+                        xs.append(
+                            np.concatenate(
+                                [
+                                    region_features,
+                                    self._question_vector(kind.name, type_, attributes, labelled),
+                                ]
+                            )
+                        )
+                        ys.append(bool(kind.holds(left)))
+
+    def _attribute_samples(
+        self, scene: dict[str, Any], pixels: np.ndarray, xs: list[Any], ys: list[list[float]]
+    ) -> None:
+        """Per object whose attributes are known: its box's pixels and type, and its attributes."""
+        for o in scene["objects"]:
+            if not o.get("attributes_known", True):
+                continue
+            features = crop_features(pixels, o["bbox"])
+            xs.append(np.concatenate([features, [float(o["type"] == t) for t in self.types]]))
+            ys.append([float(a in o.get("attributes", [])) for a in self.all_attributes])
+
+    def _relationship_samples(self, scene: dict[str, Any], xs: list[Any], ys: list[bool]) -> None:
+        """For a random sample of the ordered pairs of objects: each relationship's geometry vector, and
+        whether it holds either way."""
+        width, height = scene["width"], scene["height"]
+        objects = scene["objects"]
+        related = {(r["subject"], r["predicate"], r["object"]) for r in scene.get("relationships", [])}
+        for a in objects:
+            for b in objects:
+                if a is b or self.rng.random() > 0.3:  # a sample of the pairs is plenty
+                    continue
+                for name in self.relationships:
+                    xs.append(
+                        self._rel_vector(a["bbox"], b["bbox"], a["type"], b["type"], name, width, height)
+                    )
+                    ys.append((a["id"], name, b["id"]) in related or (b["id"], name, a["id"]) in related)
 
     def _rel_vector(self, a, b, type_a, type_b, name, width, height) -> np.ndarray:
         ax, ay, aw, ah = a

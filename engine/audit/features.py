@@ -155,6 +155,22 @@ class FeatureSpace:
         x[c["previous_was_yes"]] = previous == Answer.YES
         for t, n in counts.items():
             x[c[f"instantiated={t}"]] = n
+        self._objects(x, about, other, instantiated, said)
+        self._engine(x, step)
+        return x
+
+    def _objects(
+        self,
+        x: npt.NDArray[np.float64],
+        about: Label | None,
+        other: Label | None,
+        instantiated: dict[Label, InstantiationQuestion],
+        said: dict[Label, dict[str, bool]],
+    ) -> None:
+        """What the history says of the objects an attribute or relationship question is about: the
+        question that instantiated each, what earlier answers said of its attributes, the two regions'
+        geometry."""
+        c = self.column
         if about is not None and about in instantiated:
             origin = instantiated[about]
             for a in origin.attributes:
@@ -172,12 +188,15 @@ class FeatureSpace:
                 geometry = pair_geometry(subject_box, (x0, y0, x1, y1))
                 for name, offset in zip(PAIR_GEOMETRY, geometry, strict=True):
                     x[c[f"pair_{name}"]] = offset
+
+    def _engine(self, x: npt.NDArray[np.float64], step: StreamStep) -> None:
+        """The engine's p and the populations behind it."""
+        c = self.column
         estimate = step.estimate
         x[c["engine_p"]] = estimate.p if estimate.p is not None else 0.5
         x[c["engine_log_population"]] = math.log10(max(estimate.population, 1))
         finest = estimate.levels[-1][1] if estimate.levels else estimate.population
         x[c["engine_log_finest_population"]] = math.log10(max(finest, 1))
-        return x
 
     def _box(self, x: npt.NDArray[np.float64], prefix: str, box: tuple[float, float, float, float]) -> None:
         c = self.column

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from engine.audit.features import FeatureSpace, Rows
 from engine.audit.verdicts import JUDGED, TARGETS, learned_guesser_verdicts, one_draw_reading
 from engine.core.drivers import StreamStep, run_automatic, stream_seed
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.core.shards import merge
 from engine.core.statistics import FittedStatistics, fit
 from kernel.scene import Scene

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from engine.core.drivers import estimate_after, run_automatic, stream_seed
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.core.shards import fit_parallel
-from engine.core.statistics import fit, load, save
+from engine.core.statistics import fit
+from engine.core.statistics_file import load, save
 from kernel.errors import EngineError
 from kernel.scene import Scene, iter_scene_lines
 from kernel.vocabulary import load_vocabulary

@@ -12,8 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.core.exposure import Exposure
 from engine.core.oracle import answer
-from engine.core.proposer import EngineSettings, Exposure, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics
 from engine.core.story import parse_history
 from kernel.errors import HistoryError

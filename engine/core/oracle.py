@@ -6,8 +6,8 @@ What each kind answers is in its module of `kernel.kinds`; this module replays a
 Answers are yes, no or ambiguous: an attribute question about an object whose attributes are unknown
 is ambiguous, and so is an instantiation question whose answer depends on such an object.
 
-The same rules, vectorised over the whole training set, are in `engine.core.training`; the tests check
-the two against each other.
+The same rules, vectorised over the whole training set, are in `engine.core.training` and
+`engine.core.truths`; the tests check the two against each other.
 """
 
 from __future__ import annotations

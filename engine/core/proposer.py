@@ -27,21 +27,27 @@ which candidates are unpredictable, only which one is drawn; without it the draw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from itertools import combinations
-from typing import Protocol
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.core.candidates import (
+    Choice,
+    Proposal,
+    attribute_candidates,
+    attribute_sets,
+    relationship_candidates,
+)
+from engine.core.exposure import Exposure, least_exposed
 from engine.core.pooled import attribute_levels, relationship_levels
+from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics
 from engine.core.story import Story
 from engine.core.training import Counts, TrainingState
 from kernel.errors import SettingError
 from kernel.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
-from kernel.kinds import InstantiationKind, attribute_kinds, instantiation_kinds, relationship_kinds
+from kernel.kinds import InstantiationKind, instantiation_kinds
 from kernel.questions import (
     Answer,
     AttributeQuestion,
@@ -57,120 +63,6 @@ IntArray = npt.NDArray[np.int64]
 Level = tuple[npt.NDArray[np.int64] | FloatArray, npt.NDArray[np.int64] | FloatArray]
 
 ATTRIBUTES, RELATIONSHIPS, INSTANTIATION = 0, 1, 2  # the phases of the story line, in order
-
-
-# The weighted level's strength by default: where the log-loss of p on the audit's cross-fitted training
-# streams is least, for every kind of question, on street and parking (decision 0055).
-WEIGHTED_STRENGTH = 2.0
-# The weighted found level's strength in a relationship question's chain. That level counts only the
-# images that give both labels' defining histories (decision 0057), a handful where the weighted level
-# of an attribute has many, and the engine draws among many relationship candidates, mostly false: at
-# the attributes' strength the ones whose few images happen to say one half were the ones drawn, and
-# p was too high on them. 20 is where mean p meets the yes rate on cross-fitted training streams
-# generated with each strength, on street and parking (decision 0059).
-RELATIONSHIP_STRENGTH = 20.0
-# What the consistency-weighted level of a uniqueness candidate must weigh, by default. Below it, the
-# uniqueness questions the engine picked were too high by 0.03 to 0.16 on the audit's cross-fitted
-# training streams: among many candidates whose rates are mostly under one half, the ones whose few
-# consistent images happen to say one half are the ones drawn (decision 0056).
-MIN_EVIDENCE = 10.0
-
-
-@dataclass(frozen=True)
-class EngineSettings:
-    epsilon: float = 0.15
-    min_population: int = 20
-    max_attributes: int = 2
-    max_questions: int = 60
-    # After this many rejected attribute questions about one object, its attributes are not explored
-    # further; after this many rejected instantiation questions with attributes in one region, no more
-    # are asked there. The oracle rejects all of them when the annotation marks an object's attributes
-    # unknown, and an operator who cannot tell three is unlikely to tell the rest (docs/decisions).
-    rejection_limit: int = 3
-    # How many items of a finer population it takes to move the estimate halfway from the coarser
-    # population's p to the finer one's (kernel.estimates, docs/decisions/0034).
-    prior_strength: float = 40.0
-    # The same for the last level of an instantiation or attribute estimate, the one weighted by
-    # consistency (relationships have the next strength): what the images
-    # that give the history's answers say is worth more than a coarser level's rate (decision 0055).
-    weighted_strength: float = WEIGHTED_STRENGTH
-    # The same for a relationship question's weighted found level, which counts fewer images (0059).
-    relationship_strength: float = RELATIONSHIP_STRENGTH
-    # lambda: a training image that disagrees with d of the history's instantiation answers counts
-    # lambda^d in the finest level of every estimate (kernel.estimates, docs/decisions/0034).
-    consistency_weight: float = 0.7
-    # A uniqueness candidate is unpredictable only when its consistency-weighted level (the images that
-    # give the history's answers, each counting lambda^d) weighs at least this much (decision 0056).
-    min_evidence: float = MIN_EVIDENCE
-    # Sharper questions: the first group of candidates holding one with abs(p - 0.5) <= sharp_epsilon
-    # wins, and the draw is among those. None turns it off (docs/decisions/0035).
-    sharp_epsilon: float | None = 0.05
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.epsilon <= 0.5:
-            raise SettingError("epsilon must be between 0 and 0.5", where="epsilon")
-        if self.min_population < 1:
-            raise SettingError("min_population must be at least 1", where="min_population")
-        if not 0 <= self.max_attributes <= 2:
-            raise SettingError("max_attributes must be 0, 1 or 2", where="max_attributes")
-        if self.max_questions < 1:
-            raise SettingError("max_questions must be at least 1", where="max_questions")
-        if self.rejection_limit < 1:
-            raise SettingError("rejection_limit must be at least 1", where="rejection_limit")
-        if not 0 < self.prior_strength <= 1e9:
-            raise SettingError(
-                "prior_strength must be above 0 and at most 1,000,000,000", where="prior_strength"
-            )
-        if not 0 < self.weighted_strength <= 1e9:
-            raise SettingError(
-                "weighted_strength must be above 0 and at most 1,000,000,000", where="weighted_strength"
-            )
-        if not 0 < self.relationship_strength <= 1e9:
-            raise SettingError(
-                "relationship_strength must be above 0 and at most 1,000,000,000",
-                where="relationship_strength",
-            )
-        if not 0 <= self.min_evidence <= 1e9:
-            raise SettingError("min_evidence must be between 0 and 1,000,000,000", where="min_evidence")
-        if not 0 < self.consistency_weight <= 1:
-            raise SettingError("consistency_weight must be above 0 and at most 1", where="consistency_weight")
-        if self.sharp_epsilon is not None and not 0 <= self.sharp_epsilon <= self.epsilon:
-            raise SettingError("sharp_epsilon must be between 0 and epsilon", where="sharp_epsilon")
-
-    def last_level_strength(self, question: Question) -> float:
-        """The strength of the last level of `question`'s chain, the one weighted by consistency: its
-        own for a relationship question (decision 0059), the weighted strength for the others (0055)."""
-        if isinstance(question, RelationshipQuestion):
-            return self.relationship_strength
-        return self.weighted_strength
-
-
-@dataclass(frozen=True)
-class Proposal:
-    question: Question
-    estimate: Estimate
-
-
-@dataclass(frozen=True)
-class Choice:
-    """What the next question is drawn among: the `preferred` candidates (sharp first, then simplicity)
-    and the unpredictable candidates of the `group` they come from (the preferred ones included), which
-    an exposure may fall back to."""
-
-    preferred: list[Proposal]
-    group: list[Proposal]
-
-
-class Exposure(Protocol):
-    """How many times the fact a question asks about was revealed to earlier sessions on this image,
-    given the history it is asked after. In two stages so that the history's part is worked out once
-    per proposal, not once per candidate."""
-
-    def after(self, history: Sequence[tuple[Question, Answer]]) -> Callable[[Question], int]:
-        """The exposure of any question asked after `history` (the stream's entries, rejected ones
-        included). It must depend on the history and the question alone, so that a stream resumed from
-        its stored answers with the same exposure proposes the same questions."""
-        ...
 
 
 class Stream:
@@ -310,10 +202,10 @@ class Stream:
         latest = self.story.latest
         phase = self._phase_reached()
         if latest is not None and phase == ATTRIBUTES:
-            for level in self._attribute_levels(latest.label):
+            for level in attribute_candidates(self.story, self.vocabulary, self.settings, latest.label):
                 yield self._winners(level, [self.estimate(q) for q in level])
         if latest is not None and phase <= RELATIONSHIPS:
-            relationships = self._relationship_candidates(latest.label)
+            relationships = relationship_candidates(self.story, self.vocabulary, latest.label)
             yield self._winners(relationships, [self.estimate(q) for q in relationships])
         if self.story.focus is not None:
             # When nothing sharp is left there, the whole region set is next. The focus itself is kept
@@ -350,30 +242,13 @@ class Stream:
 
     def _draw(self, choice: Choice) -> Proposal | None:
         """One of the preferred candidates, drawn uniformly with the step's generator; with an
-        exposure, one of the least exposed (`_least_exposed`), by the same one draw over fewer."""
-        drawn = choice.preferred if self.exposure is None else self._least_exposed(choice)
+        exposure, one of the least exposed (`engine.core.exposure.least_exposed`), by the same one draw over fewer."""
+        drawn = (
+            choice.preferred
+            if self.exposure is None
+            else least_exposed(choice, self.exposure, self.story.entries)
+        )
         return drawn[int(self.step_rng().integers(len(drawn)))] if drawn else None
-
-    def _least_exposed(self, choice: Choice) -> list[Proposal]:
-        """The least exposed preferred candidates; but when earlier sessions were told every preferred
-        one, the candidates of their group that no earlier session was told, if there are any. A fact
-        told before is known to whoever saw it, while a question merely less sharp is still one a blind
-        guesser gets right at most 1/2 + epsilon of the time. Only facts never told, though: falling
-        back to the merely less told ones would, once every candidate has been told, make the draw
-        less sharp for good (the blind prior gained 0.016 by it: docs/decisions/0052-exposure-draw.md).
-        The exposure is asked once per proposal, and about the rest of the group only when every
-        preferred candidate was told."""
-        assert self.exposure is not None
-        if not choice.preferred:
-            return []
-        exposure = self.exposure.after(self.story.entries)
-        preferred, told = _least(choice.preferred, exposure)
-        if told > 0:
-            inside = {p.question for p in choice.preferred}
-            untold = [w for w in choice.group if w.question not in inside and exposure(w.question) == 0]
-            if untold:
-                return untold
-        return preferred
 
     def _phase_reached(self) -> int:
         """The furthest phase of the story line asked since the latest object was instantiated.
@@ -460,73 +335,11 @@ class Stream:
         limit = self.settings.rejection_limit
         return {self.vocabulary.region_index[r] for r, n in counts.items() if n >= limit}
 
-    # --- Candidate sets --------------------------------------------------------------------------------
+    # --- Regions ---------------------------------------------------------------------------------------
 
     def _focus_regions(self, focus: str) -> list[int]:
         f = self.vocabulary.region_index[focus]
         return [int(w) for w in np.flatnonzero(self.training.contains[f])]
-
-    def _attribute_levels(self, label: Label) -> list[list[Question]]:
-        rejections = sum(isinstance(q, AttributeQuestion) and q.label == label for q in self.story.rejected)
-        if rejections >= self.settings.rejection_limit:
-            return []
-        object_type = self.vocabulary.object_type(label.type)
-        asked = {q for q, _ in self.story.entries}
-        # An attribute the operator rejected about this object ("Is vehicle 2 moving?": ambiguous) does
-        # not come back inside a pair ("moving or more than two tires?"): it is left out of the candidate
-        # sets, before any estimate, so the estimates of the others are unchanged.
-        rejected = self._rejected_attributes(label)
-        levels: list[list[Question]] = []
-        # Single attributes, then pairs: each size a group, each kind of that arity in registry order.
-        for size in sorted({kind.arity for kind in attribute_kinds()}):
-            if size > self.settings.max_attributes:
-                break
-            kinds = [kind for kind in attribute_kinds() if kind.arity == size]
-            level: list[Question] = []
-            for attributes in attribute_sets(object_type, size, conjunctive=False):
-                if size > 1 and rejected.intersection(attributes):
-                    continue
-                for kind in kinds:
-                    if kind.never_true(object_type, attributes):
-                        continue
-                    question = kind.make(label, attributes, self.vocabulary)
-                    if question not in asked:
-                        level.append(question)
-            levels.append(level)
-        return levels
-
-    def _rejected_attributes(self, label: Label) -> set[str]:
-        """The attributes whose single question about `label` was rejected in this stream."""
-        return {
-            attribute
-            for question in self.story.rejected
-            if isinstance(question, AttributeQuestion)
-            and question.label == label
-            and question.complexity == 1
-            for attribute in question.attributes
-        }
-
-    def _relationship_candidates(self, label: Label) -> list[Question]:
-        earlier = [record.label for record in self.story.labels if record.label != label]
-        asked = {q for q, _ in self.story.entries}
-        candidates: list[Question] = []
-        for other in earlier:
-            for relationship in self.vocabulary.relationships:
-                for subject, obj in ((label, other), (other, label)):
-                    if not relationship.allows(subject.type, obj.type):
-                        continue
-                    for kind in relationship_kinds():
-                        question = kind.make(subject, relationship.name, obj, self.vocabulary)
-                        if question not in asked and question not in candidates:
-                            candidates.append(question)
-        return candidates
-
-
-def _least(proposals: Sequence[Proposal], exposure: Callable[[Question], int]) -> tuple[list[Proposal], int]:
-    """The least exposed of `proposals`, in their order, and their exposure."""
-    counts = [exposure(p.question) for p in proposals]
-    least = min(counts)
-    return [p for p, count in zip(proposals, counts, strict=True) if count == least], least
 
 
 def _unpredictable(
@@ -565,20 +378,3 @@ def check_seed(seed: Sequence[int]) -> tuple[int, ...]:
     if not words or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in words):
         raise SettingError("a stream seed is one or more non-negative integers", where="seed")
     return words
-
-
-def _same_exclusive_group(object_type: ObjectType, attributes: tuple[str, ...]) -> bool:
-    groups = {object_type.group_of[a] for a in attributes}
-    return len(groups) == 1 and object_type.groups[next(iter(groups))].exclusive and len(attributes) > 1
-
-
-def attribute_sets(object_type: ObjectType, size: int, conjunctive: bool) -> Iterator[tuple[str, ...]]:
-    """Attribute combinations of a given size, in vocabulary order.
-
-    For conjunctions (existence, uniqueness) two values of one exclusive group can never hold together,
-    so such sets are left out.
-    """
-    for attributes in combinations(object_type.attributes, size):
-        if conjunctive and _same_exclusive_group(object_type, attributes):
-            continue
-        yield attributes

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.statistics import FittedStatistics, Histogram, fit, load, save
+from engine.core.statistics import FittedStatistics, Histogram, fit
+from engine.core.statistics_file import load, save
 from kernel.errors import StatisticsError
 from kernel.scene import Scene, iter_scene_lines
 from kernel.vocabulary import Vocabulary, load_vocabulary

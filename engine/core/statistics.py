@@ -11,35 +11,27 @@ attribute bit mask, attributes known, region visibility mask), sorted by image, 
 - the related ordered pairs themselves (`rel_subject`, `rel_object`, `rel_bits`, sorted by subject then
   object), so that the relationships of the objects a history has bound can be looked up per image.
 
-The file is an uncompressed `.npz` (loads in milliseconds, no pickle) with the vocabulary, the settings
-and the counts in a JSON `meta` entry.
+The file (`engine.core.statistics_file`) is an uncompressed `.npz` (loads in milliseconds, no pickle)
+with the vocabulary, the settings and the counts in a JSON `meta` entry.
 """
 
 from __future__ import annotations
 
-import io
-import json
 import time
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.core.pairs import ordered_pairs, pair_masks, related_pairs
 from kernel.errors import StatisticsError
 from kernel.scene import Scene
 from kernel.visibility import visibility_masks
-from kernel.vocabulary import Vocabulary, parse_vocabulary
-
-FORMAT = "vtt-engine-statistics"
-FORMAT_VERSION = 3
-# Version 2 files (before the region tables) are still read: their tables are derived from the stored
-# per-object arrays on loading (`region_tables`), which gives the same numbers as fitting again.
-READABLE_VERSIONS = (2, 3)
+from kernel.vocabulary import Vocabulary
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -127,7 +119,7 @@ class FittedStatistics:
     def pair_masks(self, subjects: I64, objects: I64) -> U64:
         """The relationship mask of each ordered pair of objects, as in `pair_histograms`."""
         n_relationships = len(self.vocabulary.relationships)
-        return _pair_masks(
+        return pair_masks(
             self.rel_subject, self.rel_object, self.rel_bits, n_relationships, subjects, objects
         )
 
@@ -186,7 +178,7 @@ def fit(vocabulary: Vocabulary, scenes: Iterable[Scene], min_overlap: float = 0.
     visible_counts, unknown_counts = _region_counts(
         vocabulary, obj_image, obj_type, obj_known, obj_vis, n_images
     )
-    rel_subject, rel_object, rel_bits = _related_pairs(columns["relationships"], len(obj_type))
+    rel_subject, rel_object, rel_bits = related_pairs(columns["relationships"], len(obj_type))
     attribute_histograms, pair_histograms = region_tables(
         vocabulary, image_start, obj_type, obj_attrs, obj_known, obj_vis, rel_subject, rel_object, rel_bits
     )
@@ -353,17 +345,6 @@ def _packed_membership(vis: U64, bits: U64) -> U64:
     return packed
 
 
-def _related_pairs(relationships: array[int], n_objects: int) -> tuple[I64, I64, U64]:
-    """(subject, object, bits) for every related ordered pair, sorted by subject then object."""
-    rel = np.frombuffer(relationships, dtype=np.int64).reshape(-1, 3)
-    keys, inverse = np.unique(rel[:, 0] * n_objects + rel[:, 2], return_inverse=True)
-    bits = np.zeros(len(keys), dtype=np.uint64)
-    np.bitwise_or.at(bits, inverse.reshape(-1), np.left_shift(np.uint64(1), rel[:, 1].astype(np.uint64)))
-    if n_objects == 0:
-        return keys, keys.copy(), bits
-    return keys // n_objects, keys % n_objects, bits
-
-
 def _pair_histograms(
     vocabulary: Vocabulary,
     image_start: I64,
@@ -373,9 +354,9 @@ def _pair_histograms(
     rel_object: I64,
     rel_bits: U64,
 ) -> dict[tuple[int, int], Histogram]:
-    subjects, objects = _ordered_pairs(image_start)
+    subjects, objects = ordered_pairs(image_start)
     n_relationships = len(vocabulary.relationships)
-    masks = _pair_masks(rel_subject, rel_object, rel_bits, n_relationships, subjects, objects)
+    masks = pair_masks(rel_subject, rel_object, rel_bits, n_relationships, subjects, objects)
     n_types, n_regions = len(vocabulary.types), len(vocabulary.regions)
     type_pair = obj_type[subjects].astype(np.int64) * n_types + obj_type[objects]
     histograms = {}
@@ -392,153 +373,3 @@ def _pair_histograms(
             )
             histograms[(s, o)] = Histogram(values.astype(np.uint64), counts.astype(np.int64), by_region)
     return histograms
-
-
-def _ordered_pairs(image_start: I64) -> tuple[I64, I64]:
-    """Every ordered pair of distinct objects of the same image, as two index arrays."""
-    sizes = np.diff(image_start)
-    per_object = np.repeat(sizes, sizes)  # each object pairs with every object of its image
-    subjects = np.repeat(np.arange(int(image_start[-1]), dtype=np.int64), per_object)
-    first_of_subject_image = np.repeat(np.repeat(image_start[:-1], sizes), per_object)
-    run_start = np.repeat(np.cumsum(per_object) - per_object, per_object)
-    objects = first_of_subject_image + (np.arange(len(subjects), dtype=np.int64) - run_start)
-    distinct = subjects != objects
-    return subjects[distinct], objects[distinct]
-
-
-def _pair_masks(
-    rel_subject: I64, rel_object: I64, rel_bits: U64, n_relationships: int, subjects: I64, objects: I64
-) -> U64:
-    """Per ordered pair: the forward direction's bits, then the reverse direction's shifted by the number
-    of relationships."""
-    forward = _related_bits(rel_subject, rel_object, rel_bits, subjects, objects)
-    reverse = _related_bits(rel_subject, rel_object, rel_bits, objects, subjects)
-    masks: U64 = forward | (reverse << np.uint64(n_relationships))
-    return masks
-
-
-def _related_bits(rel_subject: I64, rel_object: I64, rel_bits: U64, subjects: I64, objects: I64) -> U64:
-    """The relationship bits of each (subject, object) pair, 0 where they are not related.
-
-    The related pairs are sorted by subject: find each subject's run, then walk the runs side by side
-    (a subject relates to a few objects of its image), never touching the other pairs."""
-    first = np.searchsorted(rel_subject, subjects, side="left")
-    end = np.searchsorted(rel_subject, subjects, side="right")
-    bits = np.zeros(len(subjects), dtype=np.uint64)
-    for step in range(int((end - first).max()) if len(subjects) else 0):
-        at = first + step
-        inside = at < end
-        at = np.where(inside, at, 0)
-        found = inside & (rel_object[at] == objects)
-        bits[found] = rel_bits[at[found]]
-    return bits
-
-
-# --- The file -------------------------------------------------------------------------------------------
-
-# The per-image and per-object arrays of a fit, as saved in the file.
-ARRAY_FIELDS = (
-    "image_names",
-    "image_width",
-    "image_height",
-    "image_start",
-    "obj_image",
-    "obj_type",
-    "obj_attrs",
-    "obj_known",
-    "obj_vis",
-    "visible_counts",
-    "unknown_counts",
-    "rel_subject",
-    "rel_object",
-    "rel_bits",
-)
-
-
-def save(stats: FittedStatistics, path: str | Path) -> None:
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "vocabulary": stats.vocabulary.to_document(),
-        "min_overlap": stats.min_overlap,
-        "pair_keys": [list(key) for key in stats.pair_histograms],
-        **stats.meta,
-    }
-    arrays: dict[str, Any] = {name: getattr(stats, name) for name in ARRAY_FIELDS}
-    for t, histogram in enumerate(stats.attribute_histograms):
-        arrays[f"attr_masks_{t}"], arrays[f"attr_counts_{t}"] = histogram.masks, histogram.counts
-        arrays[f"attr_regions_{t}"] = histogram.by_region
-    for (s, o), histogram in stats.pair_histograms.items():
-        arrays[f"pair_masks_{s}_{o}"], arrays[f"pair_counts_{s}_{o}"] = histogram.masks, histogram.counts
-        arrays[f"pair_regions_{s}_{o}"] = histogram.by_region
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    target = Path(path)
-    temporary = target.with_name(target.name + ".partial")
-    temporary.write_bytes(buffer.getvalue())
-    temporary.replace(target)  # never leave a half-written statistics file behind
-
-
-def load(path: str | Path) -> FittedStatistics:
-    try:
-        archive = np.load(Path(path), allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise StatisticsError(f"cannot read statistics file: {exc}", where=str(path)) from None
-    with archive:
-        if "meta" not in archive.files:
-            raise StatisticsError("not a statistics file (no meta entry)", where=str(path))
-        meta = json.loads(archive["meta"].tobytes().decode())
-        if meta.get("format") != FORMAT or meta.get("format_version") not in READABLE_VERSIONS:
-            raise StatisticsError(
-                f"statistics format {meta.get('format')!r} version {meta.get('format_version')!r}; "
-                f"this engine reads {FORMAT!r} versions {', '.join(map(str, READABLE_VERSIONS))}: fit again",
-                where=str(path),
-            )
-        vocabulary = parse_vocabulary(meta["vocabulary"])
-        arrays = {name: archive[name] for name in ARRAY_FIELDS}
-        if meta["format_version"] == 2:
-            attribute_histograms, pair_histograms = region_tables(
-                vocabulary,
-                *(
-                    arrays[name]
-                    for name in (
-                        "image_start",
-                        "obj_type",
-                        "obj_attrs",
-                        "obj_known",
-                        "obj_vis",
-                        "rel_subject",
-                        "rel_object",
-                        "rel_bits",
-                    )
-                ),
-            )
-        else:
-            attribute_histograms = tuple(
-                Histogram(
-                    archive[f"attr_masks_{t}"], archive[f"attr_counts_{t}"], archive[f"attr_regions_{t}"]
-                )
-                for t in range(len(vocabulary.types))
-            )
-            pair_histograms = {
-                (s, o): Histogram(
-                    archive[f"pair_masks_{s}_{o}"],
-                    archive[f"pair_counts_{s}_{o}"],
-                    archive[f"pair_regions_{s}_{o}"],
-                )
-                for s, o in meta["pair_keys"]
-            }
-    extra = {
-        k: v
-        for k, v in meta.items()
-        if k not in {"format", "format_version", "vocabulary", "min_overlap", "pair_keys"}
-    }
-    return FittedStatistics(
-        vocabulary=vocabulary,
-        min_overlap=float(meta["min_overlap"]),
-        attribute_histograms=attribute_histograms,
-        pair_histograms=pair_histograms,
-        meta=extra,
-        **arrays,
-    )

@@ -31,20 +31,17 @@ objects of the type, kept per type.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.core.free_objects import FreeObjects
 from engine.core.statistics import FittedStatistics
-from kernel.kinds import InstantiationKind, instantiation_kinds, kind_of
+from engine.core.truths import CODE, YES, answer_codes, instantiation_kind, truths
+from kernel.kinds import instantiation_kinds
 from kernel.questions import Answer, InstantiationQuestion
-
-YES, NO, AMBIGUOUS = np.int8(1), np.int8(0), np.int8(2)
-CODE = {Answer.YES: YES, Answer.NO: NO, Answer.AMBIGUOUS: AMBIGUOUS}
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -114,7 +111,7 @@ class TrainingState:
         """Condition on an answered (not rejected) instantiation question."""
         codes, singled_out = self.answers(question)
         t = self.stats.vocabulary.type_index[question.type]
-        if _instantiation_kind(question).labels and answer == Answer.YES:
+        if instantiation_kind(question).labels and answer == Answer.YES:
             agree = codes == YES
             free = self._free_objects(t)
             chosen = singled_out[agree[free.positions[singled_out]]]  # one per image answering yes
@@ -213,7 +210,7 @@ class TrainingState:
         else:
             unknown = np.zeros(len(self.images), dtype=np.int64)
         matches = np.bincount(free.positions[matching], minlength=len(self.images))
-        kind = _instantiation_kind(question)
+        kind = instantiation_kind(question)
         codes = answer_codes(kind, matches, unknown)
         singled_out = np.flatnonzero(matching) if kind.labels else np.empty(0, dtype=np.int64)
         return codes, singled_out
@@ -326,51 +323,6 @@ class TrainingState:
         return counts
 
 
-@dataclass(frozen=True)
-class FreeObjects:
-    """Objects of one type in the images of B, in image order, with what the estimates read of them."""
-
-    objects: IntArray  # indices into the fitted object arrays
-    positions: IntArray  # each object's image, as a position in B
-    vis: npt.NDArray[np.uint64]
-    attrs: npt.NDArray[np.uint64]
-    classes: npt.NDArray[np.int32]  # `FittedStatistics.obj_attribute_class` (-1: attributes unknown)
-
-    @property
-    def known(self) -> BoolArray:
-        known: BoolArray = self.classes >= 0
-        return known
-
-    @classmethod
-    def of(cls, stats: FittedStatistics, objects: IntArray, positions: IntArray) -> FreeObjects:
-        return cls(
-            objects,
-            positions,
-            stats.obj_vis[objects],
-            stats.obj_attrs[objects],
-            stats.obj_attribute_class[objects],
-        )
-
-    def selected(self, keep: BoolArray) -> FreeObjects:
-        return FreeObjects(
-            self.objects[keep],
-            self.positions[keep],
-            self.vis[keep],
-            self.attrs[keep],
-            self.classes[keep],
-        )
-
-    def without(self, indices: IntArray) -> FreeObjects:
-        keep = np.ones(len(self.objects), dtype=bool)
-        keep[indices] = False
-        return self.selected(keep)
-
-    def kept(self, images: BoolArray, remap: IntArray) -> FreeObjects:
-        """The objects in the images B keeps, with their positions in the new B."""
-        kept = self.selected(images[self.positions])
-        return dataclasses.replace(kept, positions=remap[kept.positions])
-
-
 def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray | slice]]:
     """Each value of `values` present (all below `depth`), with where it occurs (every position, as a
     slice that selects without copying, when there is one value: the usual case early in a stream)."""
@@ -378,38 +330,3 @@ def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray |
     if len(present) == 1:
         return [(int(present[0]), slice(None))]
     return [(int(d), values == d) for d in present]
-
-
-def _instantiation_kind(question: InstantiationQuestion) -> InstantiationKind:
-    kind = kind_of(question)
-    assert isinstance(kind, InstantiationKind)
-    return kind
-
-
-def truths(
-    kind: InstantiationKind, matches: npt.NDArray[np.integer[Any]], unknown: npt.NDArray[np.integer[Any]]
-) -> tuple[BoolArray, BoolArray]:
-    """`InstantiationKind.answer_from_counts` for many images at once: per cell of `matches` (its last
-    axis: images; `unknown` per image), whether it answers yes, and whether it answers at all (yes or
-    no, not ambiguous): yes when the kind holds for every count between the certain matches and those
-    plus the objects whose attributes are unknown, no when for none. Only the images with such objects
-    are looked at more than once."""
-    holds = np.asarray(kind.holds(matches), dtype=bool)
-    every, some = holds.copy(), holds.copy()
-    uncertain = np.flatnonzero(unknown > 0)
-    if len(uncertain):
-        certain_matches, possible = matches[..., uncertain], unknown[uncertain]
-        all_hold, any_holds = holds[..., uncertain].copy(), holds[..., uncertain].copy()
-        for k in range(1, int(possible.max()) + 1):
-            counted = possible >= k
-            holds_k = np.asarray(kind.holds(certain_matches + k), dtype=bool)
-            all_hold &= holds_k | ~counted
-            any_holds |= holds_k & counted
-        every[..., uncertain], some[..., uncertain] = all_hold, any_holds
-    return every, every | ~some
-
-
-def answer_codes(kind: InstantiationKind, matches: IntArray, unknown: IntArray) -> npt.NDArray[np.int8]:
-    """`InstantiationKind.answer_from_counts`, for every image at once."""
-    yes, decided = truths(kind, matches, unknown)
-    return np.where(yes, YES, np.where(decided, NO, AMBIGUOUS)).astype(np.int8)

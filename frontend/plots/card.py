@@ -56,7 +56,7 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
     bins = Counter((v - low) // width for v in values)
     count = (high - low) // width + 1
     tallest = max(bins.values())
-    span_x, span_y = WIDTH - left - 10, height - bottom - TOP
+    span_x = WIDTH - left - 10
     bar = min(span_x / count, 48.0)  # one or two bins stay bars, not walls
     parts = [
         svg_html(
@@ -74,31 +74,10 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
         ),
     ]
     for b in range(count):
-        n = bins.get(b, 0)
-        h = span_y * n / tallest
-        x = left + b * bar
         start = low + b * width
-        name = str(start) if width == 1 else f"{start}\u2013{start + width - 1}"
-        parts.append(
-            svg_html(
-                '<rect class="plot-bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{}: {}</title></rect>',
-                x + 1,
-                height - bottom - h,
-                max(bar - 2, 1),
-                h,
-                name,
-                n,
-            )
+        parts.extend(
+            _histogram_bar(b, start, width, bins.get(b, 0), tallest, bar, count, height, bottom, left)
         )
-        if count <= 12 or b % max(1, count // 6) == 0 or b == count - 1:
-            parts.append(
-                svg_html(
-                    '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
-                    x + bar / 2,
-                    height - bottom + 16,
-                    start,
-                )
-            )
     parts.append(
         svg_html(
             '<text class="plot-label" x="{}" y="{}" text-anchor="middle">{}</text>',
@@ -108,6 +87,46 @@ def histogram(values: Sequence[int], *, label: str, unit: str = "questions") -> 
         )
     )
     return svg(height, label, joined(parts))
+
+
+def _histogram_bar(
+    b: int,
+    start: int,
+    width: int,
+    n: int,
+    tallest: int,
+    bar: float,
+    count: int,
+    height: int,
+    bottom: int,
+    left: int,
+) -> list[SafeString]:
+    """Bin `b` of the histogram (values `start` to `start + width - 1`, `n` of them) and its tick label,
+    on every bin when there are few, else on about six and the last."""
+    h = (height - bottom - TOP) * n / tallest
+    x = left + b * bar
+    name = str(start) if width == 1 else f"{start}\u2013{start + width - 1}"
+    parts = [
+        svg_html(
+            '<rect class="plot-bar" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"><title>{}: {}</title></rect>',
+            x + 1,
+            height - bottom - h,
+            max(bar - 2, 1),
+            h,
+            name,
+            n,
+        )
+    ]
+    if count <= 12 or b % max(1, count // 6) == 0 or b == count - 1:
+        parts.append(
+            svg_html(
+                '<text class="plot-label" x="{:.1f}" y="{}" text-anchor="middle">{}</text>',
+                x + bar / 2,
+                height - bottom + 16,
+                start,
+            )
+        )
+    return parts
 
 
 def proportion_dots(
@@ -145,42 +164,45 @@ def proportion_dots(
             )
         )
     for i, (name, p) in enumerate(rows):
-        y = TOP + i * ROW + ROW / 2
-        parts.append(
-            svg_html(
-                '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
-                LEFT - 8,
-                y + 5,
-                name,
-            )
-        )
-        if p.get("value") is None:
-            parts.append(
-                svg_html('<text class="plot-value" x="{}" y="{:.1f}">no data</text>', LEFT + 4, y + 5)
-            )
-            continue
-        if p.get("low") is not None:
-            parts.append(
-                svg_html(
-                    '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
-                    LEFT + span * p["low"],
-                    y,
-                    LEFT + span * p["high"],
-                    y,
-                )
-            )
-        parts.append(
-            svg_html(
-                '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>'
-                '<text class="plot-value" x="{}" y="{:.1f}">{}</text>',
-                LEFT + span * p["value"],
-                y,
-                LEFT + span + 8,
-                y + 5,
-                f"{p['value']:.0%}",
-            )
-        )
+        parts.extend(_proportion_row(name, p, TOP + i * ROW + ROW / 2, span))
     return svg(height, label, joined(parts))
+
+
+def _proportion_row(name: str, p: dict[str, Any], y: float, span: float) -> list[SafeString]:
+    """One proportion's row at height `y`: its name, and its dot with its interval (or "no data")."""
+    parts = [
+        svg_html(
+            '<text class="plot-label" x="{}" y="{:.1f}" text-anchor="end">{}</text>',
+            LEFT - 8,
+            y + 5,
+            name,
+        )
+    ]
+    if p.get("value") is None:
+        parts.append(svg_html('<text class="plot-value" x="{}" y="{:.1f}">no data</text>', LEFT + 4, y + 5))
+        return parts
+    if p.get("low") is not None:
+        parts.append(
+            svg_html(
+                '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
+                LEFT + span * p["low"],
+                y,
+                LEFT + span * p["high"],
+                y,
+            )
+        )
+    parts.append(
+        svg_html(
+            '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>'
+            '<text class="plot-value" x="{}" y="{:.1f}">{}</text>',
+            LEFT + span * p["value"],
+            y,
+            LEFT + span + 8,
+            y + 5,
+            f"{p['value']:.0%}",
+        )
+    )
+    return parts
 
 
 def card_plots(card: dict[str, Any]) -> dict[str, SafeString]:

@@ -25,7 +25,7 @@ from frontend.plots.leaderboard import (
 from frontend.plots.svg import WIDTH, joined, svg, svg_html
 from scoring.references import REFERENCE_BINS
 
-# The names a person reads, in the order of scoring.degradation.FAMILIES.
+# The names a person reads, in the order of scoring.simulation.FAMILIES.
 FAMILY_NAMES = {
     "objects": "objects (x)",
     "attributes": "attributes (q)",

@@ -19,15 +19,28 @@ LEFT = 90
 BOTTOM = 46
 
 
+def _x(v: float) -> float:
+    return LEFT + v * SIDE
+
+
+def _y(v: float) -> float:
+    return TOP + (1 - v) * SIDE
+
+
 def reliability_plot(report: dict[str, Any]) -> SafeString:
     height = TOP + SIDE + BOTTOM
+    parts = _frame(height)
+    bins = report["reliability"]["bins"]
+    most = max((row["n"] for row in bins), default=0) or 1
+    for row in bins:
+        parts.extend(_bin(row, most))
+    label = "Reliability of the engine's p: observed yes rate against predicted, with 95% intervals"
+    return svg(height, label, joined(parts), width=WIDTH)
 
-    def x(v: float) -> float:
-        return LEFT + v * SIDE
 
-    def y(v: float) -> float:
-        return TOP + (1 - v) * SIDE
-
+def _frame(height: int) -> list[SafeString]:
+    """The axes, the diagonal of perfect calibration, the ticks and the axis titles."""
+    x, y = _x, _y
     parts = [
         svg_html(
             '<line class="plot-axis" x1="{}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>'
@@ -73,40 +86,42 @@ def reliability_plot(report: dict[str, Any]) -> SafeString:
             y(0.5) - 14,
         )
     )
-    bins = report["reliability"]["bins"]
-    most = max((row["n"] for row in bins), default=0) or 1
-    for row in bins:
-        low, high = row["bin"]
-        bar = row["n"] / most * SIDE * 0.25
-        parts.append(
-            svg_html(
-                '<rect class="plot-bar plot-count" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}">'
-                "<title>{} questions</title></rect>",
-                x(low) + 1,
-                y(0) - bar,
-                max(0.0, (high - low) * SIDE - 2),
-                bar,
-                row["n"],
-            )
+    return parts
+
+
+def _bin(row: dict[str, Any], most: int) -> list[SafeString]:
+    """One bin: its question count as a pale bar, and its observed yes rate with its interval."""
+    x, y = _x, _y
+    low, high = row["bin"]
+    bar = row["n"] / most * SIDE * 0.25
+    parts = [
+        svg_html(
+            '<rect class="plot-bar plot-count" x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}">'
+            "<title>{} questions</title></rect>",
+            x(low) + 1,
+            y(0) - bar,
+            max(0.0, (high - low) * SIDE - 2),
+            bar,
+            row["n"],
         )
-        if not row["n"]:
-            continue
-        if row.get("low") is not None:
-            parts.append(
-                svg_html(
-                    '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
-                    x(row["mean_p"]),
-                    y(row["low"]),
-                    x(row["mean_p"]),
-                    y(row["high"]),
-                )
-            )
+    ]
+    if not row["n"]:
+        return parts
+    if row.get("low") is not None:
         parts.append(
             svg_html(
-                '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>',
+                '<line class="plot-interval" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"></line>',
                 x(row["mean_p"]),
-                y(row["observed"]),
+                y(row["low"]),
+                x(row["mean_p"]),
+                y(row["high"]),
             )
         )
-    label = "Reliability of the engine's p: observed yes rate against predicted, with 95% intervals"
-    return svg(height, label, joined(parts), width=WIDTH)
+    parts.append(
+        svg_html(
+            '<circle class="plot-dot" cx="{:.1f}" cy="{:.1f}" r="5"></circle>',
+            x(row["mean_p"]),
+            y(row["observed"]),
+        )
+    )
+    return parts

@@ -20,15 +20,8 @@ from typing import Any
 
 from kernel.errors import CoreErrorCode, QuestionError, at
 from kernel.kinds import attr, attr_and, attr_or, exist, rel, unique
-from kernel.kinds.base import (
-    EXCLUDING,
-    AttributeKind,
-    Family,
-    InstantiationKind,
-    QuestionKind,
-    RelationshipKind,
-    label_type,
-)
+from kernel.kinds.base import EXCLUDING, Family, QuestionKind, label_type
+from kernel.kinds.families import AttributeKind, InstantiationKind, RelationshipKind
 from kernel.questions import Label, Question
 from kernel.vocabulary import Vocabulary
 

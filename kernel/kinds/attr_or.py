@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kernel.kinds.base import AttributeKind
+from kernel.kinds.families import AttributeKind
 
 
 class AttrOr(AttributeKind):

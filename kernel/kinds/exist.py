@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.kinds.base import InstantiationKind
+from kernel.kinds.families import InstantiationKind
 
 
 class Exist(InstantiationKind):

@@ -3,7 +3,7 @@ objects labelled k and j by r (a symmetric relationship in either stored directi
 
 from __future__ import annotations
 
-from kernel.kinds.base import RelationshipKind
+from kernel.kinds.families import RelationshipKind
 from kernel.questions import RelationshipQuestion
 
 

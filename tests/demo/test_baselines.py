@@ -42,7 +42,7 @@ def test_the_seeing_baseline_sees_objects_on_new_images():
     from demo.baselines.seeing import SeeingBaseline, TrainingImage
     from demo.synthetic import generate_scenes
     from demo.synthetic.render import render_scene
-    from kernel.vocabulary import default_regions
+    from kernel.regions import default_regions
     from tests.factories import vocabulary_document
 
     scenes = list(generate_scenes(36, seed=5, prefix="see"))

@@ -8,7 +8,8 @@ import pytest
 from annotations.models import Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge, services
-from engine.core.statistics import fit, load
+from engine.core.statistics import fit
+from engine.core.statistics_file import load
 from engine.models import FitStatus, FittedStatistics
 from kernel.errors import SceneError
 from tests.factories import CollectionFactory

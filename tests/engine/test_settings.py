@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.conf import EngineAppSettings
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.settings import engine_settings
 from kernel.errors import EngineError
 

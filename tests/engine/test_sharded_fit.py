@@ -9,7 +9,8 @@ from django.db import transaction
 
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge, services
-from engine.core.statistics import fit, load
+from engine.core.statistics import fit
+from engine.core.statistics_file import load
 from engine.models import FitShard, FitStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)

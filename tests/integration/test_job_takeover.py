@@ -27,7 +27,8 @@ from demo.synthetic.scenes import generate_scenes
 from engine import bridge, services
 from engine import tasks as engine_tasks
 from engine.conf import conf as engine_conf
-from engine.core.statistics import fit, load
+from engine.core.statistics import fit
+from engine.core.statistics_file import load
 from engine.models import FitStatus
 from tests.factories import CollectionFactory
 from tests.integration.conftest import publishing_to

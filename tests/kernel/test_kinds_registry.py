@@ -21,17 +21,19 @@ import pytest
 
 from demo.baselines.seeing import holding_probability
 from engine.audit.features import FeatureSpace
+from engine.core.candidates import attribute_candidates
 from engine.core.oracle import answer
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel import kinds
 from kernel.kinds import KINDS, REGISTRY, AttributeKind, question_from_json, question_to_json, render_text
 from kernel.prepared import Binding, PreparedScene
 from kernel.questions import Answer, Label, make_instantiation
 from kernel.scene import parse_scene
-from scoring.degradation import reaches
 from scoring.reuse import Seen, _from_definition, reusable_key
 from scoring.scores import score_of
+from scoring.simulation import reaches
 from tests.engine.core.random_scenes import random_scene, small_vocabulary
 from tests.scoring.test_degradation import Plan, Step
 from tests.scoring.test_degradation import Stream as PlanStream
@@ -206,7 +208,11 @@ def test_a_kind_registered_later_is_proposed_and_estimated(xor):
     stream = Stream(stats, EngineSettings(epsilon=0.5, min_population=1), (1,))
     whole = VOCABULARY.regions[0].id
     label = stream.record(make_instantiation("unique", "person", [], whole, VOCABULARY), Answer.YES)
-    asked = [q for level in stream._attribute_levels(label) for q in level]
+    asked = [
+        q
+        for level in attribute_candidates(stream.story, stream.vocabulary, stream.settings, label)
+        for q in level
+    ]
     xors = {q.attributes for q in asked if q.kind == "attr_xor"}
     ands = {q.attributes for q in asked if q.kind == "attr_and"}
     # Two values of one exclusive group: never both (no attr_and), but one of them may be (attr_xor).

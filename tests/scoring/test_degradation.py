@@ -15,20 +15,15 @@ from typing import Any
 import pytest
 
 from scoring.degradation import (
-    FAMILIES,
-    LEVELS,
     POWER_DRAWS,
     _power_pair,
-    blind_answers,
     curve_verdict,
     degradation_curves,
-    draws,
     power_figure,
-    reached,
-    simulated_answers,
     streams_needed,
 )
 from scoring.scores import score_of
+from scoring.simulation import FAMILIES, LEVELS, blind_answers, draws, reached, simulated_answers
 
 
 @dataclass(frozen=True)

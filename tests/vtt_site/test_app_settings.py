@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from engine.conf import EngineAppSettings
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.settings import ENVIRONMENT_NAMES
 from truthing.conf import TruthingSettings
 from truthing.conf import conf as truthing_conf

@@ -2,7 +2,7 @@
 
 A session dealt a fresh oracle stream should be asked what earlier sessions were told least: given an
 exposure, the engine's draw keeps the least exposed of its sharp candidates, or when all of them were
-told, the untold candidates of their group (engine.core.proposer.Exposure, docs/engine.md step 3).
+told, the untold candidates of their group (engine.core.exposure.Exposure, docs/engine.md step 3).
 Exposure is counted as the reuse attacker remembers (scoring.reuse: the reusable key of every question
 a stream revealed), over the shown steps of the latest dealt streams of the image. The deal's job
 stores the ids of those streams on the stream it writes (`Stream.exposure_streams`), so that a replay
@@ -72,7 +72,7 @@ class Documents:
 
 
 class ImageExposure:
-    """engine.core.proposer.Exposure on one test image: how many of the earlier streams counted in
+    """engine.core.exposure.Exposure on one test image: how many of the earlier streams counted in
     `revealed` told each question's fact, after a history of the stream being dealt."""
 
     def __init__(self, documents: Documents, revealed: Exposure) -> None:

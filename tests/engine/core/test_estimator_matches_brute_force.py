@@ -9,7 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.kinds import Kind
 from kernel.prepared import PreparedScene

@@ -10,8 +10,10 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from demo.synthetic.scenes import generate_scenes
+from engine.core.candidates import Proposal
 from engine.core.drivers import StreamStep, run_automatic, stream_seed
-from engine.core.proposer import EngineSettings, Proposal, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.questions import Answer, Question
 from kernel.scene import parse_scene

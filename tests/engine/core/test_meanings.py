@@ -16,7 +16,7 @@ from demo.marina import scenes as marina
 from demo.parking import scenes as parking
 from demo.synthetic.scenes import generate_scenes as street_scenes
 from engine.core.drivers import run_automatic, stream_seed
-from engine.core.proposer import EngineSettings
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.kinds import EXCLUDING, InstantiationKind, kind_of
 from kernel.kinds.base import and_list, canonical

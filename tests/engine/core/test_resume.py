@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from demo.synthetic.scenes import generate_scenes
 from engine.core.oracle import answer
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.prepared import Binding, PreparedScene
 from kernel.questions import Answer

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from demo.synthetic.scenes import generate_scenes
 from engine.core.cli import main
 from engine.core.shards import fit_parallel, fit_range, line_ranges, merge
-from engine.core.statistics import ARRAY_FIELDS, fit, load
+from engine.core.statistics import fit
+from engine.core.statistics_file import ARRAY_FIELDS, load
 from kernel.errors import StatisticsError
 from kernel.scene import parse_scene
 from tests.engine.core.random_scenes import (

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from engine.core.statistics import ARRAY_FIELDS, FORMAT_VERSION, fit, load, save
+from engine.core.statistics import fit
+from engine.core.statistics_file import ARRAY_FIELDS, FORMAT_VERSION, load, save
 from kernel.errors import StatisticsError
 from tests.engine.core.random_scenes import random_scene, small_vocabulary
 

@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from demo.synthetic.scenes import generate_scenes
+from engine.core.candidates import attribute_candidates
 from engine.core.drivers import run_automatic, stream_seed
 from engine.core.oracle import answer, replay
-from engine.core.proposer import EngineSettings, Stream
+from engine.core.proposer import Stream
+from engine.core.settings import EngineSettings
 from engine.core.statistics import fit
 from kernel.kinds import Kind
 from kernel.prepared import Binding, PreparedScene
@@ -191,7 +193,9 @@ def test_simplicity_preference_for_attribute_questions(stats, streams):
         for k, step in enumerate(steps):
             if isinstance(step.question, AttributeQuestion) and step.question.complexity == 2:
                 stream = replayed(stats, steps[:k])
-                singles = stream._attribute_levels(step.question.label)[0]
+                singles = attribute_candidates(
+                    stream.story, stream.vocabulary, stream.settings, step.question.label
+                )[0]
                 band = DEFAULTS.sharp_epsilon if is_sharp(step) else DEFAULTS.epsilon
                 assert unpredictable(stream, singles, band) == [], step.index
                 checked += 1

@@ -19,8 +19,6 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from truthing.queues import AUDIT_RUN, AUTOMATIC_TRUTHING_RUN, DEAL_RUN
-from vtt_site.job_model import Job, job_status_field
 from vtt_site.leases import Leased
 
 
@@ -36,7 +34,7 @@ class Test(models.Model):
     description = models.TextField(blank=True)
     # PROTECT: a test is frozen with the statistics it was built on.
     statistics = models.ForeignKey("engine.FittedStatistics", on_delete=models.PROTECT, related_name="tests")
-    # The engine settings (engine.core.proposer.EngineSettings as a JSON object), frozen with the test.
+    # The engine settings (engine.core.settings.EngineSettings as a JSON object), frozen with the test.
     engine_settings = models.JSONField(default=dict)
     seed = models.PositiveIntegerField(default=0)
     streams_per_image = models.PositiveSmallIntegerField(default=1)
@@ -220,165 +218,3 @@ class Step(models.Model):
     @property
     def point(self) -> list[float] | None:
         return None if self.point_x is None or self.point_y is None else [self.point_x, self.point_y]
-
-
-# --- Quality control ----------------------------------------------------------------------------------
-
-
-class CheckKind(models.TextChoices):
-    SECOND_OPINION = "second_opinion", "a second operator checks an operator's stream"
-    GOLD = "gold", "an operator answers a stream the oracle truthed (they are not told)"
-
-
-class Check(Leased):
-    """A second pass over an ended stream's questions: the checker answers each, without seeing the
-    stored answers. Disagreements of a second opinion go to adjudication; gold answers are scored."""
-
-    stream = models.ForeignKey(Stream, on_delete=models.CASCADE, related_name="checks")
-    kind = models.CharField(max_length=16, choices=CheckKind.choices)
-    checker = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["stream", "kind"], name="one_check_per_kind")]
-
-    def __str__(self) -> str:
-        return f"{self.kind} check of stream {self.stream_id}"
-
-
-class CheckAnswer(models.Model):
-    check_pass = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="answers")
-    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="check_answers")
-    answer = models.CharField(max_length=10, choices=StepAnswer.choices)
-    answered_at = models.DateTimeField(default=timezone.now)
-    seconds = models.FloatField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["check_pass", "step__index"]
-        constraints = [models.UniqueConstraint(fields=["check_pass", "step"], name="one_answer_per_step")]
-
-    def __str__(self) -> str:
-        return f"{self.answer} to step {self.step_id} in check {self.check_pass_id}"
-
-
-class DisagreementState(models.TextChoices):
-    OPEN = "open"
-    RESOLVED = "resolved"
-    OBSOLETE = "obsolete", "obsolete (its step was proposed again)"
-
-
-class Disagreement(models.Model):
-    """A checker answered a step differently from the stored answer; a reviewer decides."""
-
-    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="disagreements")
-    check_answer = models.OneToOneField(CheckAnswer, on_delete=models.CASCADE, related_name="disagreement")
-    state = models.CharField(max_length=10, choices=DisagreementState.choices, default=DisagreementState.OPEN)
-    decided_answer = models.CharField(max_length=10, choices=StepAnswer.choices, blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    decided_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["id"]
-        indexes = [models.Index(fields=["state", "id"], name="disagreement_queue")]
-
-    def __str__(self) -> str:
-        return f"disagreement on step {self.step_id} ({self.state})"
-
-
-# --- Automatic truthing ----------------------------------------------------------------------------------
-
-
-class AutomaticTruthing(Job):
-    """The oracle truthing a test's annotated images: one background job per test (vtt_site.jobs)."""
-
-    running_statuses = ("truthing",)
-    task = AUTOMATIC_TRUTHING_RUN
-
-    test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="automatic_truthings")
-    # The oracle's work on a test is split in `parts` jobs that workers run side by side: part k truths
-    # the images at positions p with p % parts == k.
-    part = models.PositiveSmallIntegerField(default=0)
-    parts = models.PositiveSmallIntegerField(default=1)
-    status = job_status_field(running_statuses)
-    streams_total = models.PositiveIntegerField(default=0)
-    streams_done = models.PositiveIntegerField(default=0)
-
-    class Meta(Job.Meta):
-        verbose_name = "automatic truthing"
-        constraints = [models.UniqueConstraint(fields=["test", "part"], name="one_job_per_part")]
-
-    def __str__(self) -> str:
-        return f"automatic truthing of {self.test_id}, part {self.part + 1} of {self.parts} ({self.status})"
-
-
-class TestAudit(Job):
-    """The independent audit of a test (engine.audit): a blind guesser trained on oracle streams of the
-    statistics' training images, scored on the test's own streams. What a test author shows reviewers."""
-
-    running_statuses = ("auditing",)
-    task = AUDIT_RUN
-
-    test = models.OneToOneField(Test, on_delete=models.CASCADE, related_name="audit")
-    status = job_status_field(running_statuses)
-    report = models.JSONField(default=dict, blank=True)
-    reliability_svg = models.TextField(blank=True, help_text="The reliability diagram of the engine's p.")
-
-    class Meta(Job.Meta):
-        verbose_name = "test audit"
-
-    def __str__(self) -> str:
-        return f"audit of {self.test_id} ({self.status})"
-
-
-# --- Dealing ---------------------------------------------------------------------------------------------
-
-
-class Deal(Job):
-    """The streams dealt to one session of a published test (docs/evaluation.md, "Dealt streams"): one
-    per test image, in an order of its own. An oracle-truthed image gets a fresh stream, generated by
-    this job with the deal's seed and answered by the oracle; an operator-truthed image gets the stream
-    of its pool dealt least so far (truthing.published). The evaluation app's session points to its deal;
-    truthing never reads a session. Done at once when no stream has to be generated."""
-
-    running_statuses = ("dealing",)
-    task = DEAL_RUN
-
-    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="deals")
-    # The same-owner rule: a pool stream is not dealt twice to one owner while the pool has another.
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    seed = models.PositiveBigIntegerField(help_text="Drawn at random; the seed of the streams generated.")
-    status = job_status_field(running_statuses)
-    streams_total = models.PositiveIntegerField(default=0)
-    streams_done = models.PositiveIntegerField(default=0)
-
-    class Meta(Job.Meta):
-        verbose_name = "deal"
-
-    def __str__(self) -> str:
-        return f"deal {self.pk} of test {self.test_id} ({self.status})"
-
-
-class DealtStream(models.Model):
-    """The stream a deal gives a session for one test image, at its position in the session's order;
-    `stream` is empty until the deal's job has generated it (an oracle-truthed image)."""
-
-    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="dealt")
-    position = models.PositiveIntegerField()
-    test_image = models.ForeignKey(TestImage, on_delete=models.PROTECT, related_name="+")
-    stream = models.ForeignKey(Stream, null=True, on_delete=models.PROTECT, related_name="dealings")
-
-    class Meta:
-        ordering = ["deal", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["deal", "position"], name="one_dealt_stream_per_position"),
-            models.UniqueConstraint(fields=["deal", "test_image"], name="one_dealt_stream_per_test_image"),
-        ]
-
-    def __str__(self) -> str:
-        return f"position {self.position} of deal {self.deal_id}"
