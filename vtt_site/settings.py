@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "annotations",
+    "datasets",
     "engine",
     "truthing",
     "evaluation",

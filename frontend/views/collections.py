@@ -13,15 +13,16 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection, ImportJob, ModelBackend, PreannotationJob
+from annotations.models import Collection, ModelBackend, PreannotationJob
 from annotations.selectors.images import image_list
-from annotations.selectors.imports import import_list
 from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
-from annotations.services.imports import import_cancel, import_confirm, import_create
 from annotations.services.preannotation import preannotation_create
 from annotations.services.suggestion_check import model_backend_check
 from annotations.services.suggestions import model_backend_set
+from datasets.models import ImportJob
+from datasets.selectors.imports import import_list
+from datasets.services.creation import import_cancel, import_confirm, import_create
 from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.home import collection_summary

@@ -32,13 +32,13 @@ call_command("migrate", verbosity=0)
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
-from annotations.models import ImportJob
-from annotations.services import imports
+from datasets.models import ImportJob
+from datasets.services import run
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 
 runs = []
-slow_work = imports._read_and_write
+slow_work = run._read_and_write
 
 
 def slow(job):
@@ -47,7 +47,7 @@ def slow(job):
     return slow_work(job)
 
 
-imports._read_and_write = slow
+run._read_and_write = slow
 import vtt_site.wsgi  # noqa: E402,F401  (the in-process beat, as under `make run`)
 
 collection = CollectionFactory()
