@@ -18,6 +18,7 @@ from annotations.models import Image, ObjectAnnotation, Stage
 from annotations.selectors.annotation import image_annotation
 from datasets.formats import jsonl_line
 from datasets.models import ImportJob
+from datasets.services import plan as planning
 from datasets.services import run, writing
 from datasets.services.creation import import_cancel, import_confirm, import_create
 from datasets.services.run import import_run
@@ -478,9 +479,9 @@ def test_command_says_so_when_the_collection_changed_under_it(collection, tmp_pa
     source = tmp_path / "again.jsonl"
     source.write_text(file_of(record("e.jpg")))
     Image.objects.create(collection=collection, original_name="e.jpg", width=640, height=480)
-    monkeypatch.setattr(
-        writing, "why_stop", lambda job, plan: None if job.status != "writing" else "Changed."
-    )
+    changed = lambda job, plan: None if job.status != "writing" else "Changed."  # noqa: E731
+    monkeypatch.setattr(writing, "why_stop", changed)  # the write's check under its locks
+    monkeypatch.setattr(planning, "why_stop", changed)  # the stop's message
     with pytest.raises(CommandError, match=r"Changed\. Run the command again\."):
         call_command("import_scenes", str(source), collection=collection.name, format="jsonl")
     assert not ObjectAnnotation.objects.filter(image__original_name="e.jpg").exists()
