@@ -33,7 +33,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from datasets.models import ImportJob
-from datasets.services import run
+from datasets.services import creation, run
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 
@@ -53,7 +53,7 @@ import vtt_site.wsgi  # noqa: E402,F401  (the in-process beat, as under `make ru
 collection = CollectionFactory()
 payload = "".join(json.dumps(s) + "\n" for s in generate_scenes(3, seed=7)).encode()
 with transaction.atomic():
-    job = imports.import_create(
+    job = creation.import_create(
         collection=collection, format="jsonl", file=SimpleUploadedFile("s.jsonl", payload),
         mark_reviewed=True, start=True, created_by=None,
     )
