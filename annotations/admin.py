@@ -25,7 +25,6 @@ from annotations.models import (
     Collection,
     CollectionMembership,
     Image,
-    ImportJob,
     ObjectAnnotation,
     ObjectType,
     RelationshipAnnotation,
@@ -36,7 +35,6 @@ from annotations.selectors.vocabularies import vocabulary_document, vocabulary_i
 from annotations.services.vocabularies import vocabulary_copy, vocabulary_mark_edited
 from kernel.errors import EngineError
 from kernel.vocabulary import parse_vocabulary
-from vtt_site.admin_jobs import FollowsRunningJobs
 
 IN_USE_MESSAGE = (
     "Vocabulary {vocabulary} is used by annotations, so it is read-only: changing it would change what "
@@ -354,25 +352,6 @@ class RelationshipAnnotationAdmin(_ReadOnlyAdmin):
     list_filter = ["relationship"]
     search_fields = ["image__original_name", "relationship__name"]
     list_select_related = ["image", "relationship", "subject", "object"]
-
-
-@admin.register(ImportJob)
-class ImportJobAdmin(FollowsRunningJobs, _ReadOnlyAdmin):
-    list_display = [
-        "id",
-        "collection",
-        "format",
-        "status",
-        "lines_done",
-        "lines_total",
-        "following",
-        "attempts",
-        "created_by",
-        "created_at",
-    ]
-    list_filter = ["status", "format"]
-    search_fields = ["original_name", "collection__name"]
-    list_select_related = ["collection", "created_by"]
 
 
 # The admin of suggestions from a model has a module of its own (this one passed 400 lines).

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 
-from vtt_site.app_settings import FLOAT, INT, STR, AppSettings, Setting, at_least, between
+from vtt_site.app_settings import FLOAT, INT, STR, AppSettings, Setting, at_least
 
 
 def _site_url(earlier: Mapping[str, Any]) -> str:
@@ -17,7 +17,7 @@ def _site_url(earlier: Mapping[str, Any]) -> str:
 
 
 class AnnotationSettings(AppSettings):
-    """Annotations: images, uploads and imports, annotation queues, suggestions from a model"""
+    """Annotations: images and uploads, annotation queues, suggestions from a model"""
 
     IMAGE_MAX_BYTES = Setting(INT, 25 * 1024 * 1024, "The largest image file (bytes).")
     IMAGE_MAX_PIXELS = Setting(INT, 40_000_000, "The most pixels an image may have.")
@@ -25,16 +25,6 @@ class AnnotationSettings(AppSettings):
         INT,
         256 * 1024 * 1024,
         "What all the zip archives of one upload may unpack to, together (checked before each entry).",
-    )
-    IMPORT_IMAGES_MAX_BYTES = Setting(
-        INT, 64 * 1024**3, "An import's images archive (a download's images): its unpacked size (bytes)."
-    )
-    IMPORT_IMAGES_MAX_FILES = Setting(INT, 2_000_000, "An import's images archive: the files it may hold.")
-    IMPORT_MAX_REFUSED_SHARE = Setting(
-        FLOAT,
-        0.05,
-        "An open-vocabulary import with more refused entries than this share is refused whole.",
-        check=between(0, 1),
     )
     ANNOTATION_MAX_OBJECTS = Setting(
         INT, 1000, "Objects one image's annotation may hold (on a save and on an import).", check=at_least(1)

@@ -27,7 +27,7 @@ from PIL import ExifTags, ImageOps, UnidentifiedImageError
 from PIL import Image as PILImage
 
 from annotations.errors import AnnotationErrorCode as Code
-from annotations.formats import has_control_characters
+from kernel.text import has_control_characters
 
 # Pillow's format name -> the extension of the stored file. MPO is how Pillow names the multi-picture
 # JPEG files many phone cameras write: a JPEG file.

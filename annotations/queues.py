@@ -2,7 +2,6 @@
 
 from vtt_site.queueing import Queue, TaskName
 
-IMPORT_RUN = TaskName("annotations.tasks.import_run")
 # Suggestions from a model (decision 0078): a whole collection's pre-annotation is a long job; fetching
 # ahead the suggestions of one image is what an annotator is about to wait for.
 PREANNOTATE_RUN = TaskName("annotations.tasks.preannotate_run")

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from annotations.queues import IMPORT_RUN, PREANNOTATE_RUN, SUGGESTIONS_FETCH
-from annotations.services.imports import import_run as run
+from annotations.queues import PREANNOTATE_RUN, SUGGESTIONS_FETCH
 from annotations.services.preannotation import preannotation_run
 from annotations.services.suggestions import suggestions_prefetch
 
 
-@shared_task(name=IMPORT_RUN.name, acks_late=True)
-def import_run(job_id: int) -> None:
-    """No automatic retry: a failed import says why on its row, and a worker that dies is replaced by the
-    job sweeper's takeover (vtt_site.jobs); a second delivery finds the job held or finished."""
-    run(job_id=job_id)
-
-
 @shared_task(name=PREANNOTATE_RUN.name, acks_late=True)
 def preannotate_run(job_id: int) -> None:
-    """As an import: no automatic retry; the job sweeper takes over a job whose worker died."""
+    """As an import (datasets.tasks): no automatic retry; the job sweeper takes over a job whose worker
+    died."""
     preannotation_run(job_id=job_id)
 
 

@@ -1,35 +1,16 @@
-"""Annotation API, mounted under /api/v1/."""
+"""Annotation API, mounted under /api/v1/ (imports and exports: datasets.urls)."""
 
-import re
-
-from django.urls import path, register_converter
+from django.urls import path
 
 from annotations.api import (
     annotation,
     collections,
     images,
-    imports,
     queues,
     signed,
     suggestions,
     vocabularies,
 )
-from annotations.formats import SceneFormat, format_values, scene_format
-
-
-class SceneFormatConverter:
-    """The registered formats' values, and nothing else: any other path is a JSON 404."""
-
-    regex = "(?:" + "|".join(re.escape(value) for value in format_values()) + ")"
-
-    def to_python(self, value: str) -> SceneFormat:
-        return scene_format(value)
-
-    def to_url(self, value: SceneFormat | str) -> str:
-        return scene_format(value).value
-
-
-register_converter(SceneFormatConverter, "scene_format")
 
 urlpatterns = [
     path("vocabularies/", vocabularies.VocabularyListCreateApi.as_view(), name="vocabularies"),
@@ -61,15 +42,6 @@ urlpatterns = [
         queues.ReviewQueueApi.as_view(),
         name="queue-review-next",
     ),
-    path("collections/<int:collection_id>/imports/", imports.ImportListCreateApi.as_view(), name="imports"),
-    path(
-        "collections/<int:collection_id>/export/<scene_format:scene_format>/",
-        imports.ExportApi.as_view(),
-        name="export",
-    ),
-    path("imports/<int:job_id>/", imports.ImportDetailApi.as_view(), name="import"),
-    path("imports/<int:job_id>/confirm/", imports.ImportConfirmApi.as_view(), name="import-confirm"),
-    path("imports/<int:job_id>/cancel/", imports.ImportCancelApi.as_view(), name="import-cancel"),
     path(
         "collections/<int:collection_id>/model-backend/",
         suggestions.ModelBackendApi.as_view(),

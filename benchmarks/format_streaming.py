@@ -131,7 +131,7 @@ def write_gqa(path: Path, total: int, seed: int) -> None:
 
 
 def write_open_images(path: Path, total: int, seed: int) -> None:
-    from annotations.formats.open_images import BOX_COLUMNS, VRD_COLUMNS
+    from datasets.formats.open_images.columns import BOX_COLUMNS, VRD_COLUMNS
 
     labels = {name: f"/m/b{index:04d}" for index, name in enumerate(PERSONS + VEHICLES + OTHERS + ATTRIBUTES)}
     display = {
@@ -190,8 +190,8 @@ def measure(fmt: str, path: Path) -> dict:
     import django
 
     django.setup()
-    from annotations.formats import ReadContext, Record, scene_format
-    from annotations.formats.mapping import load_mapping
+    from datasets.formats import ReadContext, Record, scene_format
+    from datasets.formats.mapping import load_mapping
     from kernel.scene import parse_scene
     from kernel.vocabulary import parse_vocabulary
 

@@ -58,12 +58,15 @@ from django.core.files import File  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
-from annotations.models import Image, ImportJob, ObjectAnnotation, RelationshipAnnotation  # noqa: E402
+from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation  # noqa: E402
 from annotations.services.collections import collection_create  # noqa: E402
-from annotations.services.imports import WRITE_CHUNK, import_create, import_run  # noqa: E402
 from annotations.services.vocabularies import DEFAULT_VOCABULARY, vocabulary_install_default  # noqa: E402
 from benchmarks.report import ROOT, commit, machine, write_section  # noqa: E402
 from benchmarks.vg_download import IMAGES, mapping_text, write_download  # noqa: E402
+from datasets.models import ImportJob  # noqa: E402
+from datasets.services.creation import import_create  # noqa: E402
+from datasets.services.plan import WRITE_CHUNK  # noqa: E402
+from datasets.services.run import import_run  # noqa: E402
 
 TARGET_SECONDS = 15 * 60
 TARGET_MEMORY_MB = 1024
@@ -190,16 +193,16 @@ def phases(path: Path) -> dict[str, Any]:
 
     The clock is read a few times an image (108,077 images: well under a second in all), never inside
     a step."""
-    from annotations.formats import (
+    from datasets.formats import (
         ReadContext,
         Record,
         RecordError,
         record_size_error,
         scene_format,
     )
-    from annotations.formats.mapping import load_mapping
-    from annotations.formats.open_vocabulary import SceneMapper
-    from annotations.formats.records import ImportReport
+    from datasets.formats.mapping import load_mapping
+    from datasets.formats.open_vocabulary import SceneMapper
+    from datasets.formats.records import ImportReport
     from kernel.scene import parse_scene
     from kernel.vocabulary import parse_vocabulary
 
@@ -442,11 +445,11 @@ def _finished(worker: subprocess.Popen) -> dict[str, Any]:
 
 # Each sample of the worker's main thread falls in the first phase whose frame is on its stack.
 PROFILE_PHASES = [
-    ("writing", "_write (annotations/services/imports.py"),
-    ("mapping", "SceneMapper.record (annotations/formats/open_vocabulary.py"),
-    ("reading", "_mapped (annotations/formats/open_vocabulary.py"),
-    ("reading", "read_open (annotations/formats/visual_genome.py"),
-    ("validating", "_validate (annotations/services/imports.py"),
+    ("writing", "write (datasets/services/writing.py"),
+    ("mapping", "SceneMapper.record (datasets/formats/open_vocabulary.py"),
+    ("reading", "_mapped (datasets/formats/open_vocabulary.py"),
+    ("reading", "read_open (datasets/formats/visual_genome.py"),
+    ("validating", "validate (datasets/services/validation.py"),
     ("the job's other work (claim, settings, report)", "job_run (vtt_site/jobs.py"),
 ]
 HEARTBEAT = "beat (vtt_site/jobs.py"

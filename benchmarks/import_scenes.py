@@ -4,7 +4,7 @@
         [--images 10000] [--write]
 
 Synthetic street scenes from `demo.synthetic.generate_scenes` are written as JSON Lines and
-`annotations.services.imports.import_run` is timed on them: every line validated, then the
+`datasets.services.run.import_run` is timed on them: every line validated, then the
 all-or-nothing write in one transaction. It runs in a scratch database created for the run (named after
 the configured one, with the suffix `_import_benchmark`) and dropped after it. `--write` puts the result
 in its section of docs/benchmarks.md.
@@ -28,12 +28,14 @@ from django.core.files import File  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
-from annotations.formats import jsonl_line  # noqa: E402
-from annotations.models import ImportJob, ObjectAnnotation, RelationshipAnnotation  # noqa: E402
+from annotations.models import ObjectAnnotation, RelationshipAnnotation  # noqa: E402
 from annotations.services.collections import collection_create  # noqa: E402
-from annotations.services.imports import import_create, import_run  # noqa: E402
 from annotations.services.vocabularies import vocabulary_install_default  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
+from datasets.formats import jsonl_line  # noqa: E402
+from datasets.models import ImportJob  # noqa: E402
+from datasets.services.creation import import_create  # noqa: E402
+from datasets.services.run import import_run  # noqa: E402
 from demo.synthetic import generate_scenes  # noqa: E402
 
 TARGET_SECONDS = 60

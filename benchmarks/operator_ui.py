@@ -272,8 +272,9 @@ def setup(operators: int, fit_scenes: bool = False) -> tuple[str, dict]:
     from annotations.models import MemberRole, Split
     from annotations.services.collections import collection_create, membership_set
     from annotations.services.images import image_upload
-    from annotations.services.imports import import_create, import_run
     from annotations.services.vocabularies import vocabulary_install_default
+    from datasets.services.creation import import_create
+    from datasets.services.run import import_run
     from demo.synthetic.render import render_scene
     from demo.synthetic.scenes import generate_scenes
     from engine import services as engine_services

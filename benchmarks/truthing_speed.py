@@ -53,12 +53,13 @@ from django.test.utils import override_settings  # noqa: E402
 
 from accounts.roles import Role  # noqa: E402
 from accounts.services import user_create_with_role  # noqa: E402
-from annotations.formats import jsonl_line  # noqa: E402
 from annotations.models import MemberRole, Split  # noqa: E402
 from annotations.services.collections import collection_create, membership_set  # noqa: E402
-from annotations.services.imports import import_create, import_run  # noqa: E402
 from annotations.services.vocabularies import vocabulary_install_default  # noqa: E402
 from benchmarks.report import commit, machine, write_section  # noqa: E402
+from datasets.formats import jsonl_line  # noqa: E402
+from datasets.services.creation import import_create  # noqa: E402
+from datasets.services.run import import_run  # noqa: E402
 from demo.services import scene_pictures_upload  # noqa: E402
 from demo.synthetic import generate_scenes  # noqa: E402
 from engine import services as engine_services  # noqa: E402

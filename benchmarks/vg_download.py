@@ -4,7 +4,7 @@
 
 Visual Genome 1.4 has 108,077 images, 3.8 million objects, 2.3 million relationships and 2.8 million
 attribute values. This writes a zip of the same size and shape, as the import takes it (one archive of
-`image_data.json`, `objects.json`, `attributes.json` and `relationships.json`, annotations.formats.
+`image_data.json`, `objects.json`, `attributes.json` and `relationships.json`, datasets.formats.
 visual_genome), each file an array of one entry per image in the same order:
 
 - `image_data.json`: `{"width", "url", "height", "image_id", "coco_id", "flickr_id"}`;

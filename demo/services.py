@@ -24,11 +24,13 @@ from django.test import override_settings
 
 from accounts.roles import Role
 from accounts.services import user_create_with_role
-from annotations.formats import jsonl_line
-from annotations.models import Collection, ImportJob, MemberRole, SceneFormat, Split
+from annotations.models import Collection, MemberRole, Split
 from annotations.services.collections import collection_create, membership_set
-from annotations.services.imports import import_create, import_run
 from annotations.services.vocabularies import vocabulary_install_default
+from datasets.formats import jsonl_line
+from datasets.models import ImportJob, SceneFormat
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from demo.checks import demo_checks_ensure
 from demo.once import demo_test_found_or_made
 from demo.pictures import pictures_ensure, scene_pictures_upload

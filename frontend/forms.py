@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
-from annotations.formats import format_choices, scene_formats
-from annotations.models import AcceptedImages, BackendAuth, Split, Stage
+from annotations.models import BackendAuth, Split, Stage
 from annotations.selectors.collections import NEW
+from datasets.formats import format_choices, scene_formats
+from datasets.models import AcceptedImages
 
 
 class ImageFilterForm(forms.Form):
@@ -27,7 +28,7 @@ class UploadForm(forms.Form):
 
 
 class ImportForm(forms.Form):
-    """The formats come from the registry (annotations.formats); the page lists what each expects."""
+    """The formats come from the registry (datasets.formats); the page lists what each expects."""
 
     file = forms.FileField()
     format = forms.ChoiceField(choices=format_choices)

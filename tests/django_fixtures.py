@@ -18,7 +18,8 @@ from rest_framework.views import APIView
 
 from accounts.roles import Role
 from annotations.models import Split
-from annotations.services.imports import import_create, import_run
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from demo.pictures import scene_pictures_upload
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory

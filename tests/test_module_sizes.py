@@ -16,18 +16,6 @@ MAX_FUNCTION_LINES = 60
 # Directories never walked: what is not the project's code, and what the limits do not cover.
 SKIPPED = {".venv", ".git", "node_modules", "tests", "benchmarks", "migrations", "var", "__pycache__"}
 
-# Split by others while this rule was written (issue 47, item 4 was shared out); each entry is a module
-# (allowed over MAX_MODULE_LINES) or "module function" (that function allowed over MAX_FUNCTION_LINES).
-# The list must shrink to empty: the main branch empties it when their splits are merged, and the test
-# fails for an entry that no longer needs allowing, so that it cannot outlive its reason.
-ALLOWED = {
-    "annotations/services/imports.py",
-    "annotations/formats/open_images.py",
-    "annotations/formats/open_vocabulary.py",
-    "annotations/management/commands/import_scenes.py handle",
-    "annotations/formats/visual_genome.py _scenes",
-}
-
 
 def project_modules() -> list[Path]:
     found = []
@@ -67,13 +55,8 @@ def test_the_walk_sees_the_project() -> None:
 
 def test_no_module_or_function_is_too_long() -> None:
     over = oversized()
-    unexpected = sorted(f"{name}: {lines} lines" for name, lines in over.items() if name not in ALLOWED)
+    unexpected = sorted(f"{name}: {lines} lines" for name, lines in over.items())
     assert not unexpected, (
         f"over {MAX_MODULE_LINES} lines a module or {MAX_FUNCTION_LINES} a function; split by concept:\n"
         + "\n".join(unexpected)
     )
-
-
-def test_every_allowance_is_still_needed() -> None:
-    stale = sorted(ALLOWED - set(oversized()))
-    assert not stale, "within the limits now; remove from ALLOWED:\n" + "\n".join(stale)

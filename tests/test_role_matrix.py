@@ -23,10 +23,11 @@ from PIL import Image as PILImage
 
 from accounts.roles import OPERATIONS, Role
 from accounts.services import token_create
-from annotations.formats import jsonl_line
 from annotations.models import MemberRole, Stage
 from annotations.services.images import image_upload
-from annotations.services.imports import import_create, import_run
+from datasets.formats import jsonl_line
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from tests.factories import (
     CollectionFactory,
     ImageFactory,

@@ -468,7 +468,7 @@ def published_world(trained_collection, users):
     without them, answering a session and reading an import have no id to start from."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from annotations.services.imports import import_create
+    from datasets.services.creation import import_create
     from demo.synthetic.scenes import generate_scenes
     from evaluation.services.sessions import session_enrol
     from evaluation.services.systems import system_create

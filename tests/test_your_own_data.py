@@ -12,7 +12,6 @@ import pytest
 from django.core.management import call_command
 
 from accounts.roles import Role
-from annotations.formats.mapping import load_mapping
 from annotations.models import Image, MemberRole, Split, Stage
 from annotations.selectors.annotation import image_annotation
 from annotations.selectors.vocabularies import core_vocabulary
@@ -20,11 +19,12 @@ from annotations.services.annotation import annotation_save, annotation_submit
 from annotations.services.collections import collection_create, membership_set
 from annotations.services.queues import annotation_next, review_decide, review_next
 from annotations.services.vocabularies import vocabulary_install_default
+from datasets.formats.mapping import load_mapping
 from demo.pictures import scene_picture
 from demo.synthetic import generate_scenes
 from engine import services as engine_services
 from evaluation.models import Session
-from tests.annotations.formats import without_source
+from tests.datasets.formats import without_source
 from truthing.models import AutomaticTruthing, TestState
 from truthing.services import lifecycle
 from truthing.services.automatic import automatic_truthing_run

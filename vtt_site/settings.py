@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "accounts",
     "annotations",
+    "datasets",
     "engine",
     "truthing",
     "evaluation",

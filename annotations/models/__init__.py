@@ -1,8 +1,8 @@
-"""The annotation app's data: vocabularies, collections and images, annotations, import jobs."""
+"""The annotation app's data: vocabularies, collections and images, annotations, model suggestions
+(the import jobs are the datasets app's: datasets.models)."""
 
 from annotations.models.annotation import ObjectAnnotation, RelationshipAnnotation
 from annotations.models.collections import Collection, CollectionMembership, Image, MemberRole, Split, Stage
-from annotations.models.imports import AcceptedImages, ImportJob, SceneFormat
 from annotations.models.suggestions import (
     BackendAuth,
     ModelBackend,
@@ -19,14 +19,12 @@ from annotations.models.vocabularies import (
 )
 
 __all__ = [
-    "AcceptedImages",
     "AttributeGroup",
     "AttributeValue",
     "BackendAuth",
     "Collection",
     "CollectionMembership",
     "Image",
-    "ImportJob",
     "MemberRole",
     "ModelBackend",
     "ObjectAnnotation",
@@ -36,7 +34,6 @@ __all__ = [
     "PredictionStatus",
     "RelationshipAnnotation",
     "RelationshipType",
-    "SceneFormat",
     "Split",
     "Stage",
     "Vocabulary",

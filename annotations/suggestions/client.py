@@ -15,7 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from vtt_site import outbound, safejson
+from kernel import safejson
+from vtt_site import outbound
 
 USER_AGENT = "vtt-platform (Label Studio ML backend client)"
 

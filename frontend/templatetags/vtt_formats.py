@@ -1,11 +1,11 @@
-"""The registered scene formats (annotations.formats), for the pages that offer imports and exports."""
+"""The registered scene formats (datasets.formats), for the pages that offer imports and exports."""
 
 from __future__ import annotations
 
 from django import template
 
-from annotations.formats import SceneFormat
-from annotations.formats import scene_formats as registered
+from datasets.formats import SceneFormat
+from datasets.formats import scene_formats as registered
 
 register = template.Library()
 

@@ -13,16 +13,17 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.conf import conf
-from annotations.models import Collection, ImportJob, ModelBackend, PreannotationJob
+from annotations.models import Collection, ModelBackend, PreannotationJob
 from annotations.selectors.images import image_list
-from annotations.selectors.imports import import_list
 from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
-from annotations.services.imports import import_cancel, import_confirm, import_create
 from annotations.services.preannotation import preannotation_create
 from annotations.services.suggestion_check import model_backend_check
 from annotations.services.suggestions import model_backend_set
+from datasets.conf import conf as dataset_conf
+from datasets.models import ImportJob
+from datasets.selectors.imports import import_list
+from datasets.services.creation import import_cancel, import_confirm, import_create
 from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.home import collection_summary
@@ -63,7 +64,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         "upload_result": request.session.pop(_upload_key(collection), None),
         "upload_max_files": settings.DATA_UPLOAD_MAX_NUMBER_FILES,
         "import_form": ImportForm() if actions["import"] else None,
-        "refused_share": f"{conf.IMPORT_MAX_REFUSED_SHARE:.0%}",
+        "refused_share": f"{dataset_conf.IMPORT_MAX_REFUSED_SHARE:.0%}",
         # So an import can be found again after leaving its progress page.
         "recent_imports": import_list(collection=collection).select_related("created_by")[:RECENT_IMPORTS]
         if actions["import"]

@@ -13,10 +13,11 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from accounts.roles import OPERATIONS, Role, may, roles_of
-from annotations.models import Collection, Image, ImportJob
+from annotations.models import Collection, Image
 from annotations.selectors.collections import access_collection, member_may
 from annotations.selectors.images import access_image
-from annotations.selectors.imports import access_import
+from datasets.models import ImportJob
+from datasets.selectors.imports import access_import
 from vtt_site.errors import NotFoundError
 
 # What the pages offer, as the operations of accounts.roles that they lead to.

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from annotations.conf import conf as annotations_conf
-from annotations.models import Image, ImportJob
+from annotations.models import Image
+from datasets.models import ImportJob
 from tests.annotations.conftest import SCENE
 from tests.annotations.images import image_bytes, upload
 from tests.parallel import ONE_AT_A_TIME
@@ -63,7 +64,8 @@ def test_too_many_relationships_are_refused_and_the_limits_come_from_the_setting
 def test_an_import_line_with_too_many_objects_is_refused_by_line(collection, settings):
     from django.core.files.base import ContentFile
 
-    from annotations.services.imports import import_create, import_run
+    from datasets.services.creation import import_create
+    from datasets.services.run import import_run
 
     settings.ANNOTATION_MAX_OBJECTS = 2
     record = {

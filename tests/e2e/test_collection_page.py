@@ -10,7 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from playwright.sync_api import expect
 
 from annotations.models import Image
-from annotations.services.imports import import_create, import_run
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from tests.annotations.images import image_bytes, zip_bytes
 from tests.e2e.conftest import login
 

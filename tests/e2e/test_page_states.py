@@ -11,8 +11,8 @@ import pytest
 from accounts.models import ApiToken
 from accounts.roles import Role
 from accounts.services import token_create
-from annotations.models import ImportJob
 from annotations.services.annotation import annotation_submit
+from datasets.models import ImportJob
 from tests.e2e.conftest import hold_with_annotation, login, open_next, person, upload_street
 from tests.factories import UserFactory
 

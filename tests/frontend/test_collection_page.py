@@ -10,7 +10,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.timezone import now
 
 from accounts.roles import Role
-from annotations.models import Image, ImportJob, Stage
+from annotations.models import Image, Stage
+from datasets.models import ImportJob
 from tests.annotations.images import image_bytes, zip_bytes
 from tests.factories import ImageFactory
 
@@ -178,7 +179,7 @@ def test_import_form_runs_the_job_and_shows_its_result(
 def test_an_import_the_task_queue_did_not_take_says_on_its_page_that_it_waits(
     client, users, collection, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from annotations import tasks
+    from datasets import tasks
     from vtt_site.jobs import NOT_QUEUED
 
     def broker_down(*args, **kwargs):

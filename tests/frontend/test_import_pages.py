@@ -7,11 +7,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from accounts.roles import Role
-from annotations.formats import jsonl_line
-from annotations.models import Image, ImportJob, Stage
-from tests.annotations.formats import FIXTURES, MAPPING, zipped
-from tests.annotations.test_import_export import record
-from tests.annotations.test_reimport import start
+from annotations.models import Image, Stage
+from datasets.formats import jsonl_line
+from datasets.models import ImportJob
+from tests.datasets.formats import FIXTURES, MAPPING, zipped
+from tests.datasets.test_import_export import record
+from tests.datasets.test_reimport import start
 
 pytestmark = pytest.mark.django_db
 

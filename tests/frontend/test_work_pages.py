@@ -12,8 +12,9 @@ from accounts.roles import Role
 from annotations.models import Image, Stage
 from annotations.services.annotation import annotation_save, annotation_submit
 from annotations.services.images import image_upload
-from annotations.services.imports import import_create, import_run
 from annotations.services.queues import annotation_next
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from tests.annotations.images import image_bytes
 from tests.factories import ImageFactory
 

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from annotations.models import Image
-from annotations.services.imports import import_create
+from datasets.services.creation import import_create
 from demo.synthetic.scenes import generate_scenes
 from engine import services
 from engine.models import FitStatus, FittedStatistics

@@ -19,10 +19,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
-from annotations import tasks as annotation_tasks
-from annotations.models import Image, ImportJob, ObjectAnnotation, RelationshipAnnotation
+from annotations.models import Image, ObjectAnnotation, RelationshipAnnotation
 from annotations.selectors.vocabularies import core_vocabulary
-from annotations.services.imports import import_create, import_run
+from datasets import tasks as dataset_tasks
+from datasets.models import ImportJob
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import bridge, services
 from engine import tasks as engine_tasks
@@ -201,7 +203,7 @@ def test_an_import_whose_whole_worker_dies_is_taken_over_by_a_fresh_worker(start
 def test_a_second_delivery_while_a_live_worker_holds_an_import_does_nothing(start_worker):
     _, log, collection, job = import_caught(start_worker, writing, "the writing phase")
     claim = job.claim
-    annotation_tasks.import_run.apply(args=[job.pk])  # the same task, delivered again, run here
+    dataset_tasks.import_run.apply(args=[job.pk])  # the same task, delivered again, run here
     job.refresh_from_db()
     assert (job.claim, job.attempts, job.status) == (claim, 1, "writing")
     watch(job, finished, 120, "the import to finish", log)

@@ -16,8 +16,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from annotations.models import ImportJob
-from annotations.services.imports import import_create
+from datasets.models import ImportJob
+from datasets.services.creation import import_create
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 from tests.integration.conftest import wait_for

@@ -38,14 +38,9 @@ def world(make_user, client):
     from axes.models import AccessFailureLog
 
     from accounts.services import token_create
-    from annotations.models import (
-        ImportJob,
-        ObjectAnnotation,
-        PreannotationJob,
-        Prediction,
-        RelationshipAnnotation,
-    )
+    from annotations.models import ObjectAnnotation, PreannotationJob, Prediction, RelationshipAnnotation
     from annotations.services.suggestions import model_backend_set
+    from datasets.models import ImportJob
     from engine.models import FitShard
     from evaluation.models import RankingCheck, TestSchedule
     from evaluation.services.systems import system_create

@@ -18,7 +18,7 @@ from django.test import Client
 from accounts.roles import Role
 from accounts.services import token_create
 from annotations.models import Image
-from annotations.services.imports import import_create
+from datasets.services.creation import import_create
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 from vtt_site.database import DATABASE_UNAVAILABLE
@@ -76,14 +76,14 @@ def test_a_web_page_says_try_again_in_a_moment(make_user, reconnect_after):
 def test_a_job_that_loses_the_database_is_queued_again_and_runs_once(monkeypatch, reconnect_after):
     """The first run's connection is cut as the work starts: the job is given back without counting
     the attempt, and runs again (tasks run in-process here) to the end."""
-    from annotations.services import imports
+    from datasets.services import run
 
     collection = CollectionFactory()
     scenes = "".join(json.dumps(s) + "\n" for s in generate_scenes(5, seed=71)).encode()
     job = import_create(
         collection=collection, format="jsonl", file=ContentFile(scenes, name="s.jsonl"), start=False
     )
-    real_run, runs = imports._run, []
+    real_run, runs = run._run, []
 
     def run_losing_the_database_once(job):
         runs.append(job.attempts)
@@ -91,8 +91,8 @@ def test_a_job_that_loses_the_database_is_queued_again_and_runs_once(monkeypatch
             cut_the_connection()
         real_run(job)
 
-    monkeypatch.setattr(imports, "_run", run_losing_the_database_once)
-    imports.import_run(job_id=job.pk)
+    monkeypatch.setattr(run, "_run", run_losing_the_database_once)
+    run.import_run(job_id=job.pk)
     job.refresh_from_db()
     assert (job.status, job.attempts, runs) == ("done", 1, [1, 1]), job.message
     assert Image.objects.filter(collection=collection).count() == 5

@@ -15,10 +15,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
-from annotations.formats import ReadContext, scene_format
-from annotations.models import Image, ImportJob, ObjectAnnotation
-from annotations.services import imports
-from annotations.services.imports import import_create, import_run
+from annotations.models import Image, ObjectAnnotation
+from annotations.selectors.vocabularies import vocabulary_index
+from datasets.formats import ReadContext, scene_format
+from datasets.models import ImportJob
+from datasets.services import writing
+from datasets.services.creation import import_create
+from datasets.services.run import import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import services
 from engine.conf import conf as engine_conf
@@ -75,13 +78,13 @@ def test_a_job_whose_heartbeat_is_stale_is_taken_over_and_the_old_holder_changes
         jobs.job_progress(holder, lines_done=1)
     with pytest.raises(jobs.JobLost):
         jobs.job_fail(holder, "late")
-    index = imports.vocabulary_index(job.collection.vocabulary)
+    index = vocabulary_index(job.collection.vocabulary)
     with job.file.open("rb") as handle:
         reading = scene_format(job.format).read(handle, ReadContext(vocabulary=index.core))
         scenes = [parse_scene(record.data, index.core) for record in reading.items]
     written = list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True))
     with pytest.raises(jobs.JobLost):  # its whole write transaction is rolled back
-        imports._write(holder, scenes, index)
+        writing.write(holder, scenes, index)
     assert Image.objects.count() == 6
     assert list(ObjectAnnotation.objects.order_by("pk").values_list("pk", flat=True)) == written
     assert ImportJob.objects.get(pk=job.pk).status == "done"

@@ -32,13 +32,13 @@ call_command("migrate", verbosity=0)
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
-from annotations.models import ImportJob
-from annotations.services import imports
+from datasets.models import ImportJob
+from datasets.services import creation, run
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 
 runs = []
-slow_work = imports._read_and_write
+slow_work = run._read_and_write
 
 
 def slow(job):
@@ -47,13 +47,13 @@ def slow(job):
     return slow_work(job)
 
 
-imports._read_and_write = slow
+run._read_and_write = slow
 import vtt_site.wsgi  # noqa: E402,F401  (the in-process beat, as under `make run`)
 
 collection = CollectionFactory()
 payload = "".join(json.dumps(s) + "\n" for s in generate_scenes(3, seed=7)).encode()
 with transaction.atomic():
-    job = imports.import_create(
+    job = creation.import_create(
         collection=collection, format="jsonl", file=SimpleUploadedFile("s.jsonl", payload),
         mark_reviewed=True, start=True, created_by=None,
     )

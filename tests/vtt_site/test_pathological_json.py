@@ -8,7 +8,7 @@ import json
 import pytest
 
 from accounts.roles import Role
-from vtt_site import safejson
+from kernel import safejson
 
 DEEP = "[" * 1000 + "]" * 1000  # about 2 KB
 DEEP_OBJECT = '{"a":' * 1000 + "1" + "}" * 1000

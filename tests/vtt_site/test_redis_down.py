@@ -13,7 +13,7 @@ import pytest
 
 from accounts.roles import Role
 from accounts.services import token_create
-from annotations.models import ImportJob
+from datasets.models import ImportJob
 from tests.annotations.images import upload
 from vtt_site import broker
 from vtt_site.cache import resilient_cache

@@ -14,7 +14,7 @@ from vtt_site.celery import app
 from vtt_site.queueing import Queue, beat_schedule, declarations
 
 ROOT = Path(__file__).resolve().parents[2]
-APPS = ("accounts", "annotations", "engine", "truthing", "evaluation", "frontend", "vtt_site")
+APPS = ("accounts", "annotations", "datasets", "engine", "truthing", "evaluation", "frontend", "vtt_site")
 
 
 def test_every_declared_task_runs_under_its_name_the_path_of_its_function():

@@ -1,4 +1,4 @@
-"""The JSON parser of every API view: `vtt_site.safejson` limits instead of a RecursionError or a
+"""The JSON parser of every API view: `kernel.safejson` limits instead of a RecursionError or a
 number that overflows a column later, with the limit from the settings, and a limit on the body's size
 per operation.
 
@@ -19,7 +19,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import JSONRenderer
 
-from vtt_site import safejson
+from kernel import safejson
 from vtt_site.errors import CommonErrorCode, TooLargeError
 
 # What the operations that name their own limit take (`json_body_max_bytes = ...` on the view).
