@@ -74,9 +74,9 @@ def test_a_django_setting_of_the_same_name_overrides_for_a_test(settings):
 
 def test_a_bad_variable_stops_the_system_checks_with_its_sentence(monkeypatch):
     assert check_installed() == []
-    confs = list(installed())
-    monkeypatch.setattr(confs[3], "_values", None)
-    monkeypatch.setattr(confs[3], "_environ", {"TRUTHING_AUTOMATIC_PARTS": "two"})
+    [truthing] = [conf for conf in installed() if type(conf).__module__ == "truthing.conf"]
+    monkeypatch.setattr(truthing, "_values", None)
+    monkeypatch.setattr(truthing, "_environ", {"TRUTHING_AUTOMATIC_PARTS": "two"})
     [error] = check_installed()
     assert error.msg.startswith("TRUTHING_AUTOMATIC_PARTS must be an integer; got 'two'")
 
