@@ -15,9 +15,10 @@ LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The engine core and the scene generator are tested without Django, which proves they need none.
 DJANGO_FREE_TESTS := tests/kernel tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring
-# The tests run on this many pytest-xdist workers (decision 0054); a Django test worker has a test database
-# and a Redis database of its own: REDIS_URL's database and the next TEST_WORKERS - 1. 0: in one process.
-TEST_WORKERS ?= 2
+# The Django tests run on this many pytest-xdist workers (decisions 0054 and 0084); a worker has a test
+# database and a Redis database of its own: REDIS_URL's database and the next TEST_WORKERS - 1. 0: in one
+# process. Three on two cores: the tests wait on processes, browsers and sockets for much of their time.
+TEST_WORKERS ?= 3
 
 .PHONY: run test check lint schema schema-check serve services demo install install-dev chromium wrk clean-demo
 
@@ -27,15 +28,12 @@ run: install .env
 	$(BIN)/python manage.py demo_setup --url $(SERVED_URL)
 	TASKS_IN_THREADS=1 SERVED_URL=$(SERVED_URL) $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
-## make test: install the dev dependencies and run every check and the whole test suite on TEST_WORKERS
-## processes (the 15 slowest tests are listed at the end: the suite must stay well under 15 minutes).
+## make test: install the dev dependencies and run every check and the whole test suite: the checks and
+## the Django-free tests beside the Django tests, which run on TEST_WORKERS processes (scripts/test.sh;
+## the 15 slowest tests are listed at the end: the suite must stay well under 15 minutes).
 test: install-dev .env chromium services
-	$(MAKE) --no-print-directory check
-	$(BIN)/python -m pytest -q -p no:django -W ignore::pytest.PytestConfigWarning -n $(TEST_WORKERS) --dist loadscope \
-		$(DJANGO_FREE_TESTS)
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
-		$(BIN)/python -m pytest -q --durations=15 -n $(TEST_WORKERS) --dist loadgroup \
-		$(addprefix --ignore=,$(DJANGO_FREE_TESTS))
+		BIN=$(BIN) TEST_WORKERS=$(TEST_WORKERS) DJANGO_FREE_TESTS="$(DJANGO_FREE_TESTS)" scripts/test.sh
 
 check: lint schema-check
 	$(BIN)/python manage.py makemigrations --check --dry-run
