@@ -2,7 +2,8 @@
 
 Each worker has a test database of its own (pytest-django's `test_…_gw0`, `test_…_gw1`), a Redis database
 of its own (`pytest_xdist_setupnodes`), and the tests that must not run beside one another are in one
-xdist group (`ONE_AT_A_TIME`), which `--dist loadgroup` runs on one worker, one test after another.
+xdist group (`ONE_AT_A_TIME`, and `ONE_SERVED_AT_A_TIME` for those that serve the platform), which
+`--dist loadgroup` runs on one worker, one test after another.
 Loaded by tests/conftest.py with pytest-django; run without `-n`, the suite is as before.
 """
 
@@ -13,10 +14,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-# The tests that start processes (Celery workers, `make serve`, a private Redis) or kill them, and those
-# that measure time against a budget: beside one another they would slow each other down, or meet one
-# another's processes. Every test marked `integration` is in the group without being marked.
+# The tests that start processes (Celery workers, a private Redis) or kill them, and those that measure
+# time against a budget: beside one another they would slow each other down. Every test marked
+# `integration` is in the group without being marked, unless it is in the next one.
 ONE_AT_A_TIME = pytest.mark.xdist_group("one_at_a_time")
+# The tests that start the served platform (`make serve`, gunicorn): one at a time too, but beside the
+# group above (decision 0084). The two never meet: each xdist worker has its own database and Redis
+# database, and each served platform its own port and folder; they share only the CPU, which they mostly
+# leave idle while they wait on their processes (the two groups were 494 s one after another).
+ONE_SERVED_AT_A_TIME = pytest.mark.xdist_group("served")
 
 
 def redis_url_of_worker(url: str, index: int) -> str:

@@ -21,6 +21,7 @@ from tests.factories import CollectionFactory, UserFactory
 from tests.integration.test_job_takeover import FAST, finished, queue_import, watch
 from tests.integration.test_supervision import ready
 from tests.integration.test_truthing_worker import an_operator_test, taken_stream, wait_until_proposed
+from tests.parallel import ONE_SERVED_AT_A_TIME
 from tests.truthing.conftest import operator_of
 from truthing.models import AutomaticTruthing, Deal
 from truthing.services import lifecycle
@@ -28,7 +29,7 @@ from truthing.services.automatic import automatic_truthing_run
 from truthing.services.streams import step_answer
 from vtt_site.job_model import JobStatus
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
 LIMIT = 5  # seconds; the benchmark measures the figure (docs/benchmarks.md)
 

@@ -22,8 +22,9 @@ from tests.integration.test_job_takeover import (
     watch,
 )
 from tests.integration.test_supervision import ready
+from tests.parallel import ONE_SERVED_AT_A_TIME
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
 RECOVERY_LIMIT = 60  # seconds from the restart until the job whose message was lost has run
 

@@ -16,8 +16,9 @@ from accounts.services import token_create
 from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory, UserFactory
 from tests.integration.conftest import wait_for
+from tests.parallel import ONE_SERVED_AT_A_TIME
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
 
 def call(

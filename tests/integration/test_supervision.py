@@ -22,9 +22,10 @@ from demo.synthetic.scenes import generate_scenes
 from tests.factories import CollectionFactory
 from tests.integration.conftest import wait_for
 from tests.integration.test_job_takeover import FAST, queue_import
+from tests.parallel import ONE_SERVED_AT_A_TIME
 from vtt_site import jobs
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
 SUPERVISED = {**FAST, "BEAT_LOCK_SECONDS": "5"}
 SENT = "Sending due task"

@@ -9,9 +9,10 @@ import pytest
 
 from tests.integration.conftest import wait_for
 from tests.integration.test_serve_without_docker import call
+from tests.parallel import ONE_SERVED_AT_A_TIME
 from tests.serving import free_port, start, stop
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
 
 def test_the_web_worker_is_replaced_after_its_share_of_requests(real_services, tmp_path):
