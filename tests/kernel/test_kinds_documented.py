@@ -130,4 +130,4 @@ def test_a_kind_the_pages_do_not_list_is_named_in_each_list_that_misses_it():
         "docs/engine.md, the estimator's table",
         "docs/errors.md, unknown_kind",
     ]
-    assert all(problem.endswith("attr_xor is missing") for problem in problems)
+    assert all(problem.endswith(f"{AttrXor.name} is missing") for problem in problems)

@@ -3,7 +3,7 @@ code names a kind. Without Django.
 
 Two checks. No module, template or script outside a kind's own module compares with a kind's name or
 an enum member (a new kind would fall through such a branch silently). And a kind registered later, a
-toy `attr_xor` ("one of the two, not both"), reaches every call site that reads kinds: parsing and the
+toy `attr_toy_xor` ("one of the two, not both"), reaches every call site that reads kinds: parsing and the
 structured form, the English, the oracle, the engine's candidates and estimate, the reuse attacker,
 the ranking check's degradation, the audit's features, the scores by kind and the seeing baseline.
 """
@@ -150,7 +150,7 @@ def test_the_scan_sees_a_branch_on_a_kind(tmp_path):
 
 
 class AttrXor(AttributeKind):
-    name = "attr_xor"
+    name = "attr_toy_xor"
     title = "one attribute of two"
     arity = 2
     joiner = "or else"
@@ -190,10 +190,10 @@ SCENE = parse_scene(
 
 
 def test_a_kind_registered_later_is_parsed_rendered_and_answered(xor):
-    assert "attr_xor" in KINDS
-    document = {"kind": "attr_xor", "label": "person 1", "attributes": ["walking", "wearing a hat"]}
+    assert "attr_toy_xor" in KINDS
+    document = {"kind": "attr_toy_xor", "label": "person 1", "attributes": ["walking", "wearing a hat"]}
     question = question_from_json(document, VOCABULARY, 200, 100)
-    assert question.kind == "attr_xor"
+    assert question.kind == "attr_toy_xor"
     assert question_to_json(question, VOCABULARY, 200, 100) == document
     assert render_text(question, VOCABULARY) == "Is person 1 walking or else wearing a hat?"
     prepared = PreparedScene.build(SCENE, VOCABULARY)
@@ -213,24 +213,24 @@ def test_a_kind_registered_later_is_proposed_and_estimated(xor):
         for level in attribute_candidates(stream.story, stream.vocabulary, stream.settings, label)
         for q in level
     ]
-    xors = {q.attributes for q in asked if q.kind == "attr_xor"}
+    xors = {q.attributes for q in asked if q.kind == "attr_toy_xor"}
     ands = {q.attributes for q in asked if q.kind == "attr_and"}
-    # Two values of one exclusive group: never both (no attr_and), but one of them may be (attr_xor).
+    # Two values of one exclusive group: never both (no attr_and), but one of them may be (attr_toy_xor).
     assert ("male", "female") in xors and ("male", "female") not in ands
-    candidates = [q for q in asked if q.kind == "attr_xor"]
+    candidates = [q for q in asked if q.kind == "attr_toy_xor"]
     estimate = stream.estimate(candidates[0])
     assert estimate.p is not None and 0.0 <= estimate.p <= 1.0 and estimate.population > 0
 
 
 def test_a_kind_registered_later_reaches_scoring_the_audit_and_the_baseline(xor):
-    question = {"kind": "attr_xor", "label": "person 1", "attributes": ["walking", "wearing a hat"]}
+    question = {"kind": "attr_toy_xor", "label": "person 1", "attributes": ["walking", "wearing a hat"]}
     key = reusable_key(4, {"person 1": ("defined",)}, question)
-    assert key == ("attribute", 4, ("defined",), "attr_xor", ("walking", "wearing a hat"))
+    assert key == ("attribute", 4, ("defined",), "attr_toy_xor", ("walking", "wearing a hat"))
     made = Seen({"kind": "unique", "type": "person", "attributes": ["walking"]}, True, "person 1")
     assert _from_definition([made], question) is None  # walking, and the hat unknown: either answer
-    assert reaches("attributes", "attr_xor") and not reaches("relationships", "attr_xor")
-    assert "kind=attr_xor" in FeatureSpace(VOCABULARY).names
+    assert reaches("attributes", "attr_toy_xor") and not reaches("relationships", "attr_toy_xor")
+    assert "kind=attr_toy_xor" in FeatureSpace(VOCABULARY).names
     assert holding_probability(xor, [0.8, 0.3]) == pytest.approx(0.8 * 0.7 + 0.2 * 0.3)
-    steps = (Step(0, 0, 0, "unique", "yes", 0.5), Step(1, 1, 0, "attr_xor", "no", 0.4))
+    steps = (Step(0, 0, 0, "unique", "yes", 0.5), Step(1, 1, 0, "attr_toy_xor", "no", 0.4))
     score = score_of(plan=Plan((PlanStream(0, 0, 2),), steps), answers={0: True, 1: True}, over=True)
-    assert score["by_kind"]["attr_xor"]["trials"] == 1
+    assert score["by_kind"]["attr_toy_xor"]["trials"] == 1
