@@ -6,7 +6,7 @@ docs/annotations.md, section "Crowds: the statistics", explains each; decision 0
 from crowd.consensus.agreement import image_agreement
 from crowd.consensus.gold import gold_decisions, score_against_gold, should_pause
 from crowd.consensus.matching import iou, match_boxes
-from crowd.consensus.merge import merge_image, vote
+from crowd.consensus.merge import merge_image, vote, vote_score
 from crowd.consensus.reliability import estimate_reliability
 from crowd.consensus.types import (
     Agreement,
@@ -43,4 +43,5 @@ __all__ = [
     "score_against_gold",
     "should_pause",
     "vote",
+    "vote_score",
 ]

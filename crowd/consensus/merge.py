@@ -4,7 +4,9 @@ A box is kept when at least `quorum` annotators found it (default: a strict majo
 annotators), at the coordinate-wise median of its cluster's boxes. Each attribute of a kept box, and
 each relationship of a pair of kept boxes, is decided by a vote of the annotators who answered it
 (`decisions.py`): a plain majority, or, given reliabilities, the sum of each voter's log likelihood
-ratio (Dawid and Skene's posterior with an even prior). A tie decides "no".
+ratio (Dawid and Skene's posterior with an even prior). A tie decides "no". In an exclusive group of
+attributes (`exclusive`: label -> its groups), the value of the highest vote is kept and only it, so
+that the merge is a valid annotation (exactly one value of a group someone answered).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def merge_image(
     quorum: int | None = None,
     weights: Mapping[str, Reliability] | None = None,
     attribute_universe: Mapping[str, frozenset[str]] | None = None,
+    exclusive: Mapping[str, Sequence[frozenset[str]]] | None = None,
     symmetric: frozenset[str] = frozenset(),
 ) -> Merge:
     quorum = len(versions) // 2 + 1 if quorum is None else quorum
@@ -50,24 +53,24 @@ def merge_image(
     kept = {
         i: f"m{n + 1}" for n, i in enumerate(i for i, c in enumerate(clusters) if len(c.members) >= quorum)
     }
-    yes_by = {id(d): vote(d.votes, weights) for d in decisions if d.kind != BOX}
+    decided = _decide(decisions, clusters, weights, exclusive or {})
     boxes = tuple(
         _merged_box(
             key,
             clusters[i],
             versions,
             [d for d in decisions if d.kind == ATTRIBUTE and d.cluster == i],
-            yes_by,
+            decided,
         )
         for i, key in kept.items()
     )
     relations = tuple(
         Relation(kept[d.cluster], d.name, kept[d.other])
         for d in decisions
-        if d.kind == RELATION and d.cluster in kept and d.other in kept and yes_by[id(d)]
+        if d.kind == RELATION and d.cluster in kept and d.other in kept and decided[id(d)]
     )
     disagreements = tuple(
-        _disagreement(d, clusters, kept, yes_by.get(id(d), d.cluster in kept))
+        _disagreement(d, clusters, kept, decided.get(id(d), d.cluster in kept))
         for d in decisions
         if len(set(d.votes.values())) > 1
         and (d.kind == BOX or (d.cluster in kept and (d.other is None or d.other in kept)))
@@ -75,26 +78,66 @@ def merge_image(
     return Merge(boxes, relations, agreement_of(versions, clusters, decisions), disagreements)
 
 
-def vote(votes: Mapping[str, bool], weights: Mapping[str, Reliability] | None = None) -> bool:
-    """The decision of a weighted vote; an annotator whose reliability is missing or not enough is
-    weighed as the mean of those that are, and with none that are the vote is a plain majority."""
-    trusted = [r for r in (weights or {}).values() if r.enough]
+def _decide(
+    decisions: Sequence[Decision],
+    clusters: Sequence[Cluster],
+    weights: Mapping[str, Reliability] | None,
+    exclusive: Mapping[str, Sequence[frozenset[str]]],
+) -> dict[int, bool]:
+    """id(decision) -> what the vote decided, for every attribute and relation decision; in an exclusive
+    group of a box, only the value of the highest score (the first in name order on a tie)."""
+    score = {id(d): vote_score(d.votes, weights, d.kind) for d in decisions if d.kind != BOX}
+    decided = {key: value > 0 for key, value in score.items()}
+    for d in decisions:
+        if d.kind != ATTRIBUTE:
+            continue
+        for group in exclusive.get(clusters[d.cluster].label, ()):
+            if d.name in group:
+                rivals = [
+                    o for o in decisions if o.kind == ATTRIBUTE and o.cluster == d.cluster and o.name in group
+                ]
+                winner = max(sorted(rivals, key=lambda o: o.name), key=lambda o: score[id(o)])
+                decided[id(d)] = d is winner
+    return decided
+
+
+def vote(
+    votes: Mapping[str, bool], weights: Mapping[str, Reliability] | None = None, kind: str | None = None
+) -> bool:
+    """The decision of a vote: yes when its score is above 0."""
+    return vote_score(votes, weights, kind) > 0
+
+
+def vote_score(
+    votes: Mapping[str, bool], weights: Mapping[str, Reliability] | None = None, kind: str | None = None
+) -> float:
+    """Yes votes minus no votes, or, given reliabilities, the summed log likelihood ratio of the
+    answers, each annotator weighed by their figures for this kind of decision when they have enough of
+    it. An annotator whose reliability is missing or not enough is weighed as the mean of those that
+    are; with none that are, the vote is a plain majority. An annotator no better than chance weighs
+    nothing (their answers are not turned round)."""
+    reliable = {name: _for_kind(r, kind) for name, r in (weights or {}).items()}
+    trusted = [r for r in reliable.values() if r.enough]
     if not trusted:
-        return sum(1 if answer else -1 for answer in votes.values()) > 0
-    typical = (
+        return float(sum(1 if answer else -1 for answer in votes.values()))
+    typical = Reliability(
         float(np.mean([r.sensitivity for r in trusted])),
         float(np.mean([r.specificity for r in trusted])),
+        0,
+        True,
     )
     total = 0.0
     for name, answer in votes.items():
-        reliability = (weights or {}).get(name)
-        sens, spec = (
-            (reliability.sensitivity, reliability.specificity)
-            if reliability and reliability.enough
-            else typical
-        )
-        total += log_ratio(answer, sens, spec)
-    return total > 0
+        mine = reliable.get(name)
+        reliability = mine if mine is not None and mine.enough else typical
+        if reliability.informative:
+            total += log_ratio(answer, reliability.sensitivity, reliability.specificity)
+    return total
+
+
+def _for_kind(reliability: Reliability, kind: str | None) -> Reliability:
+    of_kind = reliability.kinds.get(kind) if kind is not None else None
+    return of_kind if of_kind is not None else reliability
 
 
 def log_ratio(answer: bool, sensitivity: float, specificity: float) -> float:
@@ -109,7 +152,7 @@ def _merged_box(
     cluster: Cluster,
     versions: Sequence[Version],
     attributes: Sequence[Decision],
-    yes_by: Mapping[int, bool],
+    decided: Mapping[int, bool],
 ) -> MergedBox:
     by_name = {version.annotator: version for version in versions}
     boxes = [by_name[name].box(box_key) for name, box_key in cluster.members.items()]
@@ -121,7 +164,7 @@ def _merged_box(
         y=y,
         w=w,
         h=h,
-        attributes=frozenset(d.name for d in attributes if yes_by[id(d)]),
+        attributes=frozenset(d.name for d in attributes if decided[id(d)]),
         support=tuple(cluster.members),
         sources=dict(cluster.members),
         attributes_known=any(b.attributes_known for b in boxes),

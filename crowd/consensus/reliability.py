@@ -1,10 +1,11 @@
 """Each annotator's reliability: Dawid and Skene's two-coin model over binary decisions.
 
 Every decision of every image (`decisions.py`: an object there, an attribute on a matched box, a
-relationship on a matched pair) has an unknown true answer; annotator j says yes to a true yes with
-probability `sensitivity` and no to a true no with probability `specificity`; each kind of decision
-has its own prior P(yes). Expectation-maximisation from the soft majority vote, with one pseudo-count
-of each answer (Laplace) so that no estimate is 0 or 1. Decision 0088 says why this model.
+relationship on a matched pair) has an unknown true answer; annotator j says yes to a true yes of kind
+k with probability `sensitivity` (j, k) and no to a true no with probability `specificity` (j, k); each
+kind has its own prior P(yes). Expectation-maximisation from the soft majority vote, with one
+pseudo-count of each answer (Laplace) so that no estimate is 0 or 1. A decision only one annotator
+answered teaches nothing and is left out. Decision 0088 says why this model.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from crowd.consensus.decisions import BOX, Decision, image_decisions
+from crowd.consensus.decisions import ATTRIBUTE, BOX, RELATION, Decision, image_decisions
 from crowd.consensus.matching import match_boxes
 from crowd.consensus.types import ConsensusError, Reliability, Version
 
-KINDS = (BOX, "attribute", "relation")
+KINDS = (BOX, ATTRIBUTE, RELATION)
 MIN_ITEMS = 50
 ROUNDS = 200
 TOLERANCE = 1e-6
@@ -52,24 +53,33 @@ def dawid_skene(decisions: Sequence[Decision], *, min_items: int = MIN_ITEMS) ->
         return {}
     index = {name: i for i, name in enumerate(names)}
     item = np.array([i for i, d in enumerate(decisions) for _ in d.votes], dtype=np.int64)
-    who = np.array([index[name] for d in decisions for name in d.votes], dtype=np.int64)
+    person = np.array([index[name] for d in decisions for name in d.votes], dtype=np.int64)
     said = np.array([answer for d in decisions for answer in d.votes.values()], dtype=np.float64)
     kind = np.array([KINDS.index(d.kind) for d in decisions], dtype=np.int64)
-    n_items, n_people = len(decisions), len(names)
+    who = person * len(KINDS) + kind[item]  # one pair of coins per annotator and kind
+    n_items, n_coins = len(decisions), len(names) * len(KINDS)
     truth = np.bincount(item, said, n_items) / np.bincount(item, minlength=n_items)
     for _ in range(ROUNDS):
-        sens, spec, prior = _maximise(truth, item, who, said, kind, n_people)
+        sens, spec, prior = _maximise(truth, item, who, said, kind, n_coins)
         updated = _expect(sens, spec, prior, item, who, said, kind, n_items)
         done = float(np.max(np.abs(updated - truth))) < TOLERANCE
         truth = updated
         if done:
             break
-    sens, spec, _ = _maximise(truth, item, who, said, kind, n_people)
-    counts = np.bincount(who, minlength=n_people)
-    return {
-        name: Reliability(float(sens[i]), float(spec[i]), int(counts[i]), bool(counts[i] >= min_items))
-        for i, name in enumerate(names)
-    }
+    sens, spec, _ = _maximise(truth, item, who, said, kind, n_coins)
+    counts = np.bincount(who, minlength=n_coins)
+    pooled_sens, pooled_spec, _ = _maximise(truth, item, person, said, kind, len(names))
+    pooled_counts = np.bincount(person, minlength=len(names))
+    result = {}
+    for i, name in enumerate(names):
+        kinds = {
+            k: Reliability(float(sens[c]), float(spec[c]), int(counts[c]), bool(counts[c] >= min_items))
+            for k, c in ((k, i * len(KINDS) + n) for n, k in enumerate(KINDS))
+            if counts[c]
+        }
+        n = int(pooled_counts[i])
+        result[name] = Reliability(float(pooled_sens[i]), float(pooled_spec[i]), n, n >= min_items, kinds)
+    return result
 
 
 def _maximise(

@@ -140,13 +140,22 @@ class Merge:
 
 @dataclass(frozen=True)
 class Reliability:
-    """An annotator's estimated P(yes | truly yes) and P(no | truly no) over the merge's binary
-    decisions, from `n_items` of them; not `enough` below the minimum, and then not weighed."""
+    """An annotator's estimated P(yes | truly yes) and P(no | truly no), from `n_items` binary decisions;
+    not `enough` below the minimum, and then not weighed. `kinds` holds the same per kind of decision
+    ("box", "attribute", "relation"): drawing boxes and ticking attributes are different skills, and the
+    vote on an attribute weighs the annotator by their attribute figures. The top-level figures are the
+    kinds' weighted by their numbers of decisions, for a person to read."""
 
     sensitivity: float
     specificity: float
     n_items: int
     enough: bool
+    kinds: Mapping[str, Reliability] = field(default_factory=dict)
+
+    @property
+    def informative(self) -> bool:
+        """Better than chance: a yes from them makes yes more likely (sensitivity + specificity > 1)."""
+        return self.sensitivity + self.specificity > 1
 
 
 @dataclass(frozen=True)
