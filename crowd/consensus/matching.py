@@ -2,9 +2,11 @@
 
 Annotators are taken in the order given. Each one's boxes of a label are assigned to the clusters of
 that label built so far by an optimal assignment (`scipy.optimize.linear_sum_assignment`) maximising
-the summed IoU, where a box may join a cluster only when its mean IoU with the cluster's boxes is above
-the threshold; a box left over starts a cluster of its own. With two annotators this is the optimal
-bipartite matching; with more, the same assignment repeated (decision 0088 says why not more).
+the summed IoU, where a box may join a cluster only when its IoU with the cluster's median box (where
+the merge would put the object so far) is above the threshold; a box left over starts a cluster of its
+own. With two annotators this is the optimal bipartite matching; with more, the same assignment
+repeated against the clusters' medians, which are nearer the object than any one annotator's box
+(decision 0088 says why not more).
 """
 
 from __future__ import annotations
@@ -25,6 +27,15 @@ def iou(a: Box, b: Box) -> float:
         return 0.0
     inter = width * height
     return float(inter / (a.w * a.h + b.w * b.h - inter))
+
+
+def median_box(boxes: Sequence[Box]) -> Box:
+    """The coordinate-wise median of boxes of one object: where the merge puts it, and what a further
+    annotator's box is matched against."""
+    if len(boxes) == 1:
+        return boxes[0]
+    x, y, w, h = (float(v) for v in np.median([[b.x, b.y, b.w, b.h] for b in boxes], axis=0))
+    return Box(boxes[0].key, boxes[0].label, x, y, w, h)
 
 
 def check_versions(versions: Sequence[Version]) -> None:
@@ -63,15 +74,12 @@ def match_boxes(versions: Sequence[Version], *, iou_threshold: float = 0.5) -> l
 
 
 def _assign(boxes: Sequence[Box], clusters: Sequence[dict[str, Box]], threshold: float) -> dict[int, int]:
-    """box index -> cluster index, an assignment of the largest summed mean IoU among admissible pairs."""
+    """box index -> cluster index, an assignment of the largest summed IoU (with the clusters' medians)
+    among admissible pairs."""
     if not boxes or not clusters:
         return {}
-    score = np.array(
-        [
-            [float(np.mean([iou(box, other) for other in cluster.values()])) for cluster in clusters]
-            for box in boxes
-        ]
-    )
+    centres = [median_box(list(cluster.values())) for cluster in clusters]
+    score = np.array([[iou(box, centre) for centre in centres] for box in boxes])
     admissible = score > threshold
     rows, cols = linear_sum_assignment(np.where(admissible, score, 0.0), maximize=True)
     return {int(r): int(c) for r, c in zip(rows, cols, strict=True) if admissible[r, c]}

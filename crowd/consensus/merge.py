@@ -18,7 +18,7 @@ import numpy as np
 
 from crowd.consensus.agreement import agreement_of
 from crowd.consensus.decisions import ATTRIBUTE, BOX, RELATION, Decision, image_decisions
-from crowd.consensus.matching import match_boxes
+from crowd.consensus.matching import match_boxes, median_box
 from crowd.consensus.types import (
     Cluster,
     ConsensusError,
@@ -156,14 +156,14 @@ def _merged_box(
 ) -> MergedBox:
     by_name = {version.annotator: version for version in versions}
     boxes = [by_name[name].box(box_key) for name, box_key in cluster.members.items()]
-    x, y, w, h = (float(v) for v in np.median([[b.x, b.y, b.w, b.h] for b in boxes], axis=0))
+    centre = median_box(boxes)
     return MergedBox(
         key=key,
         label=cluster.label,
-        x=x,
-        y=y,
-        w=w,
-        h=h,
+        x=centre.x,
+        y=centre.y,
+        w=centre.w,
+        h=centre.h,
         attributes=frozenset(d.name for d in attributes if decided[id(d)]),
         support=tuple(cluster.members),
         sources=dict(cluster.members),
