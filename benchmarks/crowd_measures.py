@@ -76,16 +76,16 @@ def _add(
     def key(s: str, p: str, o: str) -> tuple[str, str, str]:
         return (min(s, o), p, max(s, o)) if p in symmetric else (s, p, o)
 
-    there = {
+    stated: set[tuple[str, str, str]] = {
         key(r.subject, r.predicate, r.object)
         for r in truth.relations
         if {r.subject, r.object} <= matched_truth
     }
-    said = {
+    claimed: set[tuple[str, str, str]] = {
         key(to_truth[r.subject], r.predicate, to_truth[r.object])
         for r in work.relations
         if r.subject in to_truth and r.object in to_truth
     }
-    total.relations_there += len(there)
-    total.relations_said += len(said)
-    total.relations_right += len(there & said)
+    total.relations_there += len(stated)
+    total.relations_said += len(claimed)
+    total.relations_right += len(stated & claimed)

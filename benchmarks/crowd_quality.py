@@ -5,8 +5,9 @@ scenes, whose scene graphs are the truth.
 
 Five simulated annotators of stated quality (`benchmarks.crowd_simulation`), one a spammer, draw every
 scene once; for 1, 3 and 5 annotators per image, each image's seats are drawn at random among the five.
-The merge (`crowd.consensus.merge_image`) by a plain majority and by the vote weighted by each
-annotator's Dawid-Skene reliability, estimated on the same images without the truth, is scored against
+The merge (`crowd.consensus.merge_image`) by a plain majority, by the vote weighted by each annotator's
+Dawid-Skene reliability, and by that vote starting from each decision's Dawid-Skene prior (the full
+posterior), both estimated on the same images without the truth (`estimate_crowd`), is scored against
 the truth (`benchmarks.crowd_measures`), at the collection's default IoU threshold (0.5) and at 0.4 for
 matching annotators with each other (the truth is always matched at 0.5). Then: the share of images a
 review threshold on the agreement sends to a reviewer; how many gold images `should_pause` needs to
@@ -32,7 +33,7 @@ from benchmarks.report import commit, machine, publish
 from crowd.consensus import (
     Merge,
     Version,
-    estimate_reliability,
+    estimate_crowd,
     gold_decisions,
     merge_image,
     score_against_gold,
@@ -47,6 +48,7 @@ from kernel.vocabulary import Vocabulary
 from scoring.stats import wilson_interval
 
 SEATS = (1, 3, 5)
+DAWID_SKENE = "weighted, with priors"
 THRESHOLDS = (0.5, 0.4)
 
 
@@ -78,19 +80,26 @@ def crowd_rows(world: World, review_below: float) -> tuple[list[dict[str, Any]],
         versions = [[world.drawn[CROWD[j].name][i] for j in seated] for i, seated in enumerate(seats)]
         spammed = sum(any(CROWD[j].spammer for j in seated) for seated in seats) / len(seats)
         for threshold in THRESHOLDS if k > 1 else THRESHOLDS[:1]:
-            weights = estimate_reliability(
-                {str(i): v for i, v in enumerate(versions)}, **world.options(threshold)
-            )
+            crowd = estimate_crowd({str(i): v for i, v in enumerate(versions)}, **world.options(threshold))
             if k == 3 and threshold == THRESHOLDS[0]:
-                reliabilities = weights
-            for vote, given in (
-                (("majority", None), ("weighted", weights)) if k > 1 else (("one annotator", None),)
-            ):
+                reliabilities = dict(crowd.reliabilities)
+            votes: list[tuple[str, Any, Any]] = [
+                ("majority", None, None),
+                ("weighted", crowd.reliabilities, None),
+                (DAWID_SKENE, crowd.reliabilities, crowd.priors),
+            ]
+            for vote, weights, priors in votes if k > 1 else [("one annotator", None, None)]:
                 merges = [
-                    merge_image(v, weights=given, exclusive=world.exclusive, **world.options(threshold))
+                    merge_image(
+                        v,
+                        weights=weights,
+                        priors=priors,
+                        exclusive=world.exclusive,
+                        **world.options(threshold),
+                    )
                     for v in versions
                 ]
-                if k == 3 and threshold == THRESHOLDS[0] and vote == "weighted":
+                if k == 3 and threshold == THRESHOLDS[0] and vote == DAWID_SKENE:
                     kept = merges
                 review = [m.agreement.lowest is None or m.agreement.lowest < review_below for m in merges]
                 rows.append(
@@ -124,7 +133,7 @@ def pause_after(
 
 def pauses(world: World, orders: int, gold: int, below: float, min_gold: int) -> dict[str, list[int | None]]:
     rng = np.random.default_rng(5)
-    drawn = [rng.permutation(len(world.scenes))[:gold] for _ in range(orders)]
+    drawn = [[int(i) for i in rng.permutation(len(world.scenes))[:gold]] for _ in range(orders)]
     return {a.name: [pause_after(world, a, order, below, min_gold) for order in drawn] for a in CROWD}
 
 
@@ -158,7 +167,7 @@ def engine_rows(world: World, merged: Sequence[Merge], test: int) -> list[dict[s
     careful = CROWD[2].name
     trainings = {
         "the truth (for reference)": world.scenes,
-        "the merge, 3 per image, weighted vote": scenes_of(world, [(m.boxes, m.relations) for m in merged]),
+        f"the merge, 3 per image, {DAWID_SKENE}": scenes_of(world, [(m.boxes, m.relations) for m in merged]),
         f"one careful annotator ({careful}) alone": scenes_of(
             world, [(v.boxes, v.relations) for v in world.drawn[careful]]
         ),
@@ -181,7 +190,7 @@ def targets(
     rows: list[dict[str, Any]], singles: dict[str, dict[str, Any]], paused: dict[str, list[int | None]]
 ) -> list[list[str]]:
     main = next(
-        r for r in rows if r["seats"] == 3 and r["threshold"] == THRESHOLDS[0] and r["vote"] == "weighted"
+        r for r in rows if r["seats"] == 3 and r["threshold"] == THRESHOLDS[0] and r["vote"] == DAWID_SKENE
     )
     careful = [singles[a.name] for a in CROWD if not a.spammer]
     best = max(s["attributes"] or 0.0 for s in singles.values())
@@ -190,7 +199,7 @@ def targets(
     f1s = ", ".join(_f(s["f1"]) for s in careful)
     return [
         [
-            "merged attributes (3 per image, weighted) at least the best single annotator's",
+            f"merged attributes (3 per image, {DAWID_SKENE}) at least the best single annotator's",
             f"{_f(main['attributes'])} against {_f(best)}",
             _met(main["attributes"] is not None and main["attributes"] >= best),
         ],
@@ -292,7 +301,9 @@ def render(command: str, result: dict[str, Any]) -> str:
             "the spammer sits on about k/5 of the images. Boxes are matched to the truth at IoU 0.5 whatever the",
             "threshold the crowd was matched at; attributes are the share of attribute groups answered right on",
             "matched objects; relationships are counted on pairs of matched objects. Reliabilities are estimated",
-            "(Dawid-Skene) from the crowd's own work on the same images, never from the truth.",
+            '(Dawid-Skene) from the crowd\'s own work on the same images, never from the truth; "weighted" weighs',
+            'each voter by their reliability, "weighted, with priors" adds each decision\'s prior log odds (the',
+            "Dawid-Skene posterior), as the crowd app should.",
             "",
             "| target | measured | |",
             "|---|---|---|",

@@ -4,7 +4,8 @@ A box is kept when at least `quorum` annotators found it (default: a strict majo
 annotators), at the coordinate-wise median of its cluster's boxes. Each attribute of a kept box, and
 each relationship of a pair of kept boxes, is decided by a vote of the annotators who answered it
 (`decisions.py`): a plain majority, or, given reliabilities, the sum of each voter's log likelihood
-ratio (Dawid and Skene's posterior with an even prior). A tie decides "no". In an exclusive group of
+ratio (Dawid and Skene's posterior; with `priors`, from `estimate_crowd`, each decision's prior log odds
+are added, as Dawid and Skene's posterior has them). A tie decides "no". In an exclusive group of
 attributes (`exclusive`: label -> its groups), the value of the highest vote is kept and only it, so
 that the merge is a valid annotation (exactly one value of a group someone answered).
 """
@@ -42,6 +43,7 @@ def merge_image(
     attribute_universe: Mapping[str, frozenset[str]] | None = None,
     exclusive: Mapping[str, Sequence[frozenset[str]]] | None = None,
     symmetric: frozenset[str] = frozenset(),
+    priors: Mapping[tuple[str, str, str], float] | None = None,
 ) -> Merge:
     quorum = len(versions) // 2 + 1 if quorum is None else quorum
     if versions and not 1 <= quorum <= len(versions):
@@ -53,7 +55,7 @@ def merge_image(
     kept = {
         i: f"m{n + 1}" for n, i in enumerate(i for i, c in enumerate(clusters) if len(c.members) >= quorum)
     }
-    decided = _decide(decisions, clusters, weights, exclusive or {})
+    decided = _decide(decisions, clusters, weights, exclusive or {}, priors or {})
     boxes = tuple(
         _merged_box(
             key,
@@ -83,10 +85,15 @@ def _decide(
     clusters: Sequence[Cluster],
     weights: Mapping[str, Reliability] | None,
     exclusive: Mapping[str, Sequence[frozenset[str]]],
+    priors: Mapping[tuple[str, str, str], float],
 ) -> dict[int, bool]:
     """id(decision) -> what the vote decided, for every attribute and relation decision; in an exclusive
     group of a box, only the value of the highest score (the first in name order on a tie)."""
-    score = {id(d): vote_score(d.votes, weights, d.kind) for d in decisions if d.kind != BOX}
+    score = {
+        id(d): vote_score(d.votes, weights, d.kind, priors.get(d.prior_key))
+        for d in decisions
+        if d.kind != BOX
+    }
     decided = {key: value > 0 for key, value in score.items()}
     for d in decisions:
         if d.kind != ATTRIBUTE:
@@ -102,20 +109,27 @@ def _decide(
 
 
 def vote(
-    votes: Mapping[str, bool], weights: Mapping[str, Reliability] | None = None, kind: str | None = None
+    votes: Mapping[str, bool],
+    weights: Mapping[str, Reliability] | None = None,
+    kind: str | None = None,
+    prior: float | None = None,
 ) -> bool:
     """The decision of a vote: yes when its score is above 0."""
-    return vote_score(votes, weights, kind) > 0
+    return vote_score(votes, weights, kind, prior) > 0
 
 
 def vote_score(
-    votes: Mapping[str, bool], weights: Mapping[str, Reliability] | None = None, kind: str | None = None
+    votes: Mapping[str, bool],
+    weights: Mapping[str, Reliability] | None = None,
+    kind: str | None = None,
+    prior: float | None = None,
 ) -> float:
     """Yes votes minus no votes, or, given reliabilities, the summed log likelihood ratio of the
     answers, each annotator weighed by their figures for this kind of decision when they have enough of
     it. An annotator whose reliability is missing or not enough is weighed as the mean of those that
     are; with none that are, the vote is a plain majority. An annotator no better than chance weighs
-    nothing (their answers are not turned round)."""
+    nothing (their answers are not turned round). A weighted vote starts from the prior's log odds
+    when one is given; a majority ignores it."""
     reliable = {name: _for_kind(r, kind) for name, r in (weights or {}).items()}
     trusted = [r for r in reliable.values() if r.enough]
     if not trusted:
@@ -126,7 +140,7 @@ def vote_score(
         0,
         True,
     )
-    total = 0.0
+    total = 0.0 if prior is None else log_ratio(True, prior, prior)  # log(prior / (1 - prior))
     for name, answer in votes.items():
         mine = reliable.get(name)
         reliability = mine if mine is not None and mine.enough else typical

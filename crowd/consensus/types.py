@@ -159,6 +159,16 @@ class Reliability:
 
 
 @dataclass(frozen=True)
+class CrowdEstimate:
+    """What Dawid-Skene learns from a crowd's work: each annotator's reliability, and the prior P(yes)
+    of each kind of decision, keyed (kind, label, name): ("attribute", "person", "walking"),
+    ("relation", "person", "closer than") (the subject's label), ("box", "vehicle", "vehicle")."""
+
+    reliabilities: Mapping[str, Reliability]
+    priors: Mapping[tuple[str, str, str], float]
+
+
+@dataclass(frozen=True)
 class GoldScore:
     """One version against gold: boxes (true positives, false positives, misses) and the attributes of
     the matched boxes (correct decisions out of total)."""
