@@ -62,6 +62,7 @@ def image_decisions(
     attribute_universe: Mapping[str, frozenset[str]] | None = None,
     symmetric: frozenset[str] = frozenset(),
 ) -> list[Decision]:
+    versions = sorted(versions, key=lambda version: version.annotator)  # votes listed by name
     return [
         *box_decisions(versions, clusters),
         *attribute_decisions(versions, clusters, attribute_universe),

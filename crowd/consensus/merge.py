@@ -13,6 +13,7 @@ that the merge is a valid annotation (exactly one value of a group someone answe
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -45,6 +46,7 @@ def merge_image(
     symmetric: frozenset[str] = frozenset(),
     priors: Mapping[tuple[str, str, str], float] | None = None,
 ) -> Merge:
+    versions = sorted(versions, key=lambda version: version.annotator)  # the same merge in any order
     quorum = len(versions) // 2 + 1 if quorum is None else quorum
     if versions and not 1 <= quorum <= len(versions):
         raise ConsensusError(f"The quorum must be between 1 and the number of annotators ({len(versions)}).")
@@ -56,16 +58,11 @@ def merge_image(
         i: f"m{n + 1}" for n, i in enumerate(i for i, c in enumerate(clusters) if len(c.members) >= quorum)
     }
     decided = _decide(decisions, clusters, weights, exclusive or {}, priors or {})
-    boxes = tuple(
-        _merged_box(
-            key,
-            clusters[i],
-            versions,
-            [d for d in decisions if d.kind == ATTRIBUTE and d.cluster == i],
-            decided,
-        )
-        for i, key in kept.items()
-    )
+    attributes: dict[int, list[Decision]] = defaultdict(list)
+    for d in decisions:
+        if d.kind == ATTRIBUTE:
+            attributes[d.cluster].append(d)
+    boxes = tuple(_merged_box(key, clusters[i], versions, attributes[i], decided) for i, key in kept.items())
     relations = tuple(
         Relation(kept[d.cluster], d.name, kept[d.other])
         for d in decisions
@@ -95,16 +92,16 @@ def _decide(
         if d.kind != BOX
     }
     decided = {key: value > 0 for key, value in score.items()}
+    by_group: dict[tuple[int, frozenset[str]], list[Decision]] = defaultdict(list)
     for d in decisions:
-        if d.kind != ATTRIBUTE:
-            continue
-        for group in exclusive.get(clusters[d.cluster].label, ()):
-            if d.name in group:
-                rivals = [
-                    o for o in decisions if o.kind == ATTRIBUTE and o.cluster == d.cluster and o.name in group
-                ]
-                winner = max(sorted(rivals, key=lambda o: o.name), key=lambda o: score[id(o)])
-                decided[id(d)] = d is winner
+        if d.kind == ATTRIBUTE:
+            for group in exclusive.get(clusters[d.cluster].label, ()):
+                if d.name in group:
+                    by_group[(d.cluster, group)].append(d)
+    for rivals in by_group.values():
+        winner = max(sorted(rivals, key=lambda o: o.name), key=lambda o: score[id(o)])
+        for d in rivals:
+            decided[id(d)] = d is winner
     return decided
 
 

@@ -152,6 +152,12 @@ class Reliability:
     enough: bool
     kinds: Mapping[str, Reliability] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not (0 <= self.sensitivity <= 1 and 0 <= self.specificity <= 1):
+            raise ConsensusError("A sensitivity and a specificity are probabilities, between 0 and 1.")
+        if self.n_items < 0:
+            raise ConsensusError("A number of decisions cannot be negative.")
+
     @property
     def informative(self) -> bool:
         """Better than chance: a yes from them makes yes more likely (sensitivity + specificity > 1)."""
