@@ -36,6 +36,7 @@ from crowd.consensus import (
     estimate_crowd,
     gold_decisions,
     merge_image,
+    rules_of,
     score_against_gold,
     should_pause,
 )
@@ -58,9 +59,12 @@ class World:
     def __init__(self, scenes: int, seed: int) -> None:
         self.vocabulary, self.scenes = training_scenes("street", scenes)
         voc = self.vocabulary
-        self.universe = {t.name: frozenset(t.attributes) for t in voc.types}
-        self.exclusive = {t.name: [frozenset(g.values) for g in t.groups if g.exclusive] for t in voc.types}
-        self.symmetric = frozenset(r.name for r in voc.relationships if r.symmetric)
+        rules = rules_of(voc)
+        self.universe, self.exclusive, self.symmetric = (
+            rules.attribute_universe,
+            rules.exclusive,
+            rules.symmetric,
+        )
         self.truths = [truth_version(scene) for scene in self.scenes]
         self.rng = np.random.default_rng(seed)
         self.drawn = {a.name: [annotate(a, s, voc, self.rng) for s in self.scenes] for a in CROWD}

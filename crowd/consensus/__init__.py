@@ -22,6 +22,7 @@ from crowd.consensus.types import (
     Reliability,
     Version,
 )
+from crowd.consensus.vocabulary import VocabularyRules, rules_of
 
 __all__ = [
     "Agreement",
@@ -36,6 +37,7 @@ __all__ = [
     "Relation",
     "Reliability",
     "Version",
+    "VocabularyRules",
     "estimate_crowd",
     "estimate_reliability",
     "gold_decisions",
@@ -43,6 +45,7 @@ __all__ = [
     "iou",
     "match_boxes",
     "merge_image",
+    "rules_of",
     "score_against_gold",
     "should_pause",
     "vote",
