@@ -5,7 +5,7 @@ docs/annotations.md, section "Crowds: the statistics", explains each; decision 0
 
 from crowd.consensus.agreement import image_agreement
 from crowd.consensus.gold import gold_decisions, score_against_gold, should_pause
-from crowd.consensus.matching import iou, match_boxes
+from crowd.consensus.matching import iou, match_boxes, match_to_reference
 from crowd.consensus.merge import merge_image, vote, vote_score
 from crowd.consensus.reliability import estimate_crowd, estimate_reliability
 from crowd.consensus.types import (
@@ -44,6 +44,7 @@ __all__ = [
     "image_agreement",
     "iou",
     "match_boxes",
+    "match_to_reference",
     "merge_image",
     "rules_of",
     "score_against_gold",
