@@ -119,6 +119,26 @@ SCENE = {"objects": [{"id": "a", "type": "person", "bbox": [1, 1, 10, 20]}], "re
 RECORD = {"image": "imported.jpg", "width": 100, "height": 80} | SCENE
 
 
+def crowd_work(w: World, *, pixels: bool = False) -> int:
+    """The world's collection drawn by two annotators per image, and the actor's work on one image."""
+    from crowd.models import Copy
+    from crowd.services.settings import crowd_settings_update
+
+    crowd_settings_update(collection=w.collection, values={"overlap": 2})
+    image = image_upload(collection=w.collection, files=[png()]).created[0] if pixels else w.image()
+    expires = timezone.now() + timedelta(minutes=30)
+    return Copy.objects.create(
+        image=image, annotator=w.actor, lease_holder=w.actor, lease_expires_at=expires
+    ).pk
+
+
+def crowd_image(w: World) -> Any:
+    from crowd.services.settings import crowd_settings_update
+
+    crowd_settings_update(collection=w.collection, values={"overlap": 2, "gold_rate": 0})
+    return w.image()
+
+
 Builder = Callable[[World], Call]
 
 CALLS: dict[str, Builder] = {
@@ -159,6 +179,15 @@ CALLS: dict[str, Builder] = {
     "annotation.submit": lambda w: Call("post", f"/api/v1/images/{w.leased().pk}/submit/"),
     "queue.annotation.next": lambda w: Call("post", f"{w.c}/queue/annotation/next/", w.image() and None),
     "queue.review.next": lambda w: Call("post", f"{w.c}/queue/review/next/", w.in_review() and None),
+    # crowds
+    "crowd.settings.read": lambda w: Call("get", f"{w.c}/crowd/"),
+    "crowd.settings.update": lambda w: Call("patch", f"{w.c}/crowd/", {"iou_threshold": 0.6}),
+    "crowd.queue.next": lambda w: Call("post", f"{w.c}/crowd/queue/next/", crowd_image(w) and None),
+    "crowd.work.read": lambda w: Call("get", f"/api/v1/crowd/work/{crowd_work(w)}/annotation/"),
+    "crowd.work.save": lambda w: Call("put", f"/api/v1/crowd/work/{crowd_work(w)}/annotation/", SCENE),
+    "crowd.work.submit": lambda w: Call("post", f"/api/v1/crowd/work/{crowd_work(w)}/submit/"),
+    "crowd.work.release": lambda w: Call("delete", f"/api/v1/crowd/work/{crowd_work(w)}/lease/"),
+    "crowd.work.file": lambda w: Call("get", f"/api/v1/crowd/work/{crowd_work(w, pixels=True)}/file/"),
     "queue.release": lambda w: Call("delete", f"/api/v1/images/{w.leased().pk}/lease/"),
     "review.decide": lambda w: Call(
         "post",
@@ -521,7 +550,7 @@ SCOPED = sorted(
     operation
     for operation in OPERATIONS
     if operation.split(".")[0]
-    in {"image", "annotation", "queue", "review", "import", "export", "suggestions"}
+    in {"image", "annotation", "queue", "review", "import", "export", "suggestions", "crowd"}
     or operation in {"collection.read", "collection.members.list"}
 )
 

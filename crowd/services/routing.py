@@ -1,0 +1,23 @@
+"""The crowd's answer to the annotation queues' registry (annotations.routing): a collection with more
+than one annotator per image is handed out by the crowd queue, and reviewed on the crowd's pages."""
+
+from __future__ import annotations
+
+from annotations.routing import register_router
+from crowd.models import CrowdSettings
+
+
+def crowd_router(collection_id: int) -> str | None:
+    overlap = (
+        CrowdSettings.objects.filter(collection_id=collection_id).values_list("overlap", flat=True).first()
+    )
+    if overlap is None or overlap <= 1:
+        return None
+    return (
+        f"Each image of this collection is drawn by {overlap} annotators: take images from its crowd "
+        "queue, and review them on its crowd review."
+    )
+
+
+def register() -> None:
+    register_router("crowd", crowd_router)
