@@ -26,14 +26,17 @@ class CrowdSettings(models.Model):
     overlap = models.PositiveSmallIntegerField(default=1, help_text="Annotators per image, 1 to 5.")
     iou_threshold = models.FloatField(default=0.5, help_text="Two boxes match above this IoU (0 to 1).")
     agreement_threshold = models.FloatField(
-        default=0.8, help_text="An image whose box F1 between annotators is below this goes to a reviewer."
+        default=0.8,
+        help_text="An image whose lowest agreement figure (box F1, attributes, relationships) is below this "
+        "goes to a reviewer.",
     )
     auto_accept = models.BooleanField(
         default=False, help_text="Accept the merge without review when the agreement reaches the threshold."
     )
     gold_rate = models.FloatField(default=0.05, help_text="The share of hand-outs that are gold images.")
     pause_threshold = models.FloatField(
-        default=0.6, help_text="An annotator whose mean gold box F1 is below this is paused."
+        default=0.6,
+        help_text="An annotator whose gold accuracy is surely below this (the top of its 95% interval) is paused.",
     )
     min_gold = models.PositiveSmallIntegerField(
         default=5, help_text="Gold images an annotator has done before the pause rule applies."
@@ -93,8 +96,9 @@ class MergeState(models.TextChoices):
     ACCEPTED = "accepted"
 
 
-class ImageMerge(models.Model):
-    """The merge of an image's copies once all are in: the agreement between them and the merged answer."""
+class ImageMerge(Leased):
+    """The merge of an image's copies once all are in: the agreement between them and the merged answer.
+    A reviewer holds it (a lease) while they review it."""
 
     image = models.OneToOneField(Image, on_delete=models.CASCADE, related_name="crowd_merge")
     state = models.CharField(max_length=10, choices=MergeState.choices, default=MergeState.REVIEW)
@@ -141,6 +145,10 @@ class GoldScore(models.Model):
     copy = models.OneToOneField(Copy, on_delete=models.CASCADE, related_name="gold_score")
     box_f1 = models.FloatField()
     attribute_accuracy = models.FloatField(null=True, blank=True)
+    # Decisions against gold (each box found, missed or drawn in excess; each attribute of a matched box):
+    # what the pause rule adds up.
+    correct = models.PositiveIntegerField()
+    total = models.PositiveIntegerField()
     scored_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:
@@ -171,3 +179,24 @@ class Pause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.annotator} paused in {self.collection}"
+
+
+class Reliability(models.Model):
+    """An annotator's reliability in a collection as Dawid and Skene estimate it from the merged images
+    (crowd.consensus.estimate_reliability), kept for the weighted vote and the quality page."""
+
+    collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    sensitivity = models.FloatField()
+    specificity = models.FloatField()
+    n_items = models.PositiveIntegerField()
+    enough = models.BooleanField()
+    # kind ("box", "attribute", "relation") -> {sensitivity, specificity, n_items, enough}
+    kinds = models.JSONField(default=dict, blank=True)
+    estimated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["collection", "annotator"], name="one_reliability")]
+
+    def __str__(self) -> str:
+        return f"reliability of {self.annotator_id} in {self.collection_id}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from accounts.roles import Role
-from tests.annotations.conftest import collection, reviewer  # noqa: F401 (fixtures shared with annotations)
+from tests.annotations.conftest import annotator, collection, reviewer  # noqa: F401 (shared with annotations)
 
 
 def person(x: float, y: float, w: float = 40, h: float = 90, *attributes: str) -> dict:
@@ -46,3 +46,16 @@ def annotators(crowd):
     from django.contrib.auth import get_user_model
 
     return list(get_user_model().objects.filter(username__startswith="crowd-").order_by("username"))
+
+
+def work_through(crowd_collection, users_and_drawings) -> list:
+    """Each (user, drawing) in turn takes the next image, saves the drawing and submits it; the copies."""
+    from crowd.services.copies import copy_save, copy_submit
+    from crowd.services.queue import copy_next
+
+    done = []
+    for user, document in users_and_drawings:
+        copy = copy_next(collection=crowd_collection, user=user)
+        copy_save(copy=copy, user=user, document=document)
+        done.append(copy_submit(copy=copy, user=user))
+    return done
