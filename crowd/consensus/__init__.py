@@ -7,12 +7,13 @@ from crowd.consensus.agreement import image_agreement
 from crowd.consensus.gold import gold_decisions, score_against_gold, should_pause
 from crowd.consensus.matching import iou, match_boxes
 from crowd.consensus.merge import merge_image, vote, vote_score
-from crowd.consensus.reliability import estimate_reliability
+from crowd.consensus.reliability import estimate_crowd, estimate_reliability
 from crowd.consensus.types import (
     Agreement,
     Box,
     Cluster,
     ConsensusError,
+    CrowdEstimate,
     Disagreement,
     GoldScore,
     Merge,
@@ -21,12 +22,14 @@ from crowd.consensus.types import (
     Reliability,
     Version,
 )
+from crowd.consensus.vocabulary import VocabularyRules, rules_of
 
 __all__ = [
     "Agreement",
     "Box",
     "Cluster",
     "ConsensusError",
+    "CrowdEstimate",
     "Disagreement",
     "GoldScore",
     "Merge",
@@ -34,12 +37,15 @@ __all__ = [
     "Relation",
     "Reliability",
     "Version",
+    "VocabularyRules",
+    "estimate_crowd",
     "estimate_reliability",
     "gold_decisions",
     "image_agreement",
     "iou",
     "match_boxes",
     "merge_image",
+    "rules_of",
     "score_against_gold",
     "should_pause",
     "vote",

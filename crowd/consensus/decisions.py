@@ -33,6 +33,12 @@ class Decision:
     name: str
     votes: Mapping[str, bool]
     other: int | None = None
+    label: str = ""  # the (subject) box's label
+
+    @property
+    def prior_key(self) -> tuple[str, str, str]:
+        """What shares a prior P(yes): (kind, label, name), e.g. ("attribute", "person", "walking")."""
+        return (self.kind, self.label, self.name)
 
 
 def attribute_universes(
@@ -56,6 +62,7 @@ def image_decisions(
     attribute_universe: Mapping[str, frozenset[str]] | None = None,
     symmetric: frozenset[str] = frozenset(),
 ) -> list[Decision]:
+    versions = sorted(versions, key=lambda version: version.annotator)  # votes listed by name
     return [
         *box_decisions(versions, clusters),
         *attribute_decisions(versions, clusters, attribute_universe),
@@ -65,7 +72,13 @@ def image_decisions(
 
 def box_decisions(versions: Sequence[Version], clusters: Sequence[Cluster]) -> list[Decision]:
     return [
-        Decision(BOX, index, cluster.label, {v.annotator: v.annotator in cluster.members for v in versions})
+        Decision(
+            BOX,
+            index,
+            cluster.label,
+            {v.annotator: v.annotator in cluster.members for v in versions},
+            label=cluster.label,
+        )
         for index, cluster in enumerate(clusters)
     ]
 
@@ -85,7 +98,7 @@ def attribute_decisions(
             continue
         for attribute in sorted(universes.get(cluster.label, frozenset())):
             votes = {name: attribute in box.attributes for name, box in knowing.items()}
-            decisions.append(Decision(ATTRIBUTE, index, attribute, votes))
+            decisions.append(Decision(ATTRIBUTE, index, attribute, votes, label=cluster.label))
     return decisions
 
 
@@ -107,7 +120,9 @@ def relation_decisions(
         both = set(clusters[first].members) & set(clusters[second].members)
         votes = {name: name in said for name in sorted(both)}
         if votes:
-            decisions.append(Decision(RELATION, first, predicate, votes, other=second))
+            decisions.append(
+                Decision(RELATION, first, predicate, votes, other=second, label=clusters[first].label)
+            )
     return decisions
 
 

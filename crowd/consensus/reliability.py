@@ -16,12 +16,12 @@ import numpy as np
 
 from crowd.consensus.decisions import ATTRIBUTE, BOX, RELATION, Decision, image_decisions
 from crowd.consensus.matching import match_boxes
-from crowd.consensus.types import ConsensusError, Reliability, Version
+from crowd.consensus.types import ConsensusError, CrowdEstimate, Reliability, Version
 
 KINDS = (BOX, ATTRIBUTE, RELATION)
 MIN_ITEMS = 50
-ROUNDS = 200
-TOLERANCE = 1e-6
+ROUNDS = 100
+TOLERANCE = 1e-4  # no posterior moves by more: the decisions it takes no longer change
 
 
 def estimate_reliability(
@@ -34,6 +34,26 @@ def estimate_reliability(
 ) -> dict[str, Reliability]:
     """annotator -> Reliability, over every image with at least two versions (one annotator alone
     answers nothing another can check)."""
+    return dict(
+        estimate_crowd(
+            versions_by_image,
+            iou_threshold=iou_threshold,
+            min_items=min_items,
+            attribute_universe=attribute_universe,
+            symmetric=symmetric,
+        ).reliabilities
+    )
+
+
+def estimate_crowd(
+    versions_by_image: Mapping[str, Sequence[Version]],
+    *,
+    iou_threshold: float = 0.5,
+    min_items: int = MIN_ITEMS,
+    attribute_universe: Mapping[str, frozenset[str]] | None = None,
+    symmetric: frozenset[str] = frozenset(),
+) -> CrowdEstimate:
+    """The reliabilities and the priors of each kind of decision (for `merge_image`'s `priors`)."""
     if min_items < 1:
         raise ConsensusError("The minimum number of decisions must be at least 1.")
     decisions: list[Decision] = []
@@ -47,28 +67,31 @@ def estimate_reliability(
     return dawid_skene(decisions, min_items=min_items)
 
 
-def dawid_skene(decisions: Sequence[Decision], *, min_items: int = MIN_ITEMS) -> dict[str, Reliability]:
+def dawid_skene(decisions: Sequence[Decision], *, min_items: int = MIN_ITEMS) -> CrowdEstimate:
     names = sorted({name for d in decisions for name in d.votes})
     if not names:
-        return {}
+        return CrowdEstimate({}, {})
+    keys = sorted({d.prior_key for d in decisions})
+    key_index = {key: i for i, key in enumerate(keys)}
     index = {name: i for i, name in enumerate(names)}
     item = np.array([i for i, d in enumerate(decisions) for _ in d.votes], dtype=np.int64)
     person = np.array([index[name] for d in decisions for name in d.votes], dtype=np.int64)
     said = np.array([answer for d in decisions for answer in d.votes.values()], dtype=np.float64)
     kind = np.array([KINDS.index(d.kind) for d in decisions], dtype=np.int64)
+    group = np.array([key_index[d.prior_key] for d in decisions], dtype=np.int64)  # one prior per key
     who = person * len(KINDS) + kind[item]  # one pair of coins per annotator and kind
     n_items, n_coins = len(decisions), len(names) * len(KINDS)
     truth = np.bincount(item, said, n_items) / np.bincount(item, minlength=n_items)
     for _ in range(ROUNDS):
-        sens, spec, prior = _maximise(truth, item, who, said, kind, n_coins)
-        updated = _expect(sens, spec, prior, item, who, said, kind, n_items)
+        sens, spec, prior = _maximise(truth, item, who, said, group, n_coins)
+        updated = _expect(sens, spec, prior, item, who, said, group, n_items)
         done = float(np.max(np.abs(updated - truth))) < TOLERANCE
         truth = updated
         if done:
             break
-    sens, spec, _ = _maximise(truth, item, who, said, kind, n_coins)
+    sens, spec, prior = _maximise(truth, item, who, said, group, n_coins)
     counts = np.bincount(who, minlength=n_coins)
-    pooled_sens, pooled_spec, _ = _maximise(truth, item, person, said, kind, len(names))
+    pooled_sens, pooled_spec, _ = _maximise(truth, item, person, said, group, len(names))
     pooled_counts = np.bincount(person, minlength=len(names))
     result = {}
     for i, name in enumerate(names):
@@ -79,18 +102,19 @@ def dawid_skene(decisions: Sequence[Decision], *, min_items: int = MIN_ITEMS) ->
         }
         n = int(pooled_counts[i])
         result[name] = Reliability(float(pooled_sens[i]), float(pooled_spec[i]), n, n >= min_items, kinds)
-    return result
+    return CrowdEstimate(result, {key: float(prior[i]) for i, key in enumerate(keys)})
 
 
 def _maximise(
-    truth: np.ndarray, item: np.ndarray, who: np.ndarray, said: np.ndarray, kind: np.ndarray, n_people: int
+    truth: np.ndarray, item: np.ndarray, who: np.ndarray, said: np.ndarray, group: np.ndarray, n_people: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     yes = truth[item]
     sens = (1 + np.bincount(who, yes * said, n_people)) / (2 + np.bincount(who, yes, n_people))
     spec = (1 + np.bincount(who, (1 - yes) * (1 - said), n_people)) / (
         2 + np.bincount(who, 1 - yes, n_people)
     )
-    prior = (1 + np.bincount(kind, truth, len(KINDS))) / (2 + np.bincount(kind, minlength=len(KINDS)))
+    n_groups = int(group.max()) + 1
+    prior = (1 + np.bincount(group, truth, n_groups)) / (2 + np.bincount(group, minlength=n_groups))
     return sens, spec, prior
 
 
@@ -101,9 +125,10 @@ def _expect(
     item: np.ndarray,
     who: np.ndarray,
     said: np.ndarray,
-    kind: np.ndarray,
+    group: np.ndarray,
     n_items: int,
 ) -> np.ndarray:
-    ratio = np.where(said > 0, np.log(sens[who] / (1 - spec[who])), np.log((1 - sens[who]) / spec[who]))
-    logit = np.log(prior[kind] / (1 - prior[kind])) + np.bincount(item, ratio, n_items)
+    yes, no = np.log(sens / (1 - spec)), np.log((1 - sens) / spec)  # per coin, then per answer
+    ratio = np.where(said > 0, yes[who], no[who])
+    logit = np.log(prior[group] / (1 - prior[group])) + np.bincount(item, ratio, n_items)
     return np.asarray(1 / (1 + np.exp(-np.clip(logit, -50, 50))))

@@ -152,10 +152,26 @@ class Reliability:
     enough: bool
     kinds: Mapping[str, Reliability] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not (0 <= self.sensitivity <= 1 and 0 <= self.specificity <= 1):
+            raise ConsensusError("A sensitivity and a specificity are probabilities, between 0 and 1.")
+        if self.n_items < 0:
+            raise ConsensusError("A number of decisions cannot be negative.")
+
     @property
     def informative(self) -> bool:
         """Better than chance: a yes from them makes yes more likely (sensitivity + specificity > 1)."""
         return self.sensitivity + self.specificity > 1
+
+
+@dataclass(frozen=True)
+class CrowdEstimate:
+    """What Dawid-Skene learns from a crowd's work: each annotator's reliability, and the prior P(yes)
+    of each kind of decision, keyed (kind, label, name): ("attribute", "person", "walking"),
+    ("relation", "person", "closer than") (the subject's label), ("box", "vehicle", "vehicle")."""
+
+    reliabilities: Mapping[str, Reliability]
+    priors: Mapping[tuple[str, str, str], float]
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from crowd.consensus import Box, ConsensusError, Reliability, Version, merge_image, vote
+from crowd.consensus import Box, ConsensusError, Reliability, Version, merge_image, rules_of, vote
+from kernel.vocabulary import load_vocabulary
 from tests.crowd.consensus.helpers import box, version
 
 
@@ -124,3 +127,14 @@ def test_a_quorum_out_of_range_is_refused():
         merge_image(three_with_a_lone_box(), quorum=4)
     with pytest.raises(ConsensusError, match="quorum"):
         merge_image(three_with_a_lone_box(), quorum=0)
+
+
+def test_the_rules_of_the_street_vocabulary():
+    street = load_vocabulary(
+        Path(__file__).resolve().parents[3] / "annotations" / "vocabularies" / "urban-street.json"
+    )
+    rules = rules_of(street)
+    assert {"male", "female", "wearing a hat"} <= rules.attribute_universe["person"]
+    assert frozenset({"male", "female"}) in rules.exclusive["person"]
+    assert not any("wearing a hat" in group for group in rules.exclusive["person"])
+    assert "talking" in rules.symmetric and "closer than" not in rules.symmetric

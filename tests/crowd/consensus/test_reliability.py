@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from crowd.consensus import Box, ConsensusError, Version, estimate_reliability, merge_image, vote_score
+from crowd.consensus import (
+    Box,
+    ConsensusError,
+    Reliability,
+    Version,
+    estimate_crowd,
+    estimate_reliability,
+    merge_image,
+    vote,
+    vote_score,
+)
 from tests.crowd.consensus.helpers import version
 
 ATTRIBUTES = ("red", "tall", "hat", "bag")
@@ -81,3 +91,16 @@ def test_below_the_minimum_an_annotator_is_not_enough():
     assert estimate_reliability({"alone": [version("a")]}) == {}
     with pytest.raises(ConsensusError):
         estimate_reliability(versions, min_items=0)
+
+
+def test_the_priors_are_the_base_rates_and_decide_a_split_between_equals():
+    world, versions = crowd({"a": 0.1, "b": 0.1, "c": 0.1}, images=40)
+    estimate = estimate_crowd(versions, attribute_universe=UNIVERSE)
+    truly = [a in attributes for people in world.values() for _, attributes in people for a in ATTRIBUTES]
+    rates = [p for (kind, _, _), p in estimate.priors.items() if kind == "attribute"]
+    assert np.mean(rates) == pytest.approx(np.mean(truly), abs=0.05)
+    equals = {"a": Reliability(0.9, 0.9, 500, True), "b": Reliability(0.9, 0.9, 500, True)}
+    split = {"a": True, "b": False}
+    assert vote(split, equals, prior=0.8) is True
+    assert vote(split, equals, prior=0.2) is False
+    assert vote(split, prior=0.8) is False  # a majority ignores the prior: a tie is no
