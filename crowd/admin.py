@@ -8,7 +8,16 @@ from django import forms
 from django.contrib import admin
 
 from annotations.admin_common import ReadOnlyAdmin
-from crowd.models import Copy, CrowdSettings, GoldImage, GoldScore, ImageMerge, Pause, Reliability
+from crowd.models import (
+    Copy,
+    CrowdPriors,
+    CrowdSettings,
+    GoldImage,
+    GoldScore,
+    ImageMerge,
+    Pause,
+    Reliability,
+)
 from crowd.services.settings import FIELDS, check_settings, images_part_way
 from vtt_site.errors import ApplicationError
 
@@ -97,3 +106,9 @@ class ReliabilityAdmin(ReadOnlyAdmin):
     )
     list_filter = ("enough",)
     search_fields = ("annotator__username", "collection__name")
+
+
+@admin.register(CrowdPriors)
+class CrowdPriorsAdmin(ReadOnlyAdmin):
+    list_display = ("collection", "estimated_at")
+    search_fields = ("collection__name",)

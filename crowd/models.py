@@ -200,3 +200,18 @@ class Reliability(models.Model):
 
     def __str__(self) -> str:
         return f"reliability of {self.annotator_id} in {self.collection_id}"
+
+
+class CrowdPriors(models.Model):
+    """The prior P(yes) of each kind of decision in a collection, estimated with the reliabilities: the
+    weighted vote starts from it. `priors` is a list of [kind, label, name, p]."""
+
+    collection = models.OneToOneField(Collection, on_delete=models.CASCADE, related_name="+")
+    priors = models.JSONField(default=list)
+    estimated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "crowd priors"
+
+    def __str__(self) -> str:
+        return f"priors of {self.collection_id}"

@@ -21,7 +21,14 @@ from crowd.consensus import Merge, merge_image
 from crowd.models import Copy, CopyState, CrowdSettings, ImageMerge, MergeState
 from crowd.queues import RELIABILITY_REFRESH
 from crowd.selectors import crowd_settings_of
-from crowd.services.versions import merge_document, merged_keys, rules_of, stored_weights, version_of
+from crowd.services.versions import (
+    merge_document,
+    merged_keys,
+    rules_of,
+    stored_priors,
+    stored_weights,
+    version_of,
+)
 
 
 def merge_if_complete(*, image: Image) -> ImageMerge | None:
@@ -37,6 +44,7 @@ def merge_if_complete(*, image: Image) -> ImageMerge | None:
     merge = merge_image(
         [version_of(str(c.annotator_id), c.document) for c in copies],
         weights=weights or None,
+        priors=stored_priors(image.collection) if weights else None,
         exclusive=rules.exclusive,
         **rules.keywords(),
     )

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from annotations.models import Collection
 from crowd.conf import conf
-from crowd.consensus import Version, estimate_reliability
-from crowd.models import Copy, CopyState, Reliability
+from crowd.consensus import Version, estimate_crowd
+from crowd.models import Copy, CopyState, CrowdPriors, Reliability
 from crowd.selectors import crowd_settings_of
 from crowd.services.versions import rules_of, version_of
 
@@ -40,10 +40,15 @@ def reliability_refresh(*, collection_id: int) -> int:
     """Estimate every annotator's reliability again; returns how many were estimated."""
     collection = Collection.objects.select_related("vocabulary").get(pk=collection_id)
     rules = rules_of(collection, crowd_settings_of(collection))
-    estimates = estimate_reliability(
+    estimate = estimate_crowd(
         collection_versions(collection), min_items=conf.CROWD_RELIABILITY_MIN_ITEMS, **rules.keywords()
     )
     now = timezone.now()
+    priors = [[kind, label, name, p] for (kind, label, name), p in sorted(estimate.priors.items())]
+    CrowdPriors.objects.update_or_create(
+        collection=collection, defaults={"priors": priors, "estimated_at": now}
+    )
+    estimates = estimate.reliabilities
     for annotator, r in estimates.items():
         Reliability.objects.update_or_create(
             collection=collection,

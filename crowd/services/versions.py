@@ -11,38 +11,41 @@ from typing import Any
 from annotations.models import Collection
 from annotations.selectors.vocabularies import vocabulary_index
 from crowd.consensus import Box, Merge, Relation, Reliability, Version
-from crowd.models import CrowdSettings
+from crowd.consensus.vocabulary import VocabularyRules
+from crowd.consensus.vocabulary import rules_of as vocabulary_rules
+from crowd.models import CrowdPriors, CrowdSettings
 from crowd.models import Reliability as ReliabilityRow
 from kernel.vocabulary import Vocabulary
 
 
 @dataclass(frozen=True)
 class Rules:
-    """What the statistics need to know of a collection's vocabulary and settings."""
+    """What the statistics need to know of a collection: its vocabulary's rules (crowd.consensus.rules_of)
+    and its IoU threshold."""
 
     iou_threshold: float
-    attribute_universe: Mapping[str, frozenset[str]]
-    exclusive: Mapping[str, list[frozenset[str]]]
-    symmetric: frozenset[str]
     vocabulary: Vocabulary
+    of_vocabulary: VocabularyRules
 
     def keywords(self) -> dict[str, Any]:
         return {
             "iou_threshold": self.iou_threshold,
-            "attribute_universe": self.attribute_universe,
-            "symmetric": self.symmetric,
+            "attribute_universe": self.of_vocabulary.attribute_universe,
+            "symmetric": self.of_vocabulary.symmetric,
         }
+
+    @property
+    def attribute_universe(self) -> Mapping[str, frozenset[str]]:
+        return self.of_vocabulary.attribute_universe
+
+    @property
+    def exclusive(self) -> Mapping[str, tuple[frozenset[str], ...]]:
+        return self.of_vocabulary.exclusive
 
 
 def rules_of(collection: Collection, settings: CrowdSettings) -> Rules:
     vocabulary = vocabulary_index(collection.vocabulary).core
-    return Rules(
-        iou_threshold=settings.iou_threshold,
-        attribute_universe={t.name: frozenset(t.attributes) for t in vocabulary.types},
-        exclusive={t.name: [frozenset(g.values) for g in t.groups if g.exclusive] for t in vocabulary.types},
-        symmetric=frozenset(r.name for r in vocabulary.relationships if r.symmetric),
-        vocabulary=vocabulary,
-    )
+    return Rules(settings.iou_threshold, vocabulary, vocabulary_rules(vocabulary))
 
 
 def version_of(annotator: str, document: Mapping[str, Any]) -> Version:
@@ -91,6 +94,12 @@ def merge_document(merge: Merge, rules: Rules) -> dict[str, Any]:
 def merged_keys(merge: Merge) -> dict[str, str]:
     """The merge's box key -> the id it has in `merge_document` (the page marks disagreements by it)."""
     return {box.key: f"o{n + 1}" for n, box in enumerate(merge.boxes)}
+
+
+def stored_priors(collection: Collection) -> dict[tuple[str, str, str], float]:
+    """(kind, label, name) -> the prior P(yes) Dawid and Skene estimated with the reliabilities."""
+    found = CrowdPriors.objects.filter(collection=collection).values_list("priors", flat=True).first() or []
+    return {(kind, label, name): p for kind, label, name, p in found}
 
 
 def stored_weights(collection: Collection) -> dict[str, Reliability]:

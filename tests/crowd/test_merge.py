@@ -7,7 +7,7 @@ import pytest
 
 from annotations.models import ObjectAnnotation, Stage
 from annotations.selectors.annotation import image_annotation
-from crowd.models import ImageMerge, MergeState
+from crowd.models import ImageMerge, MergeState, Reliability
 from crowd.services.review import merge_accept, merge_correct, merge_review_next
 from crowd.services.settings import crowd_settings_update
 from tests.crowd.conftest import drawing, person, work_through
@@ -96,3 +96,20 @@ def test_agreement_reaching_the_threshold_is_accepted_unreviewed_only_when_asked
     second.refresh_from_db()
     assert second.stage == Stage.ACCEPTED and second.reviewed_by is None
     assert ObjectAnnotation.objects.filter(image=second).count() == 1
+
+
+def test_once_reliability_is_estimated_the_votes_are_weighed(
+    crowd, annotators, settings, django_capture_on_commit_callbacks
+):
+    """The background estimate (run in-process here) is stored, and the next merge is weighted by it."""
+    settings.CROWD_RELIABILITY_EVERY = 1
+    settings.CROWD_RELIABILITY_MIN_ITEMS = 1
+    for _ in range(2):
+        ImageFactory(collection=crowd)
+    same = [(a, drawing(person(50, 50, 40, 90, *WALKING))) for a in annotators[:3]]
+    with django_capture_on_commit_callbacks(execute=True):
+        work_through(crowd, same)
+    assert Reliability.objects.filter(collection=crowd).count() == 3
+    assert not ImageMerge.objects.order_by("pk").first().weighted
+    work_through(crowd, same)
+    assert ImageMerge.objects.order_by("pk").last().weighted

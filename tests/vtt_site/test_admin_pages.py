@@ -104,7 +104,16 @@ def world(make_user, client):
 
 
 def _crowd_rows(collection, reviewer, annotator) -> None:
-    from crowd.models import Copy, CopyState, GoldImage, GoldScore, ImageMerge, Pause, Reliability
+    from crowd.models import (
+        Copy,
+        CopyState,
+        CrowdPriors,
+        GoldImage,
+        GoldScore,
+        ImageMerge,
+        Pause,
+        Reliability,
+    )
     from crowd.services.settings import crowd_settings_update
 
     crowd_settings_update(collection=collection, values={"overlap": 2})
@@ -114,6 +123,7 @@ def _crowd_rows(collection, reviewer, annotator) -> None:
     GoldImage.objects.create(image=image, answer={"objects": [], "relationships": []}, marked_by=reviewer)
     GoldScore.objects.create(copy=copy, box_f1=1.0, correct=1, total=1)
     Pause.objects.create(collection=collection, annotator=annotator, reason="below the gold threshold")
+    CrowdPriors.objects.create(collection=collection, priors=[["box", "person", "person", 0.9]])
     Reliability.objects.create(
         collection=collection, annotator=annotator, sensitivity=0.9, specificity=0.8, n_items=60, enough=True
     )
