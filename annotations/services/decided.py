@@ -32,7 +32,14 @@ def annotation_checked(
     scene = parse_annotation(image, document, vocabulary)
     if complete:
         require_complete(scene, vocabulary)
-    return scene.to_document(vocabulary)
+    document = scene.to_document(vocabulary)
+    # Numbered as the stored record numbers them, whatever ids the client gave (kernel.scene keeps them).
+    ids = {obj["id"]: f"o{n + 1}" for n, obj in enumerate(document["objects"])}
+    for obj in document["objects"]:
+        obj["id"] = ids[obj["id"]]
+    for link in document["relationships"]:
+        link["subject"], link["object"] = ids[link["subject"]], ids[link["object"]]
+    return document
 
 
 @transaction.atomic

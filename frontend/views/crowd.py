@@ -68,7 +68,10 @@ def crowd_work(request: HttpRequest, work_id: int) -> HttpResponse:
         messages.info(request, "You submitted that image already.")
         return redirect("frontend:collection", collection_id=collection.pk)
     shown = SimpleNamespace(
-        original_name=f"Image {copy.pk}", width=copy.image.width, height=copy.image.height
+        original_name=f"Image {copy.pk}",
+        width=copy.image.width,
+        height=copy.image.height,
+        file=bool(copy.image.file),
     )
     context = {
         "image": shown,
