@@ -1,4 +1,5 @@
-"""Which queue hands out a collection's images: one registry for one extension point.
+"""Which queue hands out a collection's images, and who may read them: a registry for each of these two
+extension points.
 
 The annotation and review queues of this app serve a collection unless an app that registered a router
 here says that its own queue does: the crowd app, for a collection whose images several annotators draw
@@ -37,3 +38,23 @@ def require_own_queue(collection_id: int) -> None:
     said = queue_elsewhere(collection_id)
     if said is not None:
         raise ConflictError(AnnotationErrorCode.QUEUE_ELSEWHERE, said)
+
+
+# (collection id, the reader's membership role there) -> why that member may not read the collection's
+# images, or None. The crowd app: an annotator of a crowd collection sees only their own work, never the
+# accepted images (which include its hidden gold answers).
+ReaderRule = Callable[[int, str | None], str | None]
+_reader_rules: dict[str, ReaderRule] = {}
+
+
+def register_reader_rule(name: str, rule: ReaderRule) -> None:
+    _reader_rules[name] = rule
+
+
+def images_hidden(collection_id: int, member_role: str | None) -> str | None:
+    """Why a member in `member_role` may not read the collection's images (None: they may)."""
+    for rule in _reader_rules.values():
+        said = rule(collection_id, member_role)
+        if said is not None:
+            return said
+    return None

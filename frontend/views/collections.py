@@ -13,8 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection, ModelBackend, PreannotationJob
-from annotations.selectors.images import image_list
+from annotations.models import Collection, Image, ModelBackend, PreannotationJob
+from annotations.selectors.images import image_list, images_hidden_from
 from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
 from annotations.services.preannotation import preannotation_create
@@ -44,11 +44,17 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = collection_or_404(request.user, collection_id)
     filters = ImageFilterForm(request.GET)
     chosen = filters.cleaned_data if filters.is_valid() else {}
-    images = image_list(
-        collection=collection,
-        stage=chosen.get("stage") or None,
-        split=chosen.get("split") or None,
-        name=(chosen.get("name") or "").strip() or None,
+    # An annotator of a crowd collection sees only their own work (annotations.routing).
+    hidden = images_hidden_from(collection=collection, user=request.user)
+    images = (
+        Image.objects.none()
+        if hidden
+        else image_list(
+            collection=collection,
+            stage=chosen.get("stage") or None,
+            split=chosen.get("split") or None,
+            name=(chosen.get("name") or "").strip() or None,
+        )
     )
     page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
     # The filters without the page number, for the pagination links.

@@ -98,7 +98,8 @@ def test_the_review_page_shows_each_version_and_the_disagreements(crowd, annotat
 def test_an_annotator_cannot_open_the_review_or_the_quality_page(crowd, annotators, client):
     image = merged(crowd, annotators)
     logged_in(client, annotators[3])
-    assert client.get(f"/crowd/review/{image.pk}/").status_code == 403
+    # The image itself is hidden from an annotator of a crowd: a 404, as for an image that does not exist.
+    assert client.get(f"/crowd/review/{image.pk}/").status_code == 404
     assert client.get(f"/collections/{crowd.pk}/crowd/quality/").status_code == 403
 
 

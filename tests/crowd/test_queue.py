@@ -53,7 +53,7 @@ def test_the_annotation_queues_send_a_crowd_collection_to_the_crowd_queue(crowd,
         assert "crowd queue" in refused.value.message
 
 
-def test_nobody_reads_another_annotators_copy(crowd, annotators, api):
+def test_nobody_reads_another_annotators_copy(crowd, annotators, reviewer, api):
     ImageFactory(collection=crowd)
     mine = copy_next(collection=crowd, user=annotators[0])
     copy_save(copy=mine, user=annotators[0], document=drawing(person(5, 5)))
@@ -64,8 +64,26 @@ def test_nobody_reads_another_annotators_copy(crowd, annotators, api):
         assert response.json()["code"] == "copy_not_found"
     assert other.put(f"/api/v1/crowd/work/{mine.pk}/annotation/", drawing(), format="json").status_code == 404
     # Nor does the image's own annotation show it before the merge: it is not written there.
-    reviewer_view = api.as_user(annotators[1]).get(f"/api/v1/images/{mine.image_id}/annotation/")
+    reviewer_view = api.as_user(reviewer).get(f"/api/v1/images/{mine.image_id}/annotation/")
     assert reviewer_view.json()["objects"] == []
+
+
+def test_an_annotator_of_a_crowd_reads_no_image_of_it_through_the_annotation_api(
+    crowd, annotators, reviewer, api
+):
+    """Not the accepted images either: they hold the merges and the hidden gold answers."""
+    image = ImageFactory(collection=crowd, stage=Stage.ACCEPTED)
+    client = api.as_user(annotators[0])
+    for path in (f"/api/v1/images/{image.pk}/", f"/api/v1/images/{image.pk}/annotation/"):
+        response = client.get(path)
+        assert (response.status_code, response.json()["code"]) == (404, "image_not_found"), path
+    for path in (f"/api/v1/collections/{crowd.pk}/images/", f"/api/v1/collections/{crowd.pk}/export/jsonl/"):
+        response = client.get(path)
+        assert response.status_code == 403, path
+        assert "only their own work" in response.json()["message"]
+    # Its reviewer reads them as before.
+    assert api.as_user(reviewer).get(f"/api/v1/images/{image.pk}/annotation/").status_code == 200
+    assert api.as_user(reviewer).get(f"/api/v1/collections/{crowd.pk}/images/").json()["count"] == 1
 
 
 def test_what_an_annotator_is_given_names_no_image(crowd, annotators, api):
