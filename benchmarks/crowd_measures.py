@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from crowd.consensus import Box, MergedBox, Relation, Version, iou, match_boxes
+from crowd.consensus import Box, MergedBox, Relation, Version, iou, match_to_reference
 from kernel.vocabulary import Vocabulary
 
 
@@ -57,16 +57,16 @@ def tally(
 def _add(
     total: Tally, truth: Version, work: Version, vocabulary: Vocabulary, symmetric: frozenset[str]
 ) -> None:
-    clusters = [c for c in match_boxes([truth, work]) if len(c.members) == 2]
+    matches = match_to_reference(truth, work)
     total.found += len(work.boxes)
     total.there += len(truth.boxes)
-    total.matched += len(clusters)
-    to_truth = {c.members["work"]: c.members["truth"] for c in clusters}
-    for c in clusters:
-        true, said = truth.box(c.members["truth"]), work.box(c.members["work"])
+    total.matched += len(matches)
+    to_truth = {mine: theirs for theirs, mine in matches}
+    for theirs, mine in matches:
+        true, said = truth.box(theirs), work.box(mine)
         total.overlap += iou(true, said)
         if true.attributes_known and said.attributes_known:
-            for group in vocabulary.object_type(c.label).groups:
+            for group in vocabulary.object_type(true.label).groups:
                 total.groups += 1
                 total.groups_right += (true.attributes & set(group.values)) == (
                     said.attributes & set(group.values)

@@ -36,6 +36,7 @@ from crowd.consensus import (
     estimate_crowd,
     gold_decisions,
     merge_image,
+    needs_review,
     rules_of,
     score_against_gold,
     should_pause,
@@ -105,7 +106,7 @@ def crowd_rows(world: World, review_below: float) -> tuple[list[dict[str, Any]],
                 ]
                 if k == 3 and threshold == THRESHOLDS[0] and vote == DAWID_SKENE:
                     kept = merges
-                review = [m.agreement.lowest is None or m.agreement.lowest < review_below for m in merges]
+                review = [needs_review(m.agreement, review_below) for m in merges]
                 rows.append(
                     {
                         "seats": k,

@@ -31,11 +31,11 @@ class Annotator:
 
 
 CROWD = (
-    Annotator("careful-1", miss=0.13, jitter=0.10, flip=0.06),
-    Annotator("careful-2", miss=0.14, jitter=0.11, flip=0.07),
-    Annotator("careful-3", miss=0.15, jitter=0.11, flip=0.08),
-    Annotator("careful-4", miss=0.16, jitter=0.12, flip=0.09),
-    Annotator("spammer", miss=0.15, jitter=0.11, flip=0.5, spammer=True),
+    Annotator("careful-1", miss=0.17, jitter=0.11, flip=0.06),
+    Annotator("careful-2", miss=0.18, jitter=0.11, flip=0.07),
+    Annotator("careful-3", miss=0.19, jitter=0.12, flip=0.08),
+    Annotator("careful-4", miss=0.20, jitter=0.12, flip=0.09),
+    Annotator("spammer", miss=0.17, jitter=0.11, flip=0.5, spammer=True),
 )
 
 

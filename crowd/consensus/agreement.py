@@ -13,7 +13,7 @@ from itertools import combinations
 
 from crowd.consensus.decisions import ATTRIBUTE, RELATION, Decision, image_decisions
 from crowd.consensus.matching import match_boxes
-from crowd.consensus.types import Agreement, Cluster, Version
+from crowd.consensus.types import Agreement, AgreementSummary, Cluster, ConsensusError, Version
 
 
 def image_agreement(
@@ -60,3 +60,26 @@ def pair_agreement(decisions: Sequence[Decision]) -> float | None:
             pairs += 1
             agreeing += first == second
     return agreeing / pairs if pairs else None
+
+
+def needs_review(agreement: Agreement, threshold: float) -> bool:
+    """An image goes to a reviewer when its lowest agreement figure is below the threshold, or when
+    there is no figure at all (one annotator: today's flow, where a reviewer sees every image)."""
+    if not 0 <= threshold <= 1:
+        raise ConsensusError("The agreement threshold must be between 0 and 1.")
+    return agreement.lowest is None or agreement.lowest < threshold
+
+
+def summarise(agreements: Sequence[Agreement]) -> AgreementSummary:
+    """A collection's agreement: the mean of each figure over the images that have it."""
+
+    def mean(values: list[float | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return sum(present) / len(present) if present else None
+
+    return AgreementSummary(
+        images=len(agreements),
+        box_f1=mean([a.box_f1 for a in agreements]),
+        attribute_agreement=mean([a.attribute_agreement for a in agreements]),
+        relationship_agreement=mean([a.relationship_agreement for a in agreements]),
+    )

@@ -1,6 +1,7 @@
 """An annotator's work on a gold image scored against the gold, and the rule that pauses them.
 
-Boxes are matched as between two annotators (`matching.py`); attributes are compared on the matched
+Boxes are matched by their own overlap with the gold's (`match_to_reference`: the gold is right by
+definition, so no median between the two is taken); attributes are compared on the matched
 boxes whose attributes both could tell, over the label's attribute universe when given, else every
 attribute either version ticked on a box of that label (as `decisions.py` does for agreement).
 """
@@ -11,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from crowd.consensus.decisions import attribute_decisions
-from crowd.consensus.matching import match_boxes
-from crowd.consensus.types import ConsensusError, GoldScore, Version
+from crowd.consensus.matching import match_to_reference
+from crowd.consensus.types import Cluster, ConsensusError, GoldScore, Version
 from scoring.stats import Z95, wilson_interval
 
 GOLD, WORK = "gold", "work"
@@ -26,8 +27,9 @@ def score_against_gold(
     attribute_universe: Mapping[str, frozenset[str]] | None = None,
 ) -> GoldScore:
     pair = [replace(gold, annotator=GOLD), replace(version, annotator=WORK)]
-    clusters = match_boxes(pair, iou_threshold=iou_threshold)
-    matched = sum(1 for c in clusters if len(c.members) == 2)
+    matches = match_to_reference(gold, version, iou_threshold=iou_threshold)
+    clusters = [Cluster(gold.box(theirs).label, {GOLD: theirs, WORK: mine}) for theirs, mine in matches]
+    matched = len(matches)
     decisions = [d for d in attribute_decisions(pair, clusters, attribute_universe) if len(d.votes) == 2]
     return GoldScore(
         true_positives=matched,

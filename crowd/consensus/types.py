@@ -103,6 +103,16 @@ class Agreement:
 
 
 @dataclass(frozen=True)
+class AgreementSummary:
+    """A collection's agreement: each figure's mean over the images that have it."""
+
+    images: int
+    box_f1: float | None
+    attribute_agreement: float | None
+    relationship_agreement: float | None
+
+
+@dataclass(frozen=True)
 class MergedBox(Box):
     """A box of the merge (a Box: the median of its cluster's boxes, the attributes the vote kept), with
     the annotators who found it (`support`) and annotator -> their box key (`sources`)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crowd.consensus import image_agreement
+from crowd.consensus import ConsensusError, image_agreement, needs_review, summarise
 from tests.crowd.consensus.helpers import box, version
 
 
@@ -47,3 +47,16 @@ def test_nothing_to_compare_is_none_and_two_empty_versions_agree():
     assert (empty.box_f1, empty.attribute_agreement) == (1.0, None)
     apart = image_agreement([version("a", box("a1", 0)), version("b", box("b1", 100))])
     assert apart.box_f1 == 0.0
+
+
+def test_review_and_the_collections_summary():
+    worked = image_agreement(worked_case())  # lowest 0.5
+    alone = image_agreement([version("a", box("a1", 0))])
+    assert needs_review(worked, 0.6) and not needs_review(worked, 0.5)
+    assert needs_review(alone, 0.0)  # one annotator: a reviewer sees it, as today
+    summary = summarise([worked, alone, image_agreement([version("a"), version("b")])])
+    assert summary.images == 3
+    assert summary.box_f1 == pytest.approx((2 / 3 + 1.0) / 2)  # the lone annotator has no box F1
+    assert summary.attribute_agreement == pytest.approx(0.5)
+    with pytest.raises(ConsensusError):
+        needs_review(worked, 1.5)
