@@ -18,7 +18,8 @@ from annotations.models import Image
 from annotations.services.decided import annotation_accept_decided, image_wait_for_review
 from crowd.conf import conf
 from crowd.consensus import Merge, merge_image
-from crowd.models import Copy, CopyState, CrowdSettings, ImageMerge, MergeState
+from crowd.consensus.agreement import needs_review
+from crowd.models import Copy, CopyState, ImageMerge, MergeState
 from crowd.queues import RELIABILITY_REFRESH
 from crowd.selectors import crowd_settings_of
 from crowd.services.versions import (
@@ -57,7 +58,7 @@ def merge_if_complete(*, image: Image) -> ImageMerge | None:
         disagreements=disagreements_data(merge),
         weighted=bool(weights),
     )
-    if settings.auto_accept and agrees(merge, settings, copies):
+    if settings.auto_accept and not needs_review(merge.agreement, settings.agreement_threshold):
         annotation_accept_decided(image=image, document=row.merged, decided_by=None)
         row.state = MergeState.ACCEPTED
         row.save(update_fields=["state"])
@@ -65,15 +66,6 @@ def merge_if_complete(*, image: Image) -> ImageMerge | None:
         image_wait_for_review(image=image)
     _refresh_now_and_then(image.collection_id)
     return row
-
-
-def agrees(merge: Merge, settings: CrowdSettings, copies: list[Copy]) -> bool:
-    """The lowest agreement figure reaches the threshold; with no figure at all (nothing to compare),
-    only when every annotator drew nothing."""
-    lowest = merge.agreement.lowest
-    if lowest is None:
-        return all(not (c.document or {}).get("objects") for c in copies)
-    return lowest >= settings.agreement_threshold
 
 
 def disagreements_data(merge: Merge) -> list[dict[str, Any]]:
