@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import is_admin
+from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection
 from annotations.services.annotation import image_lease_minutes
 from annotations.services.decided import annotation_accept_decided, annotation_checked
@@ -51,7 +52,7 @@ def _require_reviewer(locked: ImageMerge, user: Any) -> None:
         )
     if Copy.objects.filter(image_id=locked.image_id, annotator_id=user.pk).exists():
         raise PermissionDeniedError(
-            CrowdErrorCode.MERGE_DECIDED,
+            AnnotationErrorCode.SELF_REVIEW,
             f"You drew {locked.image.original_name}; another reviewer must review it.",
         )
     lease_require(locked, user, what=locked.image.original_name, queue=QUEUE)
