@@ -1,2 +1,3 @@
-"""The crowd's work: several annotators per image, their agreement, a merged annotation, hidden gold and
-each annotator's quality (issue 48). Its statistics are `crowd.consensus`, free of Django."""
+"""The crowd's work on a collection: several annotators per image, their agreement, the merge, hidden
+gold and each annotator's quality (issue 48; docs/annotations.md, "Crowds"). The statistics are
+`crowd.consensus`, free of Django; this app keeps the rows, the queue, the API and what the pages read."""

@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "accounts",
     "annotations",
     "datasets",
+    "crowd",
     "engine",
     "truthing",
     "evaluation",
