@@ -91,6 +91,10 @@ class SessionSerializer(serializers.Serializer):
         "read yet (409 session_dealing, with Retry-After)."
     )
     answered = serializers.IntegerField(help_text="Questions answered so far.")
+    open_streams = serializers.IntegerField(
+        help_text="How many streams of the session may be open at once: worked on side by side, each "
+        "in its order."
+    )
     started_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
     void_reason = serializers.CharField(allow_blank=True)
@@ -116,12 +120,23 @@ class SessionQuestionSerializer(serializers.Serializer):
     session = serializers.IntegerField()
     state = serializers.ChoiceField(choices=["active", "finished", "expired", "voided"])
     answered = serializers.IntegerField()
-    current = CurrentQuestionSerializer(allow_null=True, help_text="null once the session is over.")
+    open_streams = serializers.IntegerField(help_text="How many streams of the session may be open at once.")
+    current = CurrentQuestionSerializer(
+        allow_null=True,
+        help_text="The current question of the stream asked for (`?stream=`), else of the first open "
+        "stream; null once the session is over.",
+    )
+    open = CurrentQuestionSerializer(
+        many=True,
+        help_text="The current question of every open stream, in the order of the streams: at most "
+        "`open_streams` of them. Each is answered in its turn; a stream's next question comes with the "
+        "answer, and a finished stream's place is taken by the next stream.",
+    )
     history = StreamHistoryEntrySerializer(
         many=True,
-        help_text="The current stream's earlier questions, in order, with your answers and the truths: "
-        "exactly what you have been told in this stream, so that a client can rebuild its conversation "
-        "after a crash. Empty at a stream's first question and once the session is over.",
+        help_text="The earlier questions of `current`'s stream, in order, with your answers and the "
+        "truths: exactly what you have been told in this stream, so that a client can rebuild its "
+        "conversation after a crash. Empty at a stream's first question and once the session is over.",
     )
 
 
@@ -171,9 +186,11 @@ class SessionAnswerSerializer(serializers.Serializer):
     session_finished = serializers.BooleanField()
     next = CurrentQuestionSerializer(
         allow_null=True,
-        help_text="The next question; null at the end of the test (`session_finished`), or while the next "
-        "stream is still being dealt: then reading the question answers 409 `session_dealing` with "
-        "Retry-After until it is.",
+        help_text="The next question in the place of the one answered: the stream's next question, or once "
+        "the stream is finished, the first question of the stream opened in its place. null at the end of "
+        "the test (`session_finished`), when no stream is left to open (the other open streams are read "
+        "with the question), or while the next stream is still being dealt: then reading the question "
+        "answers 409 `session_dealing` with Retry-After until it is.",
     )
 
 
@@ -250,6 +267,9 @@ class TestSerializer(serializers.Serializer):
     description = serializers.CharField(allow_blank=True)
     published_at = serializers.DateTimeField(allow_null=True)
     deadline = serializers.DateTimeField(allow_null=True)
+    open_streams = serializers.IntegerField(
+        help_text="How many streams of a session a system may work on at once (1: one question at a time)."
+    )
 
 
 class ResultQuestionSerializer(serializers.Serializer):
