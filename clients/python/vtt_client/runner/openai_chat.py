@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vtt_client.runner.model import (
@@ -95,6 +95,8 @@ class OpenAIChat:
         self.base_url, self.model, self.seed, self.temperature = base_url, model, seed, temperature
         self.timeout, self.logprobs = timeout, logprobs
         self.policy = policy or RetryPolicy()
+        # Told of every 429 at once (the run's Aimd lowers how many requests it sends at a time).
+        self.on_throttle: Callable[[], None] | None = None
         self.client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
 
     def describe(self) -> dict[str, Any]:
@@ -183,6 +185,8 @@ class OpenAIChat:
         if isinstance(error, openai.APIStatusError) and (
             error.status_code in RETRY_STATUS or error.status_code >= 500
         ):
+            if error.status_code == 429 and self.on_throttle is not None:
+                self.on_throttle()
             retry_after = None
             with contextlib.suppress(TypeError, ValueError):
                 retry_after = float(error.response.headers.get("retry-after", ""))
