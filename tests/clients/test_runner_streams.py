@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
-from evaluation.models import Session
-from tests.clients.test_runner import logged, runner_test, secrets, stored, take  # noqa: F401  (fixtures)
-from truthing.models import Test
 from vtt_client.runner.aimd import Aimd
+
+from evaluation.models import Session
+from tests.clients.test_runner import logged, stored, take
+from truthing.models import Test
 
 
 def test_a_run_of_three_streams_at_once_cut_midway_resumes_each_stream_as_if_never_cut(
