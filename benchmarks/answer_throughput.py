@@ -54,6 +54,7 @@ from benchmarks.report import commit, machine, write_section  # noqa: E402
 from benchmarks.truthing_speed import start_process  # noqa: E402
 from evaluation.models import Session  # noqa: E402
 from evaluation.selectors.plans import plan_of  # noqa: E402
+from evaluation.selectors.streams import open_streams_of  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
 from truthing.models import Deal, Test  # noqa: E402
@@ -145,15 +146,19 @@ def wrk_path() -> str:
     return path
 
 
-def positions(sessions: list[tuple[int | None, str]]) -> list[tuple[int, str, int, int]]:
-    """Each session's current (stream, step), from its stored answers: where its wrk thread starts."""
-    answered = dict(Session.objects.filter(pk__in=[s for s, _ in sessions]).values_list("pk", "answered"))
+def positions(sessions: list[tuple[int | None, str]], streams: int = 1) -> list[tuple[int, str, int, int]]:
+    """Where the wrk threads start: `streams` threads per session, each at the current (stream, step)
+    of an open stream of its own (decision 0085; fewer when fewer are open)."""
     out = []
     for session_id, token in sessions:
         assert session_id is not None
-        plan = plan_of(Session.objects.get(pk=session_id))  # the session's own dealt streams
-        step = plan.steps[answered[session_id]] if answered[session_id] < len(plan.steps) else None
-        out.append((session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0))
+        session = Session.objects.get(pk=session_id)
+        plan = plan_of(session)  # the session's own dealt streams
+        opened = open_streams_of(session, plan).current_steps(plan)[:streams] or [None]
+        out.extend(
+            (session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0)
+            for step in opened
+        )
     return out
 
 
@@ -200,13 +205,15 @@ class Run:
         return 1000 * cpu / self.answers  # ms
 
 
-def drive(base: str, server, sessions, seconds: float, *, bare: bool) -> Run:
-    """One wrk run: a thread (and a connection) per session."""
+def drive(base: str, server, sessions, seconds: float, *, bare: bool, streams: int = 1) -> Run:
+    """One wrk run: a thread (and a connection) per open stream of each session, `streams` a session
+    (the bare view answers its session in as many threads: the same row locked by as many)."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
-        for row in positions(sessions):
+        rows = positions(sessions, streams)
+        for row in rows:
             handle.write(" ".join(map(str, row)) + "\n")
     env = {**os.environ, "VTT_SESSIONS": handle.name, "VTT_MODE": "bare" if bare else "real"}
-    n = len(sessions)
+    n = len(rows)
     workers, backends = server_processes(server)
     before = (cpu_seconds(workers), cpu_seconds(backends), resource.getrusage(resource.RUSAGE_CHILDREN))
     done = subprocess.run(
@@ -270,6 +277,13 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument(
+        "--streams",
+        type=int,
+        default=1,
+        help="Open streams answered at once in each session (a connection each): --connections / "
+        "--streams sessions, their test opening at least that many (decision 0085).",
+    )
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--rounds", type=int, default=2)
     # As `make serve` runs it (WEB_WORKERS); on 2 cores shared with PostgreSQL, Redis and wrk, more sync
@@ -289,8 +303,9 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     runs: list[tuple[Run, Run]] = []
     try:
-        bare_sessions = sessions_for(test, args.connections, "bare")
-        real_sessions = sessions_for(test, args.connections, "real")
+        per = max(1, args.connections // args.streams)
+        bare_sessions = sessions_for(test, per, "bare")
+        real_sessions = sessions_for(test, per, "real")
         warm_sessions = sessions_for(test, args.workers * 2, "warm")
         dealt = wait_dealt(bare_sessions + real_sessions + warm_sessions)
         print(
@@ -300,12 +315,12 @@ def main() -> None:
         # Every worker loads the sessions' plans (and warms its connection) before anything is measured:
         # each session is dealt streams of its own, so each has a plan of its own to load, which the
         # warm sessions' plans no longer stand for (the first round paid for 32 plan loads per worker).
-        drive(base, server, warm_sessions, 2, bare=False)
-        drive(base, server, real_sessions, 2, bare=False)
-        drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True)
+        drive(base, server, warm_sessions, 2, bare=False, streams=args.streams)
+        drive(base, server, real_sessions, 2, bare=False, streams=args.streams)
+        drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True, streams=args.streams)
         for _ in range(args.rounds):
-            bare = drive(base, server, bare_sessions, args.seconds, bare=True)
-            real = drive(base, server, real_sessions, args.seconds, bare=False)
+            bare = drive(base, server, bare_sessions, args.seconds, bare=True, streams=args.streams)
+            real = drive(base, server, real_sessions, args.seconds, bare=False, streams=args.streams)
             runs.append((bare, real))
             print(f"bare {bare}\nreal {real}", file=sys.stderr)
         client = None if args.skip_client else client_session(base, test)
@@ -327,10 +342,10 @@ def main() -> None:
     )
     body = f"""## Answer submission throughput
 
-Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
+Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --streams {args.streams} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
 (commit {commit()}, {machine()}, load average {load:.2f} at the start). gunicorn with {args.workers} sync
 workers on PostgreSQL{" and Redis" if os.environ.get("REDIS_URL") else ""}; wrk on the same machine, {args.connections} threads of one connection each, each
-answering its own session; the bare view and the real endpoint take turns, {args.seconds:g} s each.
+answering one open stream of a session, {args.streams} streams of each session at once; the bare view and the real endpoint take turns, {args.seconds:g} s each.
 
 | endpoint | answers | answers/s | p50 ms | p95 ms | gunicorn CPU ms/answer | PostgreSQL CPU ms/answer | wrk CPU ms/answer |
 |---|---|---|---|---|---|---|---|

@@ -21,6 +21,7 @@ Target: at least 0.8 x N times concurrency 1's speed, up to 16.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -28,6 +29,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from vtt_client import Client
+from vtt_client.runner.conversation import Showing
+from vtt_client.runner.log import Progress, RunLog
+from vtt_client.runner.model import RetryPolicy
+from vtt_client.runner.openai_chat import OpenAIChat
+from vtt_client.runner.prompts import load_prompts
+from vtt_client.runner.streams import run_streams
+from vtt_client.runner.take import take_one
 
 from benchmarks.answer_throughput import (
     DEMO_TEST,
@@ -40,14 +50,6 @@ from benchmarks.answer_throughput import (
 from benchmarks.report import commit, machine, write_section
 from tests.clients.chat_server import ChatServer
 from truthing.models import Test
-from vtt_client import Client
-from vtt_client.runner.conversation import Showing
-from vtt_client.runner.log import Progress, RunLog
-from vtt_client.runner.model import RetryPolicy
-from vtt_client.runner.openai_chat import OpenAIChat
-from vtt_client.runner.prompts import load_prompts
-from vtt_client.runner.streams import run_streams
-from vtt_client.runner.take import take_one
 
 
 class Enough(Exception):
@@ -57,7 +59,11 @@ class Enough(Exception):
 def one_run(base: str, token: str, test_id: int, chat: ChatServer, concurrency: int, seconds: float) -> float:
     """Questions per second of one session taken at `concurrency` for `seconds`."""
     model = OpenAIChat(
-        base_url=chat.url, model=chat.model, api_key=chat.api_key, timeout=30, policy=RetryPolicy(max_retries=3)
+        base_url=chat.url,
+        model=chat.model,
+        api_key=chat.api_key,
+        timeout=30,
+        policy=RetryPolicy(max_retries=3),
     )
     prompts, showing = load_prompts(None), Showing.of("both", blind=False, image_format="jpeg")
     times: list[float] = []
@@ -76,15 +82,15 @@ def one_run(base: str, token: str, test_id: int, chat: ChatServer, concurrency: 
                 times.append(time.monotonic())
             return answered
 
-        try:
-            run_streams(session, one, concurrency=concurrency, model=model, progress=Progress(open(os.devnull, "w")))
-        except Enough:
-            pass
+        with open(os.devnull, "w") as quiet, contextlib.suppress(Enough):
+            run_streams(session, one, concurrency=concurrency, model=model, progress=Progress(quiet))
     return sum(1 for t in times if t <= deadline) / seconds
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16, 32])
     parser.add_argument("--seconds", type=float, default=40)
     parser.add_argument("--latency", type=float, default=0.3)
