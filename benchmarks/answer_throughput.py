@@ -149,16 +149,15 @@ def wrk_path() -> str:
 def positions(sessions: list[tuple[int | None, str]], streams: int = 1) -> list[tuple[int, str, int, int]]:
     """Where the wrk threads start: `streams` threads per session, each at the current (stream, step)
     of an open stream of its own (decision 0085; fewer when fewer are open)."""
-    out = []
+    out: list[tuple[int, str, int, int]] = []
     for session_id, token in sessions:
         assert session_id is not None
         session = Session.objects.get(pk=session_id)
         plan = plan_of(session)  # the session's own dealt streams
-        opened = open_streams_of(session, plan).current_steps(plan)[:streams] or [None]
-        out.extend(
-            (session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0)
-            for step in opened
-        )
+        opened = open_streams_of(session, plan).current_steps(plan)[:streams]
+        out.extend((session_id, token, step.stream_pos, step.step_pos) for step in opened)
+        if not opened:  # over: its thread finds it so
+            out.append((session_id, token, 0, 0))
     return out
 
 

@@ -3,6 +3,8 @@ needs to parse the English `text`."""
 
 from __future__ import annotations
 
+import math
+
 from rest_framework import serializers
 
 from evaluation import leaderboard_row
@@ -140,6 +142,10 @@ class SessionQuestionSerializer(serializers.Serializer):
     )
 
 
+ANSWERS = ("yes", "no")
+STEP_MAX = 10**6
+
+
 class ProbabilityField(serializers.FloatField):
     """A probability given as a JSON number: a string or a boolean is refused, not converted."""
 
@@ -150,9 +156,9 @@ class ProbabilityField(serializers.FloatField):
 
 
 class SessionAnswerInputSerializer(serializers.Serializer):
-    stream = serializers.IntegerField(min_value=0, max_value=10**6)
-    step = serializers.IntegerField(min_value=0, max_value=10**6)
-    answer = serializers.ChoiceField(choices=["yes", "no"])
+    stream = serializers.IntegerField(min_value=0, max_value=STEP_MAX)
+    step = serializers.IntegerField(min_value=0, max_value=STEP_MAX)
+    answer = serializers.ChoiceField(choices=list(ANSWERS))
     p_yes = ProbabilityField(
         required=False,
         allow_null=True,
@@ -170,6 +176,30 @@ class SessionAnswerInputSerializer(serializers.Serializer):
                 {"p_yes": [f"{p:g} says {'yes' if p > 0.5 else 'no'}, but the answer is {answer}."]}
             )
         return attrs
+
+
+def answer_input_clean(data: object) -> dict | None:
+    """SessionAnswerInputSerializer's validated data for an answer given plainly (JSON numbers and
+    strings, a p_yes that agrees), without building the serializer; None for anything else, which the
+    serializer then validates and refuses with its usual messages (decision 0087: building it, its
+    fields deep-copied, was a tenth of the answer's CPU). A test holds the two equal."""
+    if type(data) is not dict:
+        return None
+    stream, step, answer, p = data.get("stream"), data.get("step"), data.get("answer"), data.get("p_yes")
+    if not (type(stream) is int and type(step) is int and 0 <= stream <= STEP_MAX and 0 <= step <= STEP_MAX):
+        return None
+    if type(answer) is not str or answer not in ANSWERS:
+        return None
+    clean = {"stream": stream, "step": step, "answer": answer}
+    if "p_yes" not in data:
+        return clean
+    if p is not None:
+        if type(p) not in (int, float) or not math.isfinite(p) or not 0.0 <= p <= 1.0:
+            return None
+        p = float(p)
+        if (p > 0.5 and answer == "no") or (p < 0.5 and answer == "yes"):
+            return None
+    return {**clean, "p_yes": p}
 
 
 class SessionAnswerSerializer(serializers.Serializer):

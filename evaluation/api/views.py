@@ -264,15 +264,18 @@ class AnswerApi(APIView):
         "place.",
     )
     def post(self, request, session_id: int):
-        data = s.SessionAnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        given = s.answer_input_clean(request.data)
+        if given is None:  # the serializer refuses it, with its messages (or accepts what it converts)
+            data = s.SessionAnswerInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            given = data.validated_data
         result = sessions.answer_submit(
             session_id=session_id,
             caller=selectors.answerable(user=request.user, auth=request.auth),
-            stream=data.validated_data["stream"],
-            step=data.validated_data["step"],
-            answer=data.validated_data["answer"] == "yes",
-            p_yes=data.validated_data.get("p_yes"),
+            stream=given["stream"],
+            step=given["step"],
+            answer=given["answer"] == "yes",
+            p_yes=given.get("p_yes"),
         )
         step = result.step
         # SessionAnswerSerializer's shape, built without it: the next question is serialized once per

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Field
 from django.utils import timezone
 
 from evaluation.conf import conf
@@ -26,10 +25,10 @@ from evaluation.models import Answer, Session, SessionState, TestSchedule, Visio
 from evaluation.selectors.access import Answerer
 from evaluation.selectors.plans import deadline_of, plan_of, session_dealt
 from evaluation.selectors.streams import OpenStreams, open_streams_of
+from evaluation.services.answer_rows import answer_store, session_locked
 from evaluation.services.scores import scoring_queue
 from truthing.published import PlanStep, TestPlan, deal_create, deal_plan, published_tests
 from vtt_site.errors import ConflictError, NotFoundError
-from vtt_site.sql import HandQuery, columns, for_update_of, instance
 
 
 def max_systems_per_owner() -> int:
@@ -220,44 +219,11 @@ def answer_submit(
     return outcome
 
 
-def _locked_session_query(connection) -> tuple[str, list[Field]]:
-    """The session row, locked, with its test's deadline, if the caller may answer in it: the access
-    check, the lock and the deadline in one query (written once per process: vtt_site.sql)."""
-    q = connection.ops.quote_name
-    session_columns, session_fields = columns("s", Session, q)
-    deadline = TestSchedule._meta.get_field("deadline")
-    system = Session._meta.get_field("system")
-    sql = (
-        f"SELECT {session_columns}, (SELECT d.{q(deadline.column)} FROM {q(TestSchedule._meta.db_table)} d "
-        f"WHERE d.{q(TestSchedule._meta.get_field('test').column)} = s.{q(Session._meta.get_field('test').column)}) "
-        f"FROM {q(Session._meta.db_table)} s "
-        f"JOIN {q(VisionSystem._meta.db_table)} v ON v.{q(VisionSystem._meta.pk.column)} = s.{q(system.column)} "
-        f"WHERE s.{q(Session._meta.pk.column)} = %s "
-        # Anyone (an internal caller), or the caller's system (a scoped token), or its owner's systems.
-        f"AND (%s OR s.{q(system.column)} = %s OR v.{q(VisionSystem._meta.get_field('owner').column)} = %s)"
-        f"{for_update_of(connection, 's')}"
-    )
-    return sql, [*session_fields, deadline]
-
-
-_LOCKED_SESSION = HandQuery(_locked_session_query)
-
-
-def _session_locked(session_id: int, caller: Answerer | None) -> Session | None:
-    who = caller or Answerer()
-    rows = _LOCKED_SESSION.rows([session_id, caller is None, who.system_id, who.owner_id])
-    if not rows:
-        return None
-    session = instance(Session, rows[0][:-1])
-    session.deadline = rows[0][-1]  # type: ignore[attr-defined]  # not a field: read by expire_if_due
-    return session
-
-
 @transaction.atomic
 def _answer_locked(
     *, session_id: int, stream: int, step: int, answer: bool, p_yes: float | None, caller: Answerer | None
 ) -> AnswerResult | ConflictError:
-    session = _session_locked(session_id, caller)
+    session = session_locked(session_id, caller)
     if session is None:
         raise NotFoundError(
             EvaluationErrorCode.SESSION_NOT_FOUND, f"There is no session {session_id} of yours."
@@ -277,19 +243,11 @@ def _answer_locked(
     if target is None or not window.current(target):
         return _not_current(session, plan, window)
     correct = answer == (target.answer == "yes")
-    Answer.objects.create(
-        session=session,
-        ordinal=target.ordinal,
-        step_id=target.step_id,
-        answer=answer,
-        p_yes=p_yes,
-        correct=correct,
-    )
     opened = window.advance(target, plan)
     session.answered += 1
     session.correct += correct
     session.streams_at, session.streams_next = window.stored(), window.next
-    session.save(update_fields=["answered", "correct", "streams_at", "streams_next"])
+    answer_store(session, target, answer=answer, p_yes=p_yes, correct=correct)
     # While the deal is still generating, `total` is not known yet (0): the session cannot be over.
     finished = plan.complete and session.answered >= session.total
     if finished:
