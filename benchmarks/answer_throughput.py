@@ -271,6 +271,103 @@ def row(name: str, run: Run) -> str:
     )
 
 
+def section(args: argparse.Namespace, runs: list[tuple[Run, Run]], load: float, client) -> str:
+    """The section of docs/benchmarks.md, from the rounds measured."""
+    bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
+    real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
+    worst_p95 = max(r.p95 for _, r in runs)
+    bare_cpu, real_cpu = (
+        sum(1000 * (x.gunicorn_cpu + x.postgres_cpu + x.wrk_cpu) for x in side) / sum(x.answers for x in side)
+        for side in ([b for b, _ in runs], [r for _, r in runs])
+    )
+    rows = "\n".join(
+        f"{row(f'bare, round {i + 1}', b)}\n{row(f'real, round {i + 1}', r)}" for i, (b, r) in enumerate(runs)
+    )
+    body = f"""## Answer submission throughput
+
+Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --streams {args.streams} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
+(commit {commit()}, {machine()}, load average {load:.2f} at the start). gunicorn with {args.workers} sync
+workers on PostgreSQL{" and Redis" if os.environ.get("REDIS_URL") else ""}; wrk on the same machine, {args.connections} threads of one connection each, each
+answering one open stream of a session, {args.streams} streams of each session at once; the bare view and the real endpoint take turns, {args.seconds:g} s each.
+
+| endpoint | answers | answers/s | p50 ms | p95 ms | gunicorn CPU ms/answer | PostgreSQL CPU ms/answer | wrk CPU ms/answer |
+|---|---|---|---|---|---|---|---|
+{rows}
+
+The bare view is a DRF view that locks the session row, inserts the answer and updates the session; the
+real endpoint adds token authentication, the role and scope checks, the rate limit, the session checks
+(access, state, deadline, current step), the plan and the next question, and scoring on the last answer.
+
+- The real endpoint reaches **{real_total / bare_total:.0%}** of the bare view's throughput over the
+  rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 75%, issue 50); p95 at most
+  **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms).
+- CPU per answer, all rounds (gunicorn + PostgreSQL + wrk): bare view **{bare_cpu:.2f} ms**, real endpoint
+  **{real_cpu:.2f} ms**; their ratio ({bare_cpu / real_cpu:.0%}) is the throughput ratio a CPU-bound machine
+  gives, and it moves much less than throughput when other work shares the machine.
+
+What limits these figures. Everything runs on the same {os.cpu_count()} cores: the gunicorn workers,
+PostgreSQL, Redis and wrk (wrk costs a few percent of an answer's CPU: its column above), and the
+machine may be busy with other work (the load average above). The server
+is CPU-bound, so throughput is about the cores' time divided by the CPU an answer costs, and latency is
+queueing: by Little's law the p95 target at {args.connections} connections needs
+{args.connections / 0.05:.0f} answers/s, that is at most {1000 * (os.cpu_count() or 1) / (args.connections / 0.05):.1f} ms of CPU per answer on
+{os.cpu_count()} cores with nothing else running. The bare view alone costs {bare_cpu:.2f} ms here (a
+sync worker accepts a connection, parses the request, runs Django's middleware and DRF, locks, inserts,
+updates and commits), so on this machine the p95 target is out of reach for the bare view as much as
+for the real one; it needs more cores, or the load generator and PostgreSQL on other machines.
+
+What answering costs, and what was done about it (issue 9; measured with `benchmarks/answer_profile`,
+which profiles the same WSGI application in-process; Python function calls per answer do not depend on
+the machine's load): the real endpoint made 14,340 calls per answer against the bare view's 3,129, and
+now makes about 3,800. Where they went, and what replaced them:
+- DRF's serializers rebuilt the next question, its labels and the answer (a deep copy of every field,
+  a fifth of the CPU): each step is now serialized once per plan through the same serializers and kept
+  (`evaluation/api/questions.py`); a response adds only the session's image URL.
+- The token with its user, then the user's groups: two queries compiled by the ORM on every request (a
+  quarter of the CPU); now one hand-written query per process (`vtt_site/sql.py`, decision 0033).
+- The locked session with its access check and its test's deadline: a queryset with a subquery compiled
+  on every answer; now one hand-written query, the same lock, check and deadline.
+- The rate limit: DRF's throttle read and wrote the list of every request's time in the last minute (the
+  longer the higher the limit), and Django's Redis cache made a new client object for every call; now two
+  counters per token in sliding windows, one Redis script per request, and one client per pool.
+- URL resolution tried every other app's patterns before evaluation's; evaluation's now come first.
+- Since every session is dealt streams of its own (issue 18), a step is shown to one session only, so the
+  kept serializer output was built on nearly every answer: the kept bodies are now plain values in the
+  serializers' shape (issue 36; a test holds them equal), which took the endpoint from 54% to 63% of the
+  bare view on this machine.
+- Issue 50 (decision 0087), with open streams in use: the input serializer was built for every answer
+  (its fields deep-copied: a tenth of the CPU), and the ORM compiled the answer's insert and the
+  session's update every time (a quarter). A plainly given answer is now read without the serializer
+  (anything else still goes through it, with its messages; a test holds the two equal), and the insert
+  and update are SQL written once per process (`evaluation/services/answer_rows.py`, `vtt_site.sql`).
+  In-process CPU per answer (`answer_profile`, least of five turns): before, bare view 1.39 ms and real
+  endpoint 2.21 ms; after, 1.43 ms and 1.43 ms; Python calls per answer 3,614 then 2,476 (the bare
+  view's 3,376).
+Where the rest goes (the profile of the real endpoint after issue 50, shares of its in-process CPU):
+Django's middleware about a tenth; authentication about a fifth (the token query, and the Redis read of
+the failed-attempt counter that must precede it); the rate limit and the permission about a tenth (one
+Redis script); in the service, the locked session with its access check and deadline about a tenth, the
+insert and the update about a sixth, the plan and the open streams a few percent; then the response.
+On PostgreSQL's side the real endpoint costs more than the bare view (the column above): the token
+query, and the lock taken through a join with the access check and the deadline's subquery, which the
+bare view's `select_for_update().get()` does not make. Next steps, not taken: server-side prepared
+statements for the hand-written queries (Django turns them off; not measured), and one Redis script for
+the failed-attempt counter and the rate limit together (it would tie authentication to the throttle).
+"""
+    if client is not None:
+        seconds, questions, requests = client
+        body += f"""
+## A whole session of the demo test taken by the Python client
+
+- **{seconds:.1f} s** for {questions} questions ({questions / seconds:.0f} questions/s),
+  **{requests / questions:.3f} requests per question** ({requests} requests: one answer per question, which
+  brings the next one, plus one image per stream and the enrolment, and a read of the open streams
+  when a finished stream has none left to open in its place), one question at a time, without a rate
+  limit.
+"""
+    return body
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -329,85 +426,7 @@ def main() -> None:
         if dealer is not None:
             os.killpg(dealer.pid, signal.SIGTERM)
             dealer.wait()
-    bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
-    real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
-    worst_p95 = max(r.p95 for _, r in runs)
-    bare_cpu, real_cpu = (
-        sum(1000 * (x.gunicorn_cpu + x.postgres_cpu + x.wrk_cpu) for x in side) / sum(x.answers for x in side)
-        for side in ([b for b, _ in runs], [r for _, r in runs])
-    )
-    rows = "\n".join(
-        f"{row(f'bare, round {i + 1}', b)}\n{row(f'real, round {i + 1}', r)}" for i, (b, r) in enumerate(runs)
-    )
-    body = f"""## Answer submission throughput
-
-Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --streams {args.streams} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
-(commit {commit()}, {machine()}, load average {load:.2f} at the start). gunicorn with {args.workers} sync
-workers on PostgreSQL{" and Redis" if os.environ.get("REDIS_URL") else ""}; wrk on the same machine, {args.connections} threads of one connection each, each
-answering one open stream of a session, {args.streams} streams of each session at once; the bare view and the real endpoint take turns, {args.seconds:g} s each.
-
-| endpoint | answers | answers/s | p50 ms | p95 ms | gunicorn CPU ms/answer | PostgreSQL CPU ms/answer | wrk CPU ms/answer |
-|---|---|---|---|---|---|---|---|
-{rows}
-
-The bare view is a DRF view that locks the session row, inserts the answer and updates the session; the
-real endpoint adds token authentication, the role and scope checks, the rate limit, the session checks
-(access, state, deadline, current step), the plan and the next question, and scoring on the last answer.
-
-- The real endpoint reaches **{real_total / bare_total:.0%}** of the bare view's throughput over the
-  rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 70%); p95 at most
-  **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms).
-- CPU per answer, all rounds (gunicorn + PostgreSQL + wrk): bare view **{bare_cpu:.2f} ms**, real endpoint
-  **{real_cpu:.2f} ms**; their ratio ({bare_cpu / real_cpu:.0%}) is the throughput ratio a CPU-bound machine
-  gives, and it moves much less than throughput when other work shares the machine.
-
-What limits these figures. Everything runs on the same {os.cpu_count()} cores: the gunicorn workers,
-PostgreSQL, Redis and wrk (wrk costs a few percent of an answer's CPU: its column above), and the
-machine may be busy with other work (the load average above). The server
-is CPU-bound, so throughput is about the cores' time divided by the CPU an answer costs, and latency is
-queueing: by Little's law the p95 target at {args.connections} connections needs
-{args.connections / 0.05:.0f} answers/s, that is at most {1000 * (os.cpu_count() or 1) / (args.connections / 0.05):.1f} ms of CPU per answer on
-{os.cpu_count()} cores with nothing else running. The bare view alone costs {bare_cpu:.2f} ms here (a
-sync worker accepts a connection, parses the request, runs Django's middleware and DRF, locks, inserts,
-updates and commits), so on this machine the p95 target is out of reach for the bare view as much as
-for the real one; it needs more cores, or the load generator and PostgreSQL on other machines.
-
-What answering costs, and what was done about it (issue 9; measured with `benchmarks/answer_profile`,
-which profiles the same WSGI application in-process; Python function calls per answer do not depend on
-the machine's load): the real endpoint made 14,340 calls per answer against the bare view's 3,129, and
-now makes about 3,800. Where they went, and what replaced them:
-- DRF's serializers rebuilt the next question, its labels and the answer (a deep copy of every field,
-  a fifth of the CPU): each step is now serialized once per plan through the same serializers and kept
-  (`evaluation/api/questions.py`); a response adds only the session's image URL.
-- The token with its user, then the user's groups: two queries compiled by the ORM on every request (a
-  quarter of the CPU); now one hand-written query per process (`vtt_site/sql.py`, decision 0033).
-- The locked session with its access check and its test's deadline: a queryset with a subquery compiled
-  on every answer; now one hand-written query, the same lock, check and deadline.
-- The rate limit: DRF's throttle read and wrote the list of every request's time in the last minute (the
-  longer the higher the limit), and Django's Redis cache made a new client object for every call; now two
-  counters per token in sliding windows, one Redis script per request, and one client per pool.
-- URL resolution tried every other app's patterns before evaluation's; evaluation's now come first.
-- Since every session is dealt streams of its own (issue 18), a step is shown to one session only, so the
-  kept serializer output was built on nearly every answer: the kept bodies are now plain values in the
-  serializers' shape (issue 36; a test holds them equal), which took the endpoint from 54% to 63% of the
-  bare view on this machine.
-The bare view is unchanged: the ORM's `select_for_update().get()`, `create()` and `save()`, as the real
-endpoint's insert and update still are. What remains on top of it: authentication (one query, one Redis
-read of the failed-attempt counter that must precede it), the rate limit (one Redis script), input
-validation, the plan and the response, and on PostgreSQL's side the token query (the real endpoint's
-extra PostgreSQL CPU). Next steps, not taken: server-side prepared statements for the two hand-written
-queries (Django turns them off; not measured), and one Redis script for the failed-attempt counter and
-the rate limit together (it would tie authentication to the throttle).
-"""
-    if client is not None:
-        seconds, questions, requests = client
-        body += f"""
-## A whole session of the demo test taken by the Python client
-
-- **{seconds:.1f} s** for {questions} questions ({questions / seconds:.0f} questions/s),
-  **{requests / questions:.3f} requests per question** ({requests} requests: one answer per question, which
-  brings the next one, plus one image per stream and the enrolment), without a rate limit.
-"""
+    body = section(args, runs, load, client)
     print(body)
     if args.write:
         write_section("answer-throughput", body)
