@@ -167,12 +167,19 @@ class OpenAIChat:
 
     def _create(self, messages: Sequence[Mapping[str, Any]]) -> ChatCompletion:
         try:
-            return self.client.chat.completions.create(**self._request(messages))
+            return self._send(messages)
         except openai.BadRequestError as error:
             if not (self.logprobs and "logprob" in _said(error).lower()):
                 raise
             self.logprobs = False  # this server gives none: ask without them, now and from now on
-            return self.client.chat.completions.create(**self._request(messages))
+            return self._send(messages)
+
+    def _send(self, messages: Sequence[Mapping[str, Any]]) -> ChatCompletion:
+        """The request as it is, through the SDK's documented `client.post` (its retries off, its errors
+        as create()'s): the body is the wire format already, and create()'s walk of every message to
+        transform its parameters was half of the runner's CPU per question (54 ms at the demo test's
+        stream lengths: benchmarks/stream_concurrency.py, decision 0086)."""
+        return self.client.post("/chat/completions", cast_to=ChatCompletion, body=self._request(messages))
 
     def _transient(self, error: Exception) -> Failure | None:
         tries = self.policy.max_retries + 1
