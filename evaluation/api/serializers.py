@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from evaluation import leaderboard_row
@@ -116,6 +117,16 @@ class StreamHistoryEntrySerializer(serializers.Serializer):
     label = serializers.CharField(  # type: ignore[assignment]
         allow_null=True, help_text="The label a yes to this uniqueness question made."
     )
+
+
+# The question read's `?stream=`: which open stream's question and history come back.
+STREAM_PARAMETER = OpenApiParameter(
+    "stream",
+    int,
+    required=False,
+    description="An open stream: its current question and history in `current` and `history` "
+    "(default: the first open stream). A stream that is not open is a 409 `stream_not_open`.",
+)
 
 
 class SessionQuestionSerializer(serializers.Serializer):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -215,15 +215,7 @@ class QuestionApi(APIView):
     error_codes = EVALUATION_ERRORS
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "stream",
-                int,
-                required=False,
-                description="An open stream: its current question and history in `current` and `history` "
-                "(default: the first open stream). A stream that is not open is a 409 `stream_not_open`.",
-            )
-        ],
+        parameters=[s.STREAM_PARAMETER],
         responses={200: s.SessionQuestionSerializer, 409: ErrorSerializer},
         summary="The session's open streams: the current question of each, and one stream's history",
     )
