@@ -78,7 +78,10 @@ def answer_loop(session_id: int, token: str, stream: int, step: int, n: int) -> 
         if not status.startswith("200"):
             raise SystemExit(f"{status}: {content[:300]!r}")
         nxt = json.loads(content)["next"]
-        stream, step = nxt["stream"], nxt["step"]
+        if nxt is None:  # no stream left to open in this one's place: another open stream (decision 0085)
+            _, _, stream, step = positions([(session_id, token)])[0]
+        else:
+            stream, step = nxt["stream"], nxt["step"]
 
 
 def bare_loop(session_id: int, n: int) -> None:

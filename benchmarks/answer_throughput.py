@@ -54,6 +54,7 @@ from benchmarks.report import commit, machine, write_section  # noqa: E402
 from benchmarks.truthing_speed import start_process  # noqa: E402
 from evaluation.models import Session  # noqa: E402
 from evaluation.selectors.plans import plan_of  # noqa: E402
+from evaluation.selectors.streams import open_streams_of  # noqa: E402
 from evaluation.services.sessions import session_enrol  # noqa: E402
 from evaluation.services.systems import system_create, system_token_create  # noqa: E402
 from truthing.models import Deal, Test  # noqa: E402
@@ -145,15 +146,18 @@ def wrk_path() -> str:
     return path
 
 
-def positions(sessions: list[tuple[int | None, str]]) -> list[tuple[int, str, int, int]]:
-    """Each session's current (stream, step), from its stored answers: where its wrk thread starts."""
-    answered = dict(Session.objects.filter(pk__in=[s for s, _ in sessions]).values_list("pk", "answered"))
-    out = []
+def positions(sessions: list[tuple[int | None, str]], streams: int = 1) -> list[tuple[int, str, int, int]]:
+    """Where the wrk threads start: `streams` threads per session, each at the current (stream, step)
+    of an open stream of its own (decision 0085; fewer when fewer are open)."""
+    out: list[tuple[int, str, int, int]] = []
     for session_id, token in sessions:
         assert session_id is not None
-        plan = plan_of(Session.objects.get(pk=session_id))  # the session's own dealt streams
-        step = plan.steps[answered[session_id]] if answered[session_id] < len(plan.steps) else None
-        out.append((session_id, token, step.stream_pos if step else 0, step.step_pos if step else 0))
+        session = Session.objects.get(pk=session_id)
+        plan = plan_of(session)  # the session's own dealt streams
+        opened = open_streams_of(session, plan).current_steps(plan)[:streams]
+        out.extend((session_id, token, step.stream_pos, step.step_pos) for step in opened)
+        if not opened:  # over: its thread finds it so
+            out.append((session_id, token, 0, 0))
     return out
 
 
@@ -200,13 +204,15 @@ class Run:
         return 1000 * cpu / self.answers  # ms
 
 
-def drive(base: str, server, sessions, seconds: float, *, bare: bool) -> Run:
-    """One wrk run: a thread (and a connection) per session."""
+def drive(base: str, server, sessions, seconds: float, *, bare: bool, streams: int = 1) -> Run:
+    """One wrk run: a thread (and a connection) per open stream of each session, `streams` a session
+    (the bare view answers its session in as many threads: the same row locked by as many)."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
-        for row in positions(sessions):
+        rows = positions(sessions, streams)
+        for row in rows:
             handle.write(" ".join(map(str, row)) + "\n")
     env = {**os.environ, "VTT_SESSIONS": handle.name, "VTT_MODE": "bare" if bare else "real"}
-    n = len(sessions)
+    n = len(rows)
     workers, backends = server_processes(server)
     before = (cpu_seconds(workers), cpu_seconds(backends), resource.getrusage(resource.RUSAGE_CHILDREN))
     done = subprocess.run(
@@ -265,56 +271,8 @@ def row(name: str, run: Run) -> str:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--rounds", type=int, default=2)
-    # As `make serve` runs it (WEB_WORKERS); on 2 cores shared with PostgreSQL, Redis and wrk, more sync
-    # workers only add context switches (4 gave the real endpoint a few points less of the bare view's).
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--skip-client", action="store_true", help="Leave out the Python client's session.")
-    parser.add_argument("--write", action="store_true")
-    args = parser.parse_args()
-    wrk_path()
-    test = Test.objects.filter(name=DEMO_TEST, state="published").first()
-    if test is None:
-        raise SystemExit("Build the demo test first: manage.py demo_setup && manage.py run_baselines")
-    load = os.getloadavg()[0]
-    port = free_port()
-    server = start_server(port, args.workers)
-    dealer = start_dealer()
-    base = f"http://127.0.0.1:{port}"
-    runs: list[tuple[Run, Run]] = []
-    try:
-        bare_sessions = sessions_for(test, args.connections, "bare")
-        real_sessions = sessions_for(test, args.connections, "real")
-        warm_sessions = sessions_for(test, args.workers * 2, "warm")
-        dealt = wait_dealt(bare_sessions + real_sessions + warm_sessions)
-        print(
-            f"{len(bare_sessions + real_sessions + warm_sessions)} sessions dealt in {dealt:.0f} s",
-            file=sys.stderr,
-        )
-        # Every worker loads the sessions' plans (and warms its connection) before anything is measured:
-        # each session is dealt streams of its own, so each has a plan of its own to load, which the
-        # warm sessions' plans no longer stand for (the first round paid for 32 plan loads per worker).
-        drive(base, server, warm_sessions, 2, bare=False)
-        drive(base, server, real_sessions, 2, bare=False)
-        drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True)
-        for _ in range(args.rounds):
-            bare = drive(base, server, bare_sessions, args.seconds, bare=True)
-            real = drive(base, server, real_sessions, args.seconds, bare=False)
-            runs.append((bare, real))
-            print(f"bare {bare}\nreal {real}", file=sys.stderr)
-        client = None if args.skip_client else client_session(base, test)
-    finally:
-        server.terminate()
-        server.wait()
-        if dealer is not None:
-            os.killpg(dealer.pid, signal.SIGTERM)
-            dealer.wait()
+def section(args: argparse.Namespace, runs: list[tuple[Run, Run]], load: float, client) -> str:
+    """The section of docs/benchmarks.md, from the rounds measured."""
     bare_total = sum(b.answers for b, _ in runs) / sum(b.seconds for b, _ in runs)
     real_total = sum(r.answers for _, r in runs) / sum(r.seconds for _, r in runs)
     worst_p95 = max(r.p95 for _, r in runs)
@@ -327,10 +285,10 @@ def main() -> None:
     )
     body = f"""## Answer submission throughput
 
-Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
+Command: `DATABASE_URL=… REDIS_URL=… python -m benchmarks.answer_throughput --connections {args.connections} --streams {args.streams} --seconds {args.seconds:g} --rounds {args.rounds} --workers {args.workers} --write`
 (commit {commit()}, {machine()}, load average {load:.2f} at the start). gunicorn with {args.workers} sync
 workers on PostgreSQL{" and Redis" if os.environ.get("REDIS_URL") else ""}; wrk on the same machine, {args.connections} threads of one connection each, each
-answering its own session; the bare view and the real endpoint take turns, {args.seconds:g} s each.
+answering one open stream of a session, {args.streams} streams of each session at once; the bare view and the real endpoint take turns, {args.seconds:g} s each.
 
 | endpoint | answers | answers/s | p50 ms | p95 ms | gunicorn CPU ms/answer | PostgreSQL CPU ms/answer | wrk CPU ms/answer |
 |---|---|---|---|---|---|---|---|
@@ -341,7 +299,7 @@ real endpoint adds token authentication, the role and scope checks, the rate lim
 (access, state, deadline, current step), the plan and the next question, and scoring on the last answer.
 
 - The real endpoint reaches **{real_total / bare_total:.0%}** of the bare view's throughput over the
-  rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 70%); p95 at most
+  rounds ({real_total:.0f} against {bare_total:.0f} answers/s; target: at least 75%, issue 50); p95 at most
   **{worst_p95:.1f} ms** at {args.connections} connections (target: under 50 ms).
 - CPU per answer, all rounds (gunicorn + PostgreSQL + wrk): bare view **{bare_cpu:.2f} ms**, real endpoint
   **{real_cpu:.2f} ms**; their ratio ({bare_cpu / real_cpu:.0%}) is the throughput ratio a CPU-bound machine
@@ -377,13 +335,24 @@ now makes about 3,800. Where they went, and what replaced them:
   kept serializer output was built on nearly every answer: the kept bodies are now plain values in the
   serializers' shape (issue 36; a test holds them equal), which took the endpoint from 54% to 63% of the
   bare view on this machine.
-The bare view is unchanged: the ORM's `select_for_update().get()`, `create()` and `save()`, as the real
-endpoint's insert and update still are. What remains on top of it: authentication (one query, one Redis
-read of the failed-attempt counter that must precede it), the rate limit (one Redis script), input
-validation, the plan and the response, and on PostgreSQL's side the token query (the real endpoint's
-extra PostgreSQL CPU). Next steps, not taken: server-side prepared statements for the two hand-written
-queries (Django turns them off; not measured), and one Redis script for the failed-attempt counter and
-the rate limit together (it would tie authentication to the throttle).
+- Issue 50 (decision 0087), with open streams in use: the input serializer was built for every answer
+  (its fields deep-copied: a tenth of the CPU), and the ORM compiled the answer's insert and the
+  session's update every time (a quarter). A plainly given answer is now read without the serializer
+  (anything else still goes through it, with its messages; a test holds the two equal), and the insert
+  and update are SQL written once per process (`evaluation/services/answer_rows.py`, `vtt_site.sql`).
+  In-process CPU per answer (`answer_profile`, least of five turns): before, bare view 1.39 ms and real
+  endpoint 2.21 ms; after, 1.43 ms and 1.43 ms; Python calls per answer 3,614 then 2,476 (the bare
+  view's 3,376).
+Where the rest goes (the profile of the real endpoint after issue 50, shares of its in-process CPU):
+Django's middleware about a tenth; authentication about a fifth (the token query, and the Redis read of
+the failed-attempt counter that must precede it); the rate limit and the permission about a tenth (one
+Redis script); in the service, the locked session with its access check and deadline about a tenth, the
+insert and the update about a sixth, the plan and the open streams a few percent; then the response.
+On PostgreSQL's side the real endpoint costs more than the bare view (the column above): the token
+query, and the lock taken through a join with the access check and the deadline's subquery, which the
+bare view's `select_for_update().get()` does not make. Next steps, not taken: server-side prepared
+statements for the hand-written queries (Django turns them off; not measured), and one Redis script for
+the failed-attempt counter and the rate limit together (it would tie authentication to the throttle).
 """
     if client is not None:
         seconds, questions, requests = client
@@ -392,8 +361,72 @@ the rate limit together (it would tie authentication to the throttle).
 
 - **{seconds:.1f} s** for {questions} questions ({questions / seconds:.0f} questions/s),
   **{requests / questions:.3f} requests per question** ({requests} requests: one answer per question, which
-  brings the next one, plus one image per stream and the enrolment), without a rate limit.
+  brings the next one, plus one image per stream and the enrolment, and a read of the open streams
+  when a finished stream has none left to open in its place), one question at a time, without a rate
+  limit.
 """
+    return body
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument(
+        "--streams",
+        type=int,
+        default=1,
+        help="Open streams answered at once in each session (a connection each): --connections / "
+        "--streams sessions, their test opening at least that many (decision 0085).",
+    )
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--rounds", type=int, default=2)
+    # As `make serve` runs it (WEB_WORKERS); on 2 cores shared with PostgreSQL, Redis and wrk, more sync
+    # workers only add context switches (4 gave the real endpoint a few points less of the bare view's).
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--skip-client", action="store_true", help="Leave out the Python client's session.")
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    wrk_path()
+    test = Test.objects.filter(name=DEMO_TEST, state="published").first()
+    if test is None:
+        raise SystemExit("Build the demo test first: manage.py demo_setup && manage.py run_baselines")
+    load = os.getloadavg()[0]
+    port = free_port()
+    server = start_server(port, args.workers)
+    dealer = start_dealer()
+    base = f"http://127.0.0.1:{port}"
+    runs: list[tuple[Run, Run]] = []
+    try:
+        per = max(1, args.connections // args.streams)
+        bare_sessions = sessions_for(test, per, "bare")
+        real_sessions = sessions_for(test, per, "real")
+        warm_sessions = sessions_for(test, args.workers * 2, "warm")
+        dealt = wait_dealt(bare_sessions + real_sessions + warm_sessions)
+        print(
+            f"{len(bare_sessions + real_sessions + warm_sessions)} sessions dealt in {dealt:.0f} s",
+            file=sys.stderr,
+        )
+        # Every worker loads the sessions' plans (and warms its connection) before anything is measured:
+        # each session is dealt streams of its own, so each has a plan of its own to load, which the
+        # warm sessions' plans no longer stand for (the first round paid for 32 plan loads per worker).
+        drive(base, server, warm_sessions, 2, bare=False, streams=args.streams)
+        drive(base, server, real_sessions, 2, bare=False, streams=args.streams)
+        drive(base, server, bare_sessions[: args.workers * 2], 1, bare=True, streams=args.streams)
+        for _ in range(args.rounds):
+            bare = drive(base, server, bare_sessions, args.seconds, bare=True, streams=args.streams)
+            real = drive(base, server, real_sessions, args.seconds, bare=False, streams=args.streams)
+            runs.append((bare, real))
+            print(f"bare {bare}\nreal {real}", file=sys.stderr)
+        client = None if args.skip_client else client_session(base, test)
+    finally:
+        server.terminate()
+        server.wait()
+        if dealer is not None:
+            os.killpg(dealer.pid, signal.SIGTERM)
+            dealer.wait()
+    body = section(args, runs, load, client)
     print(body)
     if args.write:
         write_section("answer-throughput", body)

@@ -12,6 +12,7 @@ class EvaluationErrorCode(StrEnum):
     SESSION_OVER = "session_over"
     SESSION_NOT_OVER = "session_not_over"
     STEP_NOT_CURRENT = "step_not_current"
+    STREAM_NOT_OPEN = "stream_not_open"
     ANSWER_CONFLICT = "answer_conflict"
     IMAGE_NOT_AVAILABLE = "image_not_available"
     SESSION_ALREADY_VOIDED = "session_already_voided"

@@ -3,9 +3,9 @@
 Invariants kept by evaluation.services:
 - one session per (system, test), never restarted; a voided session stays on record; on a practice test
   (decision 0075) any number of sessions per (system, test), one of them active at a time;
-- a session's answers are numbered 0, 1, 2, ... in the order of the streams dealt to it (unique (session, ordinal)),
-  one per step (unique (session, step_id)), and `session.answered` is their count: the position of the
-  question the system is asked now;
+- a session's answers are numbered by the position of their step in the plan of the streams dealt to it
+  (unique (session, ordinal)), one per step (unique (session, step_id)), and `session.answered` is their
+  count; up to `open_streams` streams are open at once, each answered in its order (`streams_at`);
 - an answer is never changed once stored; scores are a pure function of the stored answers.
 """
 
@@ -85,7 +85,17 @@ class Session(models.Model):
     # A session of a practice test (the test's own flag, copied at enrolment: a published test's never
     # changes), so that the database can hold both rules of one session per system and test.
     practice = models.BooleanField(default=False, editable=False, help_text="A session of a practice test.")
-    answered = models.PositiveIntegerField(default=0, help_text="Answers stored: the current position.")
+    answered = models.PositiveIntegerField(default=0, help_text="Answers stored.")
+    # The streams the system may work on at once (decision 0085): the test's setting, copied at enrolment
+    # (a session enrolled before the setting existed takes one at a time).
+    open_streams = models.PositiveSmallIntegerField(
+        default=1, editable=False, help_text="Streams the system may work on at once."
+    )
+    # Where the session's streams stand (evaluation.selectors.streams): every stream before `streams_next`
+    # has been opened, and `streams_at` holds the open ones, {stream position: its current step}. Null
+    # for a session enrolled before it was kept, whose one open stream is where `answered` says.
+    streams_next = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    streams_at = models.JSONField(default=dict, blank=True, editable=False)
     total = models.PositiveIntegerField(default=0, help_text="Questions in the test.")
     correct = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField(default=timezone.now)

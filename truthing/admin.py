@@ -60,6 +60,7 @@ class TestAdmin(admin.ModelAdmin):
         "name",
         "state",
         "practice",
+        "open_streams",
         "statistics",
         "seed",
         "streams_per_image",
@@ -93,8 +94,9 @@ class TestAdmin(admin.ModelAdmin):
     def get_fields(self, request, obj=None):
         if obj is None:
             return [*TestCreateForm.Meta.fields, "images", *SETTING_FIELDS]
-        # Whether it is a practice test may change until it is published (then the page is read-only).
-        return ["name", "description", "practice", *self.readonly_fields]
+        # Whether it is a practice test, and how many streams a session may have open at once, may change
+        # until it is published (then the page is read-only).
+        return ["name", "description", "practice", "open_streams", *self.readonly_fields]
 
     def has_change_permission(self, request, obj=None):
         """A published (or archived) test is shown read-only."""
@@ -108,7 +110,11 @@ class TestAdmin(admin.ModelAdmin):
             # Through the service, which refuses a test published since the page was opened.
             try:
                 lifecycle.describe_test(
-                    test_id=obj.pk, name=obj.name, description=obj.description, practice=obj.practice
+                    test_id=obj.pk,
+                    name=obj.name,
+                    description=obj.description,
+                    practice=obj.practice,
+                    open_streams=obj.open_streams,
                 )
             except ApplicationError as exc:  # published meanwhile: nothing was saved
                 self.message_user(request, exc.message, messages.ERROR)

@@ -1,4 +1,4 @@
-"""Hand-written reads for the few queries on the path of every answer (decision 0033).
+"""Hand-written reads and writes for the few queries on the path of every answer (decisions 0033, 0087).
 
 Django compiles a queryset's SQL anew each time it runs. For the queries every answer to a question
 makes (the token with its user and roles, the session it locks with its deadline) compiling cost more
@@ -41,6 +41,30 @@ class HandQuery:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
         return list(compiler.apply_converters(rows, converters))
+
+
+class HandWrite:
+    """An INSERT or UPDATE written once per process and connection: its parameters are the values of
+    the model fields the builder names, prepared for the database as the ORM prepares a save
+    (`get_db_prep_save`: a JSON value, a datetime as this database takes it)."""
+
+    def __init__(self, build: Builder) -> None:
+        self._build = build
+        self._built: weakref.WeakKeyDictionary[Any, tuple[str, Sequence[Field]]] = weakref.WeakKeyDictionary()
+
+    def run(self, values: Sequence[Any], *, using: str = "default") -> int:
+        """The statement with these values (one per field, in order); the rows it wrote."""
+        connection = connections[using]
+        built = self._built.get(connection)
+        if built is None:
+            built = self._built[connection] = self._build(connection)
+        sql, fields = built
+        params = [
+            field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount
 
 
 def columns(alias: str, model: type[Model], quote: Callable[[str], str]) -> tuple[str, list[Field]]:

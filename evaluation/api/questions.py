@@ -32,10 +32,10 @@ _SHOWN: BoundedCache[tuple[TestPlan, list[dict[str, Any] | None]]] = BoundedCach
 
 
 def stream_history(*, session: Session, plan: TestPlan, step: PlanStep | None) -> list[dict[str, Any]]:
-    """The current stream's earlier steps with the system's answers and the truths
-    (HistoryEntrySerializer's shape): exactly what the system was told in this stream, in the order it
-    was told. A step before `step` in its stream is answered (a session answers in plan order), so no
-    truth is shown before its answer; nothing of another stream is."""
+    """The stream's earlier steps with the system's answers and the truths (HistoryEntrySerializer's
+    shape): exactly what the system was told in this stream, in the order it was told. `step` is the
+    current step of an open stream, so every step before it in its stream is answered (a stream is
+    answered in its order) and no truth is shown before its answer; nothing of another stream is."""
     if step is None or step.step_pos == 0:
         return []
     first = plan.streams[step.stream_pos].first_ordinal
@@ -53,10 +53,6 @@ def stream_history(*, session: Session, plan: TestPlan, step: PlanStep | None) -
         }
         for earlier, (yes, p_yes) in zip(plan.steps[first : step.ordinal], given, strict=True)
     ]
-
-
-def step_at(plan: TestPlan, ordinal: int) -> PlanStep | None:
-    return plan.steps[ordinal] if ordinal < len(plan.steps) else None
 
 
 def question_shown(*, session_id: int, plan: TestPlan, step: PlanStep | None) -> dict[str, Any] | None:

@@ -12,16 +12,17 @@ from rest_framework.views import APIView
 from accounts.api import TokenOutputSerializer
 from accounts.errors import AccountErrorCode
 from evaluation.api import serializers as s
-from evaluation.api.questions import question_shown, step_at, stream_history
+from evaluation.api.questions import question_shown, stream_history
 from evaluation.errors import EvaluationErrorCode
-from evaluation.models import Session, SessionState, SystemShown, TestSchedule
+from evaluation.models import SessionState, SystemShown, TestSchedule
 from evaluation.scopes import scoped_system_id
 from evaluation.selectors import access as selectors
 from evaluation.selectors import leaderboard as boards
-from evaluation.selectors.plans import plan_of, step_to_ask
+from evaluation.selectors.plans import plan_of
 from evaluation.selectors.scores import session_score
+from evaluation.selectors.streams import chosen_step, steps_to_ask, streams_reached
 from evaluation.services import sessions, systems
-from truthing.published import TestPlan, image_file_of_test, published_tests
+from truthing.published import image_file_of_test, published_tests
 from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
@@ -150,6 +151,7 @@ class TestListApi(APIView):
                 "description": t.description,
                 "published_at": t.published_at,
                 "deadline": deadlines.get(t.pk),
+                "open_streams": t.open_streams,
             }
             for t in published_tests()
         ]
@@ -212,21 +214,28 @@ class QuestionApi(APIView):
     operation = "evaluation.question.read"
     error_codes = EVALUATION_ERRORS
 
-    @extend_schema(responses=s.SessionQuestionSerializer, summary="The session's current question")
+    @extend_schema(
+        parameters=[s.STREAM_PARAMETER],
+        responses={200: s.SessionQuestionSerializer, 409: ErrorSerializer},
+        summary="The session's open streams: the current question of each, and one stream's history",
+    )
     def get(self, request, session_id: int):
         session = selectors.access_session(
             user=request.user, auth=request.auth, session_id=session_id, act=True
         )
         session = sessions.session_refresh(session=session)
         plan = plan_of(session)
-        step = None if session.over else step_to_ask(session, plan, session.answered)
+        steps = steps_to_ask(session, plan)
+        step = chosen_step(steps, request.query_params.get("stream"))
         # SessionQuestionSerializer's shape, the question serialized once per step (api/questions.py).
         body = {
             "session": session.pk,
             "state": str(session.state),
             "answered": session.answered,
+            "open_streams": session.open_streams,
             "current": question_shown(session_id=session.pk, plan=plan, step=step),
             "history": stream_history(session=session, plan=plan, step=step),
+            "open": [question_shown(session_id=session.pk, plan=plan, step=each) for each in steps],
         }
         return Response(body)
 
@@ -239,23 +248,28 @@ class AnswerApi(APIView):
     @extend_schema(
         request=s.SessionAnswerInputSerializer,
         responses={200: s.SessionAnswerSerializer, 409: ErrorSerializer},
-        summary="Answer the current question: get the correct answer and the next question",
+        summary="Answer the current question of an open stream: get the correct answer and the next question",
         description="Posting the same answer to the same step again returns the same response. A "
         "different answer to an answered step (`answer_conflict`) or an answer to any step but the current "
-        "one (`step_not_current`) is a 409 and changes nothing.",
+        "step of an open stream (`step_not_current`) is a 409 and changes nothing. `next` is the stream's "
+        "next question, or once the stream is finished, the first question of the stream opened in its "
+        "place.",
     )
     def post(self, request, session_id: int):
-        data = s.SessionAnswerInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        given = s.answer_input_clean(request.data)
+        if given is None:  # the serializer refuses it, with its messages (or accepts what it converts)
+            data = s.SessionAnswerInputSerializer(data=request.data)
+            data.is_valid(raise_exception=True)
+            given = data.validated_data
         result = sessions.answer_submit(
             session_id=session_id,
             caller=selectors.answerable(user=request.user, auth=request.auth),
-            stream=data.validated_data["stream"],
-            step=data.validated_data["step"],
-            answer=data.validated_data["answer"] == "yes",
-            p_yes=data.validated_data.get("p_yes"),
+            stream=given["stream"],
+            step=given["step"],
+            answer=given["answer"] == "yes",
+            p_yes=given.get("p_yes"),
         )
-        step, plan = result.step, result.plan
+        step = result.step
         # SessionAnswerSerializer's shape, built without it: the next question is serialized once per
         # step (api/questions.py) and the rest are plain values (tests/evaluation/test_shown.py).
         body = {
@@ -267,8 +281,8 @@ class AnswerApi(APIView):
             "correct": result.answer == (step.answer == "yes"),
             "label": step.label or None,
             "stream_ended": step.last_in_stream,
-            "session_finished": plan.complete and step.ordinal == len(plan.steps) - 1,
-            "next": question_shown(session_id=session_id, plan=plan, step=step_at(plan, step.ordinal + 1)),
+            "session_finished": result.finished,
+            "next": question_shown(session_id=session_id, plan=result.plan, step=result.next),
         }
         return Response(body)
 
@@ -286,7 +300,7 @@ class SessionImageApi(FileApiView):
             user=request.user, auth=request.auth, session_id=session_id, act=True
         )
         plan = plan_of(session)
-        reached = {st.test_image_id for st in plan.streams[: _streams_reached(session, plan)]}
+        reached = {st.test_image_id for st in plan.streams[: streams_reached(session, plan)]}
         opened = (
             image_file_of_test(test_id=session.test_id, test_image_id=image_id)
             if image_id in reached
@@ -301,12 +315,6 @@ class SessionImageApi(FileApiView):
         response = FileResponse(handle, content_type=content_type)
         response["Cache-Control"] = "private, max-age=3600"
         return response
-
-
-def _streams_reached(session: Session, plan: TestPlan) -> int:
-    if session.over or session.answered >= len(plan.steps):
-        return len(plan.streams)
-    return plan.steps[session.answered].stream_pos + 1
 
 
 class ScoreApi(APIView):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from evaluation.errors import EvaluationErrorCode
 from evaluation.models import Session, TestSchedule
-from truthing.published import PlanStep, TestPlan, deal_plan, deal_progress, plan_of_test
+from truthing.published import TestPlan, deal_plan, deal_progress, plan_of_test
 from vtt_site.errors import ConflictError
 
 # Seconds a client is told to wait before asking again while its session's streams are generated.
@@ -41,16 +41,6 @@ def plan_of(session: Session) -> TestPlan:
     if plan is None:  # a published test is never unpublished; this is a broken database
         raise ConflictError(EvaluationErrorCode.TEST_NOT_PUBLISHED, "The session's test is not published.")
     return plan
-
-
-def step_to_ask(session: Session, plan: TestPlan, ordinal: int) -> PlanStep | None:
-    """The step at `ordinal` of the session's plan; None past the end of the test; SessionDealing (409,
-    with Retry-After) when the session has caught up with the streams dealt so far."""
-    if ordinal < len(plan.steps):
-        return plan.steps[ordinal]
-    if plan.complete or session.deal_id is None:
-        return None
-    raise SessionDealing(deal_progress(deal_id=session.deal_id))
 
 
 def session_ready(session: Session) -> bool:

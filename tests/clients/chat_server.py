@@ -77,6 +77,10 @@ class ChatServer:
     hang: bool = False
     die_after: int | None = None  # answers given before it drops every connection
     refuse_logprobs: bool = False
+    # A model server's speed (benchmarks/stream_concurrency.py): every reply takes `latency` seconds, and at
+    # most `capacity` requests are served at once (the rest wait their turn, as on a busy vLLM).
+    latency: float = 0.0
+    capacity: int | None = None
 
     violations: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)  # every completion request's body
@@ -90,7 +94,8 @@ class ChatServer:
     def start(self) -> ChatServer:
         self.dead = False
         self._lock = threading.Lock()
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._serving = threading.BoundedSemaphore(self.capacity) if self.capacity else None
+        self._http = _Server(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -111,6 +116,15 @@ class ChatServer:
 
     def complete(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         """(status, JSON body, headers) for a request that passed the key and model checks."""
+        if self._serving is None:
+            return self._complete(body)
+        with self._serving:
+            started = time.monotonic()
+            reply = self._complete(body)
+            time.sleep(max(0.0, self.latency - (time.monotonic() - started)))
+            return reply
+
+    def _complete(self, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
         with self._lock:
             self.ordinal += 1
             ordinal = self.ordinal
@@ -264,6 +278,11 @@ def _completion(
 
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many clients connecting at once are queued, not refused
 
 
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:

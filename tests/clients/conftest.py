@@ -1,6 +1,7 @@
 import pytest
 
 from tests.clients.chat_server import ChatServer
+from tests.clients.test_runner import runner_test, secrets  # noqa: F401  (shared with test_runner_streams)
 from tests.evaluation.conftest import owner, system, system_token  # noqa: F401  (shared fixtures)
 
 

@@ -42,10 +42,12 @@ DEFAULT_STREAMS = [
 ]
 
 
-def build_test(streams=None, *, name: str = "hand-built", state: str = "published"):
+def build_test(streams=None, *, name: str = "hand-built", state: str = "published", open_streams: int = 1):
     """A test in `state` with one test image (a real PNG) per stream and the given steps, all answered; its
     images are truthed by operators, with a pool of one stream each, so every session is dealt the same.
-    The question text says its stream and step, so a leak of a future question is easy to find."""
+    The question text says its stream and step, so a leak of a future question is easy to find. A session
+    has `open_streams` streams open at once (one by default: a question at a time, in the plan's order;
+    tests/evaluation/test_open_streams.py opens several)."""
     from engine.models import FittedStatistics
     from truthing.models import Step, Stream, Test, TestImage
     from truthing.published import plans_forget
@@ -54,7 +56,12 @@ def build_test(streams=None, *, name: str = "hand-built", state: str = "publishe
     collection = CollectionFactory()
     statistics = FittedStatistics.objects.create(vocabulary=collection.vocabulary, status="ready")
     test = Test.objects.create(
-        name=name, statistics=statistics, state=state, engine_settings={}, published_at=timezone.now()
+        name=name,
+        statistics=statistics,
+        state=state,
+        engine_settings={},
+        published_at=timezone.now(),
+        open_streams=open_streams,
     )
     for position, steps in enumerate(streams or DEFAULT_STREAMS):
         image = ImageFactory(

@@ -157,3 +157,45 @@ def test_a_question_is_shown_as_the_serializer_shows_it(question):
     from evaluation.api.questions import plain_question
 
     assert plain_question(question) == through(s.QuestionSerializer, question)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"stream": 0, "step": 3, "answer": "yes"},
+        {"stream": 2, "step": 0, "answer": "no", "p_yes": 0.25},
+        {"stream": 2, "step": 0, "answer": "no", "p_yes": 0},
+        {"stream": 2, "step": 0, "answer": "yes", "p_yes": 1},
+        {"stream": 2, "step": 0, "answer": "yes", "p_yes": 0.5},
+        {"stream": 2, "step": 0, "answer": "no", "p_yes": None},
+        {"stream": 1000000, "step": 0, "answer": "no", "extra": "ignored"},
+        {"stream": 1000001, "step": 0, "answer": "no"},
+        {"stream": -1, "step": 0, "answer": "no"},
+        {"stream": True, "step": 0, "answer": "no"},
+        {"stream": "3", "step": 0, "answer": "no"},
+        {"stream": 3.0, "step": 0, "answer": "no"},
+        {"stream": 3, "step": 0, "answer": "Yes"},
+        {"stream": 3, "step": 0, "answer": True},
+        {"stream": 3, "answer": "yes"},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": 0.2},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": 1.5},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": "0.7"},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": True},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": float("nan")},
+        {"stream": 3, "step": 0, "answer": "yes", "p_yes": float("inf")},
+        ["not", "an", "object"],
+    ],
+)
+def test_a_plain_answer_is_read_as_the_serializer_reads_it_and_anything_else_is_left_to_it(given):
+    """The answer path reads a plainly given answer without the serializer (decision 0087): whatever it
+    accepts, the serializer accepts with the same values; whatever else, the serializer decides."""
+    from evaluation.api.serializers import SessionAnswerInputSerializer, answer_input_clean
+
+    fast = answer_input_clean(given)
+    serializer = SessionAnswerInputSerializer(data=given)
+    if fast is not None:
+        assert serializer.is_valid(), serializer.errors
+        assert fast == dict(serializer.validated_data)
+        assert [type(v) for v in fast.values()] == [type(v) for v in serializer.validated_data.values()]
+    else:
+        assert not serializer.is_valid() or type(given) is not dict or given.get("stream") in ("3", 3.0)

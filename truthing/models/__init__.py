@@ -5,6 +5,7 @@ below, and `truthing.models.<Name>` is how the rest of the app reaches them."""
 from truthing.models.checks import Check, CheckAnswer, CheckKind, Disagreement, DisagreementState
 from truthing.models.jobs import AutomaticTruthing, Deal, DealtStream, TestAudit
 from truthing.models.streams import (
+    MAX_OPEN_STREAMS,
     DealtStreams,
     PoolSteps,
     PoolStreams,
@@ -19,6 +20,7 @@ from truthing.models.streams import (
 )
 
 __all__ = [
+    "MAX_OPEN_STREAMS",
     "AutomaticTruthing",
     "Check",
     "CheckAnswer",

@@ -15,6 +15,7 @@ Invariants kept by the services (truthing/services/):
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -27,6 +28,10 @@ class TestState(models.TextChoices):
     TRUTHING = "truthing"
     PUBLISHED = "published"
     ARCHIVED = "archived"
+
+
+# The most streams of a session a test may open at once.
+MAX_OPEN_STREAMS = 64
 
 
 class Test(models.Model):
@@ -47,6 +52,15 @@ class Test(models.Model):
         default=False,
         help_text="A practice test: systems may take it again and again; it is never on a leaderboard. "
         "Its images may not be in a scored test.",
+    )
+    # How many streams of a session a system may work on at once (decision 0085): the streams of a
+    # session are independent (each its own image and history), only within one is the order strict.
+    # 1 is one question at a time, in the order of the streams. Chosen until the test is published.
+    open_streams = models.PositiveSmallIntegerField(
+        "open streams per session",
+        default=8,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_OPEN_STREAMS)],
+        help_text="How many streams of a session a system may work on at once (1: one question at a time).",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -19,6 +19,7 @@ from annotations.selectors.images import without_pixels
 from truthing.bridge import EngineErrorCode, Fit, engine_settings, fit_ready
 from truthing.errors import TruthingErrorCode
 from truthing.models import (
+    MAX_OPEN_STREAMS,
     Check,
     Disagreement,
     DisagreementState,
@@ -270,9 +271,12 @@ def publish_test(*, test: Test, practice: bool | None = None) -> Test:
 
 
 @transaction.atomic
-def describe_test(*, test_id: int, name: str, description: str, practice: bool) -> Test:
-    """Rename or redescribe a test, or mark it as a practice test or not, until it is published: a
-    published test's kind never changes (a scored test turned practice could be taken again and again).
+def describe_test(
+    *, test_id: int, name: str, description: str, practice: bool, open_streams: int | None = None
+) -> Test:
+    """Rename or redescribe a test, mark it as a practice test or not, or set how many streams a
+    session may have open at once, until it is published: a published test's kind never changes (a
+    scored test turned practice could be taken again and again), nor its number of open streams.
     Under the test's lock, so that a publish at the same moment is either before (refused here) or
     after (it reads the kind saved here)."""
     test = lock_test(test_id)
@@ -280,8 +284,15 @@ def describe_test(*, test_id: int, name: str, description: str, practice: bool) 
         raise ConflictError(
             TruthingErrorCode.TEST_FROZEN, f"{test.name} is {test.state}: it can no longer be changed."
         )
+    if open_streams is not None and not 1 <= open_streams <= MAX_OPEN_STREAMS:
+        raise ApplicationError(
+            CommonErrorCode.INVALID,
+            f"A session may have 1 to {MAX_OPEN_STREAMS} streams open at once, not {open_streams}.",
+            fields={"open_streams": [f"From 1 to {MAX_OPEN_STREAMS}."]},
+        )
     test.name, test.description, test.practice = name.strip(), description, practice
-    test.save(update_fields=["name", "description", "practice"])
+    test.open_streams = test.open_streams if open_streams is None else open_streams
+    test.save(update_fields=["name", "description", "practice", "open_streams"])
     return test
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -174,6 +175,10 @@ class Session:
         self._images: dict[int, bytes] = {}
         self.answered = data.get("answered", 0)
         self.right = 0
+        # How many streams may be open at once (an older platform: one); the lock keeps the counts
+        # right when several threads answer in different streams.
+        self.open_streams = data.get("open_streams", 1)
+        self._lock = threading.Lock()
 
     def current(self) -> Question | None:
         if not self._fresh:
@@ -195,13 +200,40 @@ class Session:
             )
         return [history_entry_from(entry) for entry in body["history"]]
 
-    def _question_when_dealt(self, patience: float = 600.0) -> dict[str, Any]:
-        """The current question; while the session's own streams are still being prepared (409
-        `session_dealing`), wait as the server's Retry-After says, up to `patience` seconds."""
+    def open_questions(self) -> list[Question]:
+        """The current question of every open stream, in the order of the streams (decision 0085): a
+        system may work on each of them at once, each stream in its order. Empty once the session is
+        over."""
+        body = self._question_when_dealt()
+        with self._lock:
+            self.answered = body["answered"]
+            self.open_streams = body.get("open_streams", self.open_streams)
+        opened = body.get("open", [body["current"]] if body["current"] is not None else [])
+        return [question_from(each, self) for each in opened]
+
+    def stream_question(self, stream: int) -> tuple[Question | None, list[HistoryEntry]]:
+        """An open stream's current question and its earlier answered steps, read afresh (what a
+        system was asked and told in that stream, to rebuild its conversation after a crash); (None,
+        []) when the stream is not open (finished, or not opened yet)."""
+        try:
+            body = self._question_when_dealt(stream)
+        except ApiError as error:
+            if error.code != "stream_not_open":
+                raise
+            return None, []
+        if body["current"] is None:
+            return None, []
+        return question_from(body["current"], self), [history_entry_from(e) for e in body["history"]]
+
+    def _question_when_dealt(self, stream: int | None = None, patience: float = 600.0) -> dict[str, Any]:
+        """The current question (of `stream`, if given); while the session's own streams are still
+        being prepared (409 `session_dealing`), wait as the server's Retry-After says, up to `patience`
+        seconds."""
         waited = 0.0
+        params = {} if stream is None else {"stream": stream}
         while True:
             try:
-                return self.client.get(f"/api/v1/evaluation/sessions/{self.id}/question/")
+                return self.client.get(f"/api/v1/evaluation/sessions/{self.id}/question/", **params)
             except ApiError as error:
                 if error.code != "session_dealing" or waited >= patience:
                     raise
@@ -238,15 +270,17 @@ class Session:
         if p_yes is not None:
             sent["p_yes"] = p_yes
         body = self.client.post(f"/api/v1/evaluation/sessions/{self.id}/answers/", sent)
-        # No next question before the end: the session's later streams are still being dealt, so the
-        # next current() asks the server (and waits out its 409 session_dealing).
-        self._next = body["next"]
-        self._fresh = body["next"] is not None or body["session_finished"]
-        self.answered += 1
-        self.right += body["correct"]
-        if body["stream_ended"]:
-            self._images.pop(question.image.id, None)
-        self._progress(question)
+        with self._lock:
+            # No next question before the end: the session's later streams are still being dealt, or
+            # the other open streams are read with the question, so the next current() asks the server
+            # (and waits out its 409 session_dealing).
+            self._next = body["next"]
+            self._fresh = body["next"] is not None or body["session_finished"]
+            self.answered += 1
+            self.right += body["correct"]
+            if body["stream_ended"]:
+                self._images.pop(question.image.id, None)
+            self._progress(question)
         return AnswerResult(
             answer=body["answer"] == "yes",
             correct_answer=body["correct_answer"] == "yes",
@@ -255,12 +289,16 @@ class Session:
             stream_ended=body["stream_ended"],
             session_finished=body["session_finished"],
             p_yes=body.get("p_yes"),
+            next=question_from(body["next"], self) if body["next"] is not None else None,
         )
 
     def image_bytes(self, image: Image) -> bytes:
-        if image.id not in self._images:
-            self._images[image.id] = self.client.request("GET", image.url).content
-        return self._images[image.id]
+        kept = self._images.get(image.id)
+        if kept is None:
+            kept = self.client.request("GET", image.url).content
+            with self._lock:
+                self._images[image.id] = kept
+        return kept
 
     def score(self) -> Score:
         return score_from(self.client.get(f"/api/v1/evaluation/sessions/{self.id}/score/"))

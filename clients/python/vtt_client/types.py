@@ -123,6 +123,9 @@ class AnswerResult:
     stream_ended: bool
     session_finished: bool
     p_yes: float | None = None  # the probability of yes the system gave with its answer, as stored
+    # The question asked next in the answered one's place: the stream's next, or once the stream is
+    # finished, the first of the stream opened in its place (None: none to hand out now).
+    next: Question | None = None
 
 
 @dataclass(frozen=True)

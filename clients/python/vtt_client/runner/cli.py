@@ -2,8 +2,8 @@
 
     vtt take --url URL --token-env VTT_TOKEN --test N openai --base-url URL --model NAME \\
         [--api-key-env OPENAI_API_KEY] [--blind] [--show drawn|words|both] [--image-format jpeg|png] \\
-        [--prompts DIR] [--log-dir DIR] [--seed 0] [--temperature 0] [--timeout S] [--max-retries N] \\
-        [--backoff S]
+        [--prompts DIR] [--log-dir DIR] [--seed 0] [--temperature 0] [--concurrency N] [--timeout S] \\
+        [--max-retries N] [--backoff S]
 
 The platform's token is read from an environment variable (`--token-env`, default VTT_TOKEN) so that it
 stays out of the process list; `--token` is accepted too. Exit status: 0 the test is done; 1 the model
@@ -103,6 +103,13 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--temperature", type=float, default=0.0, help="default 0")
     parser.add_argument(
+        "--concurrency",
+        type=_positive,
+        metavar="N",
+        help="streams taken at once, each its own chat (default: as many as the test opens at once); "
+        "lowered while the model server answers 429 and raised again as it stops",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=120.0,
@@ -157,9 +164,28 @@ def _take(args: argparse.Namespace, environ: Mapping[str, str], state: dict[str,
         session = client.session(args.test, system=system["id"])
         state["session"] = session
         log = RunLog(args.log_dir, session.id)
-        log.run_started(_settings(args, model, system))
-        take(session, model, prompts=prompts, showing=showing, log=log, progress=Progress())
+        concurrency = args.concurrency or session.open_streams or 1
+        log.run_started(_settings(args, model, system) | {"concurrency": concurrency})
+        take(
+            session,
+            model,
+            prompts=prompts,
+            showing=showing,
+            log=log,
+            progress=Progress(),
+            concurrency=concurrency,
+        )
         print(summary(Totals.of(log.questions()), session.score(), log.path))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 up")
+    return value
 
 
 def _token(args: argparse.Namespace, environ: Mapping[str, str]) -> str:

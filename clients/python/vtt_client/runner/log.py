@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from vtt_client.types import Question, Score
+
+_WRITING = threading.Lock()
 
 
 class RunLog:
@@ -44,8 +47,9 @@ class RunLog:
         return [record for record in records if record.get("event") == "question"]
 
     def _write(self, record: Mapping[str, Any]) -> None:
-        # One line at a time, flushed: a crash leaves every line written whole.
-        with self.path.open("a", encoding="utf-8") as file:
+        # One line at a time, flushed: a crash leaves every line written whole; several streams' threads
+        # write one after the other (each line names its stream).
+        with _WRITING, self.path.open("a", encoding="utf-8") as file:
             file.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
@@ -120,21 +124,29 @@ def summary(totals: Totals, score: Score, log_path: Path) -> str:
 
 class Progress:
     """A progress line on stderr: redrawn after every answer on a terminal; elsewhere (a file, a CI log)
-    a line at the end of each stream, so that the log stays readable."""
+    a line at the end of each stream, so that the log stays readable. With several streams at once it
+    says how many are in flight, and a stream's line names that stream."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
         self.answered = self.right = self.unparsed = 0
+        self._lock = threading.Lock()
 
-    def answered_one(self, question: Question, *, correct: bool, parsed: bool, stream_ended: bool) -> None:
-        self.answered += 1
-        self.right += correct
-        self.unparsed += not parsed
-        if self.live:
-            self._write("\r" + self._line(question, stream_ended) + " ")
-        elif stream_ended:
-            self._write(self._line(question, stream_ended) + "\n")
+    def answered_one(
+        self, question: Question, *, correct: bool, parsed: bool, stream_ended: bool, in_flight: int = 1
+    ) -> None:
+        with self._lock:
+            self.answered += 1
+            self.right += correct
+            self.unparsed += not parsed
+            line = self._line(question, stream_ended)
+            if in_flight > 1:
+                line += f", {in_flight} streams in flight"
+            if self.live:
+                self._write("\r" + line + " ")
+            elif stream_ended:
+                self._write(line + "\n")
 
     def done(self) -> None:
         if self.live and self.answered:

@@ -62,6 +62,9 @@ class Backend(Protocol):
         """What a run's log records of the model: never a secret."""
         ...
 
+    # Optional: a backend with an attribute `on_throttle` calls it on every 429 (too many requests), so
+    # that a run sending several requests at once sends fewer (runner/aimd.py).
+
 
 class BackendFactory(Protocol):
     help: str

@@ -1,9 +1,10 @@
-"""Taking a session's questions one by one: read the position from the server, ask the model, answer.
+"""Taking a session's questions: read a stream's position from the server, ask the model, answer.
 
-Every question starts from the server: its current question and the current stream's history (one
-request), from which the chat is rebuilt (conversation.py). Nothing is carried from one question to the
-next, so a run that is stopped anywhere, by a crash, a kill or a model server that went away, goes on
-from the server's position when it is run again.
+Up to N streams are taken at once (runner/streams.py), each its own chat. Every question starts from the
+server: its stream's current question and history (one request), from which the chat is rebuilt
+(conversation.py). Nothing is carried from one question to the next, so a run that is stopped anywhere,
+by a crash, a kill or a model server that went away, goes on from the server's position of every open
+stream when it is run again, and sends the prompts an uninterrupted run would have.
 
 A reply is read as yes or no (replies.py). A reply that says neither gets exactly one retry, with the
 strict instruction after it; if that one is unclear too, the question is answered **no**, without a
@@ -30,7 +31,8 @@ from vtt_client.runner.log import Progress, RunLog
 from vtt_client.runner.model import Backend, Completion
 from vtt_client.runner.prompts import Prompts
 from vtt_client.runner.replies import agrees, p_yes_from, parse_reply
-from vtt_client.types import Question
+from vtt_client.runner.streams import run_streams
+from vtt_client.types import AnswerResult, HistoryEntry, Question
 
 
 @dataclass(frozen=True)
@@ -49,23 +51,45 @@ class Asked:
 
 
 def take(
-    session: Session, model: Backend, *, prompts: Prompts, showing: Showing, log: RunLog, progress: Progress
+    session: Session,
+    model: Backend,
+    *,
+    prompts: Prompts,
+    showing: Showing,
+    log: RunLog,
+    progress: Progress,
+    concurrency: int | None = None,
 ) -> None:
-    """Answer every question left in the session."""
-    while True:
-        history = session.history()  # also reads the current question afresh
-        question = session.current()
-        if question is None:
-            progress.done()
-            return
-        image_url = _image_url(question, showing)
-        messages = conversation.chat(question, history, prompts=prompts, showing=showing, image_url=image_url)
-        asked = ask(model, messages, prompts)
-        result = session.answer(question, asked.answer, asked.p_yes)
-        log.question(_record(question, messages, asked, truth=result.correct_answer, label=result.label))
-        progress.answered_one(
-            question, correct=result.correct, parsed=asked.parsed, stream_ended=result.stream_ended
-        )
+    """Answer every question left in the session, up to `concurrency` streams at once (default: as
+    many as the session may have open), each stream its own chat (runner/streams.py)."""
+    run_streams(
+        session,
+        lambda question, history: take_one(
+            session, model, question, history, prompts=prompts, showing=showing, log=log
+        ),
+        concurrency=concurrency or session.open_streams or 1,
+        model=model,
+        progress=progress,
+    )
+
+
+def take_one(
+    session: Session,
+    model: Backend,
+    question: Question,
+    history: list[HistoryEntry],
+    *,
+    prompts: Prompts,
+    showing: Showing,
+    log: RunLog,
+) -> tuple[AnswerResult, Asked]:
+    """One question: the chat rebuilt from its stream's history, the model's answer, stored and logged."""
+    image_url = _image_url(question, showing)
+    messages = conversation.chat(question, history, prompts=prompts, showing=showing, image_url=image_url)
+    asked = ask(model, messages, prompts)
+    result = session.answer(question, asked.answer, asked.p_yes)
+    log.question(_record(question, messages, asked, truth=result.correct_answer, label=result.label))
+    return result, asked
 
 
 def ask(model: Backend, messages: Sequence[Mapping[str, Any]], prompts: Prompts) -> Asked:
