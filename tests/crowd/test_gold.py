@@ -56,6 +56,47 @@ def test_an_annotator_cannot_tell_a_gold_image_from_another(crowd, annotators, r
     assert seen["gold"] == seen["normal"]
 
 
+class _Draw:
+    """A draw of the gold lottery that always comes up `value`."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def random(self) -> float:
+        return self.value
+
+
+def _shape(sql: str) -> str:
+    """A statement without its literals: strings, numbers, booleans and savepoint names."""
+    sql = re.sub(r"'(?:[^']|'')*'", "?", sql)
+    sql = re.sub(r"\b(?:true|false)\b", "?", sql, flags=re.IGNORECASE)
+    sql = re.sub(r'"s\d+_x\d+"', "SP", sql)
+    return re.sub(r"(?<![\w\"])-?\d+(?:\.\d+)?(?![\w\"])", "?", sql)
+
+
+def test_a_gold_hand_out_makes_the_same_queries_as_any_other(crowd, annotators, reviewer):
+    """Timing: the same statements in the same order, literals aside, whether the draw comes up gold or
+    not; and with nothing waiting, no gold image is handed out either."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from crowd.services.queue import copy_next
+
+    gold_image(crowd, reviewer)
+    crowd_settings_update(collection=crowd, values={"gold_rate": 0.5})
+    # Nothing waiting: the draw gives no gold either, or an image at the end of the queue would be gold.
+    assert copy_next(collection=crowd, user=annotators[0], rng=_Draw(0.0)) is None
+    ImageFactory(collection=crowd)
+    shapes = {}
+    for kind, user, value in (("gold", annotators[0], 0.0), ("normal", annotators[1], 0.99)):
+        with CaptureQueriesContext(connection) as captured:
+            copy = copy_next(collection=crowd, user=user, rng=_Draw(value))
+        assert copy.gold == (kind == "gold")
+        shapes[kind] = [_shape(q["sql"]) for q in captured.captured_queries]
+    assert len(shapes["gold"]) == len(shapes["normal"])
+    assert shapes["gold"] == shapes["normal"]
+
+
 def _without(response, work):
     body = response.json()
     body.pop("lease_expires_at", None)
@@ -76,6 +117,7 @@ def _same_page(html: str, work: int) -> str:
 
 def test_work_on_gold_is_scored_and_never_enters_the_training_set(crowd, annotators, reviewer):
     image = gold_image(crowd, reviewer)
+    ImageFactory(collection=crowd)  # a gold image is handed out in the place of a waiting one
     before = list(ObjectAnnotation.objects.filter(image=image).values_list("x", "y"))
     crowd_settings_update(collection=crowd, values={"gold_rate": 1.0})
     [copy] = work_through(crowd, [(annotators[0], drawing(person(101, 100)))])
@@ -91,6 +133,7 @@ def test_a_spammer_is_paused_told_why_and_a_reviewer_lifts_it(crowd, annotators,
     crowd_settings_update(collection=crowd, values={"gold_rate": 1.0, "min_gold": 3, "pause_threshold": 0.8})
     for n in range(4):
         gold_image(crowd, reviewer, name=f"gold-{n}.png")
+    ImageFactory(collection=crowd)  # waiting: each gold hand-out takes its place
     spammer = annotators[3]
     work_through(crowd, [(spammer, drawing(person(500, 10 + n))) for n in range(2)])
     assert not Pause.objects.exists()  # two gold images: under the minimum
