@@ -305,6 +305,9 @@ def render(command: str, result: dict[str, Any]) -> str:
         [
             "## Crowds: the merged annotation against the truth",
             "",
+            "The statistics alone (`crowd.consensus`, no database); the next section, \"Crowds through the app's",
+            'services", measures the same crowd through the app.',
+            "",
             f"Command: `{command}` (commit {commit()}, {machine()}); {result['seconds']:.0f} s. {a.scenes} synthetic street",
             f"scenes (seed 1) are the truth; simulated annotators (`benchmarks/crowd_simulation.py`, seed {a.seed}) draw each",
             "scene once; for each number of annotators per image the seats are drawn at random among the five, so",

@@ -10,12 +10,14 @@ In a scratch database (suffix `_crowd_benchmark`, dropped afterwards), for 3 and
 and for each vote, a collection of the default vocabulary with crowd settings (the app's defaults but
 the overlap), five annotator users and a reviewer:
 
-1. `--gold` scenes are put on the crowd queue; each annotator, in a random order, takes the next image
-   (`crowd.services.queue.copy_next`), saves their version of its scene and submits it
-   (`crowd.services.copies`); the last copy merges the image as on the pages. The reviewer takes each
+1. `--gold` scenes are put on the crowd queue; an earlier crowd (five more users drawing as the five
+   do), each in a random order, takes the next image (`crowd.services.queue.copy_next`), saves their
+   version of its scene and submits it (`crowd.services.copies`); the last copy merges the image as on
+   the pages. (The queue never gives anyone a gold image they drew: with five per image, the five would
+   have drawn every gold image themselves.) The reviewer takes each
    merge (`merge_review_next`), corrects it to the truth (`merge_correct`), accepts it and marks it gold
    (`gold_mark`).
-2. `--scenes` more scenes go on the queue with automatic acceptance on; the crowd works through them
+2. `--scenes` more scenes go on the queue with automatic acceptance on; the five work through them
    as before, the queue mixing the gold in at the collection's rate, scoring it and pausing whoever
    the rule pauses. "majority": the reliability is never estimated (`CROWD_RELIABILITY_EVERY` out of
    reach); "weighted": as the app does it, every `CROWD_RELIABILITY_EVERY` merges (the task runs eagerly,
@@ -108,12 +110,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     people = {
         a.name: user_create_with_role(username=a.name, password=None, role=Role.ANNOTATOR) for a in CROWD
     }
+    # An earlier crowd who draws the gold images (as the five would), so that the five never had them.
+    earlier = {
+        a.name: user_create_with_role(username=f"earlier-{a.name}", password=None, role=Role.ANNOTATOR)
+        for a in CROWD
+    }
     reviewer = user_create_with_role(username="reviewer", password=None, role=Role.REVIEWER)
     runs = {}
     for seats, vote in RUNS:
         every = {} if vote == "weighted" else {"CROWD_RELIABILITY_EVERY": NEVER}
         with override_settings(**every):
-            runs[(seats, vote)] = crowd_run(world, vocabulary, people, reviewer, seats, vote, args)
+            runs[(seats, vote)] = crowd_run(world, vocabulary, (people, earlier), reviewer, seats, vote, args)
         print(f"{seats} per image, {vote}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
     main_run = runs[(3, "weighted")]
     held_out = load_scenes("street", world.vocabulary, args.test, seed=2)
@@ -126,16 +133,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return {"args": args, "runs": runs, "engine": engine, "seconds": time.perf_counter() - started}
 
 
-def crowd_run(world: World, vocabulary, people, reviewer, seats: int, vote: str, args) -> dict[str, Any]:
+def crowd_run(world: World, vocabulary, crowds, reviewer, seats: int, vote: str, args) -> dict[str, Any]:
+    people, earlier = crowds
     collection = collection_create(name=f"crowd {seats} {vote}", vocabulary=vocabulary)
-    for user in people.values():
+    for user in [*people.values(), *earlier.values()]:
         membership_set(collection=collection, user_id=user.pk, role=MemberRole.ANNOTATOR)
     membership_set(collection=collection, user_id=reviewer.pk, role=MemberRole.REVIEWER)
     crowd_settings_update(collection=collection, values={"overlap": seats, "auto_accept": False})
     rng = np.random.default_rng(args.seed + seats)
     draws = random.Random(args.seed)  # the queue's gold lottery
     gold = images_of(collection, world, range(args.gold))
-    work(collection, world, people, gold, rng, draws)
+    work(collection, world, earlier, gold, rng, draws)
     review_to_gold(collection, world, reviewer, gold)
     crowd_settings_update(collection=collection, values={"auto_accept": True})
     images = images_of(collection, world, range(args.gold, args.gold + args.scenes))
