@@ -180,6 +180,19 @@ def engine_rows(world: World, merged: Sequence[Merge], test: int) -> list[dict[s
     return [engine_row(name, world.vocabulary, train, held_out) for name, train in trainings.items()]
 
 
+def engine_table(engine: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """The rows of the engine-p guesser's table, one per training (`engine_row`)."""
+    return [
+        [
+            e["name"],
+            str(e["questions"]),
+            f"{e['length']:.1f}",
+            f"**{_f(e['accuracy'])}** [{_f(e['low'])}, {_f(e['high'])}]",
+        ]
+        for e in engine
+    ]
+
+
 def _f(value: float | None, places: int = 3) -> str:
     return "-" if value is None else f"{value:.{places}f}"
 
@@ -287,18 +300,13 @@ def render(command: str, result: dict[str, Any]) -> str:
         for name, r in sorted(result["reliabilities"].items())
     ]
     pause = [[x.name, _paused(result["paused"][x.name])] for x in CROWD]
-    engine = [
-        [
-            e["name"],
-            str(e["questions"]),
-            f"{e['length']:.1f}",
-            f"**{_f(e['accuracy'])}** [{_f(e['low'])}, {_f(e['high'])}]",
-        ]
-        for e in result["engine"]
-    ]
+    engine = engine_table(result["engine"])
     return "\n".join(
         [
             "## Crowds: the merged annotation against the truth",
+            "",
+            "The statistics alone (`crowd.consensus`, no database); the next section, \"Crowds through the app's",
+            'services", measures the same crowd through the app.',
             "",
             f"Command: `{command}` (commit {commit()}, {machine()}); {result['seconds']:.0f} s. {a.scenes} synthetic street",
             f"scenes (seed 1) are the truth; simulated annotators (`benchmarks/crowd_simulation.py`, seed {a.seed}) draw each",

@@ -27,7 +27,9 @@ class CrowdSettingsSerializer(serializers.Serializer):
         help_text="At or above the threshold the merge is accepted unreviewed."
     )
     gold_rate = serializers.FloatField(help_text="The share of hand-outs that are gold images.")
-    pause_threshold = serializers.FloatField(help_text="Mean gold box F1 below which an annotator is paused.")
+    pause_threshold = serializers.FloatField(
+        help_text="Gold accuracy (right boxes and attributes of all) which, when even the top of its 95% interval is below it, pauses an annotator."
+    )
     min_gold = serializers.IntegerField(help_text="Gold images done before the pause rule applies.")
 
 

@@ -38,8 +38,9 @@ def _live(now) -> Q:
 
 @transaction.atomic
 def copy_next(*, collection: Collection, user: Any, rng: random.Random | None = None) -> Copy | None:
-    """The copy the annotator should work on: the one they hold, else a new one (a gold image at the
-    collection's gold rate, when one they never had is left), else None: nothing is waiting for them."""
+    """The copy the annotator should work on: the one they hold, else a new one (at the collection's gold
+    rate a gold image they never had, in the place of the image that was waiting), else None: nothing is
+    waiting for them. A gold hand-out makes the same queries in the same order as any other."""
     settings = require_crowd(collection)
     pause = active_pause(collection=collection, user=user)
     if pause is not None:
@@ -53,12 +54,17 @@ def copy_next(*, collection: Collection, user: Any, rng: random.Random | None = 
     if held is not None:
         return held
     _share_collection(collection)
-    if settings.gold_rate > 0 and (rng or random).random() < settings.gold_rate:
-        copy = _take(_gold_candidates(collection, user), user, limit=None, gold=True, now=now)
-        if copy is not None:
-            return copy
+    # The same work whatever the draw (the same queries, in the same order): the gold image that would be
+    # handed out is looked up every time, and a gold image only ever takes the place of an image that was
+    # waiting, so neither the time a hand-out takes nor an empty queue tells gold from any other image.
+    gold_pk = _gold_candidates(collection, user).values_list("pk", flat=True).first()
+    drawn = (rng or random).random() < settings.gold_rate
     return _take(
-        _candidates(collection, user, settings, now), user, limit=settings.overlap, gold=False, now=now
+        _candidates(collection, user, settings, now),
+        user,
+        limit=settings.overlap,
+        gold_pk=gold_pk if drawn else None,
+        now=now,
     )
 
 
@@ -101,37 +107,39 @@ def _gold_candidates(collection: Collection, user: Any) -> Any:
     )
 
 
-def _take(candidates: Any, user: Any, *, limit: int | None, gold: bool, now) -> Copy | None:
+def _take(candidates: Any, user: Any, *, limit: int, gold_pk: int | None, now) -> Copy | None:
     """Lock the first candidate nobody else is locking, count its live copies again under the lock, and
-    insert the user's copy if there is room. When every candidate is locked by other hand-outs, wait for
+    insert the user's copy if there is room: of that image, or of the gold image `gold_pk` in its place. When every candidate is locked by other hand-outs, wait for
     one of them rather than answer "nothing is waiting" while places may be left (a hand-out is short)."""
     passed: list[int] = []
     if connection.features.has_select_for_update_skip_locked:
         copy = _take_from(
-            candidates.select_for_update(skip_locked=True, of=("self",)), passed, user, limit, gold, now
+            candidates.select_for_update(skip_locked=True, of=("self",)), passed, user, limit, gold_pk, now
         )
         if copy is not None:
             return copy
         candidates = candidates.select_for_update(of=("self",))
-    return _take_from(candidates, passed, user, limit, gold, now)
+    return _take_from(candidates, passed, user, limit, gold_pk, now)
 
 
-def _take_from(locking: Any, passed: list[int], user: Any, limit: int | None, gold: bool, now) -> Copy | None:
+def _take_from(
+    locking: Any, passed: list[int], user: Any, limit: int, gold_pk: int | None, now
+) -> Copy | None:
     for _ in range(TAKE_ATTEMPTS):
         pk = locking.exclude(pk__in=passed).values_list("pk", flat=True).first()
         if pk is None:
             return None
         copies = Copy.objects.filter(image_id=pk)
-        if limit is not None and copies.filter(_live(now)).count() >= limit:
+        if copies.filter(_live(now)).count() >= limit:
             passed.append(pk)
             continue
-        if limit is not None and copies.count() >= limit:
+        if copies.count() >= limit:
             # A place held by a lease that expired before its copy was submitted is given to another.
             copies.filter(state=CopyState.IN_PROGRESS, lease_expires_at__lte=now).delete()
         return Copy.objects.create(
-            image_id=pk,
+            image_id=pk if gold_pk is None else gold_pk,
             annotator=user,
-            gold=gold,
+            gold=gold_pk is not None,
             taken_at=now,
             lease_holder=user,
             lease_expires_at=lease_until(now, image_lease_minutes()),

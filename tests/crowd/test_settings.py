@@ -19,7 +19,7 @@ def test_defaults_are_todays_flow(collection, api, reviewer):
         "agreement_threshold": 0.8,
         "auto_accept": False,
         "gold_rate": 0.05,
-        "pause_threshold": 0.6,
+        "pause_threshold": 0.8,
         "min_gold": 5,
     }
     assert not CrowdSettings.objects.exists()  # reading writes nothing
