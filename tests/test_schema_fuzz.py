@@ -158,8 +158,70 @@ def with_suggestion_links(raw: dict) -> dict:
     return raw
 
 
+def with_crowd_links(raw: dict) -> dict:
+    """From the collections listed to their crowd's operations (the crowd collection is one of the first
+    two listed), from work taken from the crowd queue to that work, from a merge (taken for review, or
+    listed) to what a reviewer does with it, and from a pause listed to lifting it: schemathesis infers
+    none of them (issue 48)."""
+    scoped = [
+        "crowd_settings_read",
+        "crowd_settings_update",
+        "crowd_queue_next",
+        "crowd_review_next",
+        "crowd_merges_list",
+        "crowd_summary",
+        "crowd_quality_read",
+        "crowd_copies_export",
+        "crowd_pauses_list",
+    ]
+    links = {
+        f"Link_{name}_{n}": {
+            "operationId": name,
+            "parameters": {"collection_id": f"$response.body#/results/{n}/id"},
+        }
+        for name in scoped
+        for n in (0, 1)
+    }
+    _add_links(raw, "/api/v1/collections/", "get", "200", links)
+    work = {"work_id": "$response.body#/id"}
+    names = [
+        "crowd_work_read",
+        "crowd_work_save",
+        "crowd_work_submit",
+        "crowd_work_release",
+        "crowd_work_file",
+    ]
+    links = {f"Link_{name}": {"operationId": name, "parameters": work} for name in names}
+    _add_links(raw, "/api/v1/collections/{collection_id}/crowd/queue/next/", "post", "200", links)
+    names = [
+        "crowd_merge_read",
+        "crowd_merge_correct",
+        "crowd_merge_accept",
+        "crowd_merge_release",
+        "crowd_gold_mark",
+    ]
+    taken = {
+        f"Link_{name}": {"operationId": name, "parameters": {"image_id": "$response.body#/image"}}
+        for name in names
+    }
+    _add_links(raw, "/api/v1/collections/{collection_id}/crowd/review/next/", "post", "200", taken)
+    listed = {
+        f"Link_{name}": {"operationId": name, "parameters": {"image_id": "$response.body#/0/image"}}
+        for name in names
+    }
+    _add_links(raw, "/api/v1/collections/{collection_id}/crowd/merges/", "get", "200", listed)
+    gold = {
+        "MarkGold": {"operationId": "crowd_gold_mark", "parameters": {"image_id": "$request.path.image_id"}}
+    }
+    _add_links(raw, "/api/v1/crowd/images/{image_id}/merge/accept/", "post", "200", gold)
+    paused = {"collection_id": "$request.path.collection_id", "user_id": "$response.body#/0/annotator_id"}
+    lift = {"LiftPause": {"operationId": "crowd_pauses_lift", "parameters": paused}}
+    _add_links(raw, "/api/v1/collections/{collection_id}/crowd/pauses/", "get", "200", lift)
+    return raw
+
+
 def with_links(raw: dict) -> dict:
-    return with_suggestion_links(with_test_links(with_creation_links(with_work_links(raw))))
+    return with_crowd_links(with_suggestion_links(with_test_links(with_creation_links(with_work_links(raw)))))
 
 
 schema = schemathesis.openapi.from_dict(with_links(yaml.safe_load(SCHEMA.read_text())))
@@ -346,6 +408,32 @@ SUGGESTIONS = [
     "suggestions_restore",
     "annotation_save",
 ]
+CROWD_WORK = [
+    "collection_list",
+    "crowd_settings_read",
+    "crowd_queue_next",
+    "crowd_work_read",
+    "crowd_work_file",
+    "crowd_work_save",
+    "crowd_work_submit",
+    "crowd_work_release",
+]
+CROWD_REVIEW = [
+    "collection_list",
+    "crowd_settings_update",
+    "crowd_summary",
+    "crowd_merges_list",
+    "crowd_review_next",
+    "crowd_merge_read",
+    "crowd_merge_correct",
+    "crowd_merge_accept",
+    "crowd_merge_release",
+    "crowd_gold_mark",
+    "crowd_quality_read",
+    "crowd_copies_export",
+    "crowd_pauses_list",
+    "crowd_pauses_lift",
+]
 MEMBERS = [
     "collection_list",
     "collection_create",
@@ -378,6 +466,9 @@ JOURNEYS = {
     "checks and disagreements": {"operation_id": CHECK_WORK},
     # A collection's model server (decision 0078): connected, checked, pre-annotating, disconnected.
     "a collection's model server": {"operation_id": MODEL_SERVER},
+    # A crowd (issue 48): work taken, saved, handed in, given back; merges reviewed, made gold; pauses.
+    "a crowd's work": {"operation_id": CROWD_WORK},
+    "a crowd's review": {"operation_id": CROWD_REVIEW},
 }
 
 
@@ -526,7 +617,35 @@ def _run(journey_schema, token: str, *, examples: int, steps: int) -> None:
     )
 
 
-def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world, published_world):
+@pytest.fixture
+def crowd_world(users, make_user):
+    """A collection drawn by two annotators per image (issue 48), of which the admin is an annotator: an
+    image waiting for the admin, a merge waiting for review, an accepted merge that may become gold, and an
+    annotator paused."""
+    from crowd.models import Pause
+    from crowd.services.copies import copy_submit
+    from crowd.services.queue import copy_next
+    from crowd.services.review import merge_accept, merge_review_next
+    from crowd.services.settings import crowd_settings_update
+
+    collection = CollectionFactory(name="a crowd")
+    crowd_settings_update(collection=collection, values={"overlap": 2, "gold_rate": 0})
+    drawers = [make_user(Role.ANNOTATOR, username=f"crowd-{n}") for n in range(3)]
+    for user in drawers:
+        MembershipFactory(collection=collection, user=user, role=MemberRole.ANNOTATOR)
+    MembershipFactory(collection=collection, user=users[Role.ADMIN], role=MemberRole.ANNOTATOR)
+    for _ in range(3):
+        ImageFactory(collection=collection)
+    for _ in range(2):  # two images drawn by two annotators each: two merges, waiting for review
+        for user in drawers[:2]:
+            copy_submit(copy=copy_next(collection=collection, user=user), user=user)
+    merge_accept(
+        merge=merge_review_next(collection=collection, user=users[Role.REVIEWER]), user=users[Role.REVIEWER]
+    )
+    Pause.objects.create(collection=collection, annotator=drawers[2], reason="the fuzz's pause")
+
+
+def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world, published_world, crowd_world):
     """Issue 22, item 7: sequences of calls that use what earlier calls returned (a test created, then
     started, published, audited; a collection created, then an image uploaded and annotated; work taken
     from the operator queue, then answered, taken back, left), so that the states behind the 409s are

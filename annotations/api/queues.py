@@ -33,7 +33,12 @@ def _lease_response(image) -> Response:
     return Response(LeaseSerializer({"image": image, "lease_expires_at": image.lease_expires_at}).data)
 
 
-NEXT_RESPONSES = {200: LeaseSerializer, 204: OpenApiResponse(description="Nothing is waiting.")}
+# 409: a crowd collection's images are handed out by the crowd's own queues (annotations.routing).
+NEXT_RESPONSES = {
+    200: LeaseSerializer,
+    204: OpenApiResponse(description="Nothing is waiting."),
+    409: ErrorSerializer,
+}
 
 
 class AnnotationQueueApi(APIView):
