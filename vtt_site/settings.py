@@ -332,6 +332,27 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+
+def _default_storage() -> dict:
+    """The default storage's entry of STORAGES (vtt_site/storage.py). The filesystem's folder is
+    MEDIA_ROOT, read when the storage is made (a test's override moves it)."""
+    if env.MEDIA_STORAGE != "s3":
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    return {
+        "BACKEND": "vtt_site.bucket.BucketStorage",
+        "OPTIONS": {
+            "bucket_name": env.S3_BUCKET,
+            "endpoint_url": env.S3_ENDPOINT_URL or None,
+            "public_endpoint_url": env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL or None,
+            "region_name": env.S3_REGION,
+            "access_key": env.S3_ACCESS_KEY_ID or None,
+            "secret_key": env.S3_SECRET_ACCESS_KEY or None,
+            "querystring_expire": env.S3_URL_SECONDS,
+            "timeout": env.S3_TIMEOUT_SECONDS,
+        },
+    }
+
+
 # --- Files --------------------------------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -341,6 +362,13 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env.MEDIA_ROOT or VAR_DIR / "media")
 MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
+# Every file goes through the default storage: MEDIA_ROOT, or a bucket (MEDIA_STORAGE=s3; vtt_site/storage.py).
+STORAGES = {
+    "default": _default_storage(),
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+S3_URL_SECONDS = env.S3_URL_SECONDS
+S3_STREAM_IMAGES = env.S3_STREAM_IMAGES
 # The largest request body of any kind, file uploads included: refused from its Content-Length before
 # a byte is read (vtt_site.middleware), so nobody fills the disk with one request.
 UPLOAD_MAX_REQUEST_BYTES = env.UPLOAD_MAX_REQUEST_BYTES

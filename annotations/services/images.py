@@ -231,9 +231,9 @@ THUMBNAIL_SIDE = 320
 def image_thumbnail_ensure(*, image: Image) -> str:
     """The storage name of a small JPEG of the image, made the first time it is asked for.
 
-    The name carries the content hash, so a thumbnail never outlives the pixels it was made from; it is
-    written under a temporary name and moved into place, so two requests making it at once cannot leave
-    a half-written file.
+    The name carries the content hash, so a thumbnail never outlives the pixels it was made from. Two
+    requests making it at once: the storage keeps the first under the name and gives the second another,
+    which is removed again (a bucket's put is atomic; the filesystem storage writes exclusively).
     """
     name = f"thumbnails/{image.collection_id}/{image.pk}-{(image.content_hash or 'x')[:12]}.jpg"
     storage = image.file.storage
@@ -245,10 +245,7 @@ def image_thumbnail_ensure(*, image: Image) -> str:
         small.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
         buffer = io.BytesIO()
         small.save(buffer, format="JPEG", quality=80)
-    path = storage.path(name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    partial = f"{path}.{os.getpid()}.partial"
-    with open(partial, "wb") as handle:
-        handle.write(buffer.getvalue())
-    os.replace(partial, path)
+    saved = storage.save(name, ContentFile(buffer.getvalue()))
+    if saved != name:
+        storage.delete(saved)
     return name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -27,6 +26,7 @@ from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer, error_codes
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+from vtt_site.storage import CACHED, file_response
 
 # The app's codes, and a system token's limits (accounts.services.token_create).
 EVALUATION_ERRORS = error_codes(
@@ -287,20 +287,17 @@ class SessionImageApi(FileApiView):
         )
         plan = plan_of(session)
         reached = {st.test_image_id for st in plan.streams[: _streams_reached(session, plan)]}
-        opened = (
+        file = (
             image_file_of_test(test_id=session.test_id, test_image_id=image_id)
             if image_id in reached
             else None
         )
-        if opened is None:
+        if file is None:
             raise NotFoundError(
                 EvaluationErrorCode.IMAGE_NOT_AVAILABLE,
                 f"Image {image_id} is not an image this session has reached.",
             )
-        handle, content_type = opened
-        response = FileResponse(handle, content_type=content_type)
-        response["Cache-Control"] = "private, max-age=3600"
-        return response
+        return file_response(file, cache=CACHED)
 
 
 def _streams_reached(session: Session, plan: TestPlan) -> int:

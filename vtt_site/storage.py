@@ -1,0 +1,96 @@
+"""Where the platform's files live: one storage, chosen by MEDIA_STORAGE (docs/storage.md).
+
+Every file the platform keeps (uploaded images and their thumbnails, imports, fitted statistics) is
+written and read through Django's default storage, so a process needs no folder of its own: the
+filesystem under MEDIA_ROOT by default, or an S3-compatible bucket (`vtt_site.bucket.BucketStorage`, through
+django-storages and boto3) when MEDIA_STORAGE is `s3`, so that web processes and workers on different
+machines share nothing but PostgreSQL, Redis and the bucket.
+
+An image leaves the platform in one of two ways, always after the view's own permission checks
+(`file_response`): its bytes in the response (the filesystem, or S3_STREAM_IMAGES for a store clients
+cannot reach), or a redirect to a presigned URL that expires after S3_URL_SECONDS, so the bytes do not
+pass through a web worker. Object keys are random (`random_key`): a URL tells nothing about the image
+beyond what the API that issued it says.
+
+A store that cannot be reached, or answers too slowly (S3_TIMEOUT_SECONDS), is `storage_unavailable`:
+a 503 that says to retry in the API (`vtt_site.api.errors`), and a job queued again without counting
+the attempt (`vtt_site.jobs.job_run`). Credentials are never put in a message: the store's errors are
+reported by their kind only.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.core.files.storage import Storage, default_storage
+from django.db.models.fields.files import FieldFile
+from django.http import FileResponse, HttpResponseBase, HttpResponseRedirect
+
+RETRY_AFTER_SECONDS = 5
+CACHED = "private, max-age=3600"  # an image served to a member or a system: the bytes never change
+STORAGE_UNAVAILABLE = "The file store could not be reached just now. Try again in a moment."
+
+
+def in_bucket() -> bool:
+    """Whether files live in a bucket (and images are handed out as presigned URLs)."""
+    return _is_bucket(default_storage)
+
+
+def _is_bucket(storage: Storage) -> bool:
+    from vtt_site.bucket import BucketStorage
+
+    return isinstance(storage, BucketStorage)
+
+
+def random_key(folder: str, extension: str) -> str:
+    """A key that tells nothing about the file: `folder/<32 random hex digits>.<extension>`."""
+    extension = extension.lstrip(".").lower()
+    return f"{folder}/{uuid.uuid4().hex}{'.' + extension if extension else ''}"
+
+
+def storage_unavailable(exc: BaseException | None) -> bool:
+    """Whether an exception says the store could not be reached or answered too slowly (or with a
+    server error), as opposed to a refusal (a missing object, bad credentials)."""
+    if exc is None:
+        return False
+    # Imported here: with the filesystem, no process loads botocore.
+    from botocore.exceptions import (  # type: ignore[import-untyped]
+        ClientError,
+        ConnectionError,
+        HTTPClientError,
+    )
+
+    if isinstance(exc, ConnectionError | HTTPClientError):
+        return True
+    if isinstance(exc, ClientError):
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+        return status >= 500
+    return False
+
+
+def storage_error_kind(exc: BaseException) -> str:
+    """What to log about a store's failure: its class, never its text (which may carry an address with
+    a signature in it)."""
+    return type(exc).__name__
+
+
+def file_response(
+    file: FieldFile, *, name: str | None = None, content_type: str | None = None, cache: str
+) -> HttpResponseBase:
+    """An image for a client that passed the view's checks: a redirect to a presigned URL when the files
+    are in a bucket (unless S3_STREAM_IMAGES), else its bytes. `name` is a storage name other than the
+    file's own (a thumbnail)."""
+    storage: Any = file.storage
+    name = name or file.name or ""
+    content_type = content_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
+    if _is_bucket(storage) and not settings.S3_STREAM_IMAGES:
+        response: HttpResponseBase = HttpResponseRedirect(
+            storage.url(name, parameters={"ResponseContentType": content_type})
+        )
+        response["Cache-Control"] = "private, no-store"  # the URL expires; ask again for a fresh one
+        response["Referrer-Policy"] = "no-referrer"
+        return response
+    return FileResponse(storage.open(name, "rb"), content_type=content_type, headers={"Cache-Control": cache})
