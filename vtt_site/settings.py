@@ -17,6 +17,7 @@ import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -62,6 +63,23 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = False
 # On every page, `make run` included: the pages load scripts and styles from this site only, and the
 # browser tests fail on any violation (a console error).
 CONTENT_SECURITY_POLICY = env.CONTENT_SECURITY_POLICY
+
+
+def _bucket_images_allowed(policy: str) -> str:
+    """With the files in a bucket, a page's images come from presigned URLs of the store's public
+    address (vtt_site/storage.py): that origin joins the policy's img-src."""
+    endpoint = env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL
+    if env.MEDIA_STORAGE != "s3" or env.S3_STREAM_IMAGES or not endpoint:
+        return policy
+    parts = urlsplit(endpoint)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return "; ".join(
+        f"{item.strip()} {origin}" if item.strip().startswith("img-src") else item.strip()
+        for item in policy.split(";")
+    )
+
+
+CONTENT_SECURITY_POLICY = _bucket_images_allowed(CONTENT_SECURITY_POLICY)
 DOCS_PATH_PREFIX = "/api/v1/docs/"
 DOCS_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "

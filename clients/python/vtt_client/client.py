@@ -259,7 +259,9 @@ class Session:
 
     def image_bytes(self, image: Image) -> bytes:
         if image.id not in self._images:
-            self._images[image.id] = self.client.request("GET", image.url).content
+            # A platform whose images are in a bucket answers with a redirect to a presigned URL of the
+            # store; httpx drops the Authorization header when it leaves the platform's address.
+            self._images[image.id] = self.client.request("GET", image.url, follow_redirects=True).content
         return self._images[image.id]
 
     def score(self) -> Score:
