@@ -9,6 +9,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
+import boto3
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,15 +57,19 @@ def bucket_options(location: str, **overrides) -> dict:
 def bucket(settings):
     """The default storage is a prefix of the local SeaweedFS's bucket for this test; yields the
     prefix. Ask for it before any fixture that writes files."""
-    from django.core.files.storage import default_storage
-
     seaweedfs_ensure()
     location = f"test-{uuid.uuid4().hex[:12]}"
     settings.STORAGES = {**settings.STORAGES, "default": bucket_options(location)}
     settings.S3_STREAM_IMAGES = False
     yield location
-    client = default_storage.connection.meta.client
-    listed = client.list_objects_v2(Bucket=BUCKET, Prefix=f"{location}/")
-    keys = [{"Key": item["Key"]} for item in listed.get("Contents", [])]
-    if keys:
-        client.delete_objects(Bucket=BUCKET, Delete={"Objects": keys})
+    client = boto3.client(
+        "s3",
+        endpoint_url=ENDPOINT,
+        region_name="us-east-1",
+        aws_access_key_id=ACCESS_KEY,
+        aws_secret_access_key=SECRET_KEY,
+    )
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=f"{location}/"):
+        keys = [{"Key": item["Key"]} for item in page.get("Contents", [])]
+        if keys:
+            client.delete_objects(Bucket=BUCKET, Delete={"Objects": keys})

@@ -91,6 +91,9 @@ class SiteSettings(AppSettings):
         "S3_ENDPOINT_URL.",
     )
     S3_BUCKET = Setting(STR, "vtt", "The bucket every file goes to (created by the local SeaweedFS).")
+    S3_PREFIX = Setting(
+        STR, "", "A folder of the bucket that holds every file (a bucket shared with others)."
+    )
     S3_REGION = Setting(STR, "us-east-1", "The bucket's region.")
     S3_ACCESS_KEY_ID = Setting(STR, "", "The store's access key; empty: boto3's own search (a role).")
     S3_SECRET_ACCESS_KEY = Setting(STR, "", "The store's secret key; never shown in a page, response or log.")

@@ -363,6 +363,7 @@ def _default_storage() -> dict:
             "endpoint_url": env.S3_ENDPOINT_URL or None,
             "public_endpoint_url": env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL or None,
             "region_name": env.S3_REGION,
+            "location": env.S3_PREFIX,
             "access_key": env.S3_ACCESS_KEY_ID or None,
             "secret_key": env.S3_SECRET_ACCESS_KEY or None,
             "querystring_expire": env.S3_URL_SECONDS,

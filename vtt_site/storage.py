@@ -24,6 +24,12 @@ import mimetypes
 import uuid
 from typing import Any
 
+from botocore.exceptions import (  # type: ignore[import-untyped]
+    BotoCoreError,
+    ClientError,
+    ConnectionError,
+    HTTPClientError,
+)
 from django.conf import settings
 from django.core.files.storage import Storage, default_storage
 from django.db.models.fields.files import FieldFile
@@ -51,24 +57,29 @@ def random_key(folder: str, extension: str) -> str:
     return f"{folder}/{uuid.uuid4().hex}{'.' + extension if extension else ''}"
 
 
+# What the store raises: an outage (`storage_unavailable`) or a refusal (a missing object, bad credentials).
+STORAGE_ERRORS = (BotoCoreError, ClientError)
+
+
 def storage_unavailable(exc: BaseException | None) -> bool:
     """Whether an exception says the store could not be reached or answered too slowly (or with a
     server error), as opposed to a refusal (a missing object, bad credentials)."""
     if exc is None:
         return False
-    # Imported here: with the filesystem, no process loads botocore.
-    from botocore.exceptions import (  # type: ignore[import-untyped]
-        ClientError,
-        ConnectionError,
-        HTTPClientError,
-    )
-
     if isinstance(exc, ConnectionError | HTTPClientError):
         return True
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         return status >= 500
     return False
+
+
+def storage_refusal(exc: BaseException) -> str:
+    """A refusal's S3 error code (`NoSuchBucket`, `InvalidAccessKeyId`, `AccessDenied`), which names no
+    credential, or the error's kind."""
+    if isinstance(exc, ClientError):
+        return str(exc.response.get("Error", {}).get("Code") or storage_error_kind(exc))
+    return storage_error_kind(exc)
 
 
 def storage_error_kind(exc: BaseException) -> str:
