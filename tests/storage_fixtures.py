@@ -36,6 +36,18 @@ def seaweedfs_ensure() -> None:
     _started.append(True)
 
 
+def s3_environment(prefix: str) -> dict[str, str]:
+    """The variables that point a process of the platform at the test's prefix of the bucket."""
+    return {
+        "MEDIA_STORAGE": "s3",
+        "S3_ENDPOINT_URL": ENDPOINT,
+        "S3_BUCKET": BUCKET,
+        "S3_PREFIX": prefix,
+        "S3_ACCESS_KEY_ID": ACCESS_KEY,
+        "S3_SECRET_ACCESS_KEY": SECRET_KEY,
+    }
+
+
 def bucket_options(location: str, **overrides) -> dict:
     return {
         "BACKEND": "vtt_site.bucket.BucketStorage",

@@ -351,25 +351,27 @@ SPECTACULAR_SETTINGS = {
 }
 
 
+# The bucket's options, whether or not it is the default storage: `manage.py media_move` copies between the
+# filesystem and the bucket either way (vtt_site/storage.py).
+S3_STORAGE_OPTIONS = {
+    "bucket_name": env.S3_BUCKET,
+    "endpoint_url": env.S3_ENDPOINT_URL or None,
+    "public_endpoint_url": env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL or None,
+    "region_name": env.S3_REGION,
+    "location": env.S3_PREFIX,
+    "access_key": env.S3_ACCESS_KEY_ID or None,
+    "secret_key": env.S3_SECRET_ACCESS_KEY or None,
+    "querystring_expire": env.S3_URL_SECONDS,
+    "timeout": env.S3_TIMEOUT_SECONDS,
+}
+
+
 def _default_storage() -> dict:
     """The default storage's entry of STORAGES (vtt_site/storage.py). The filesystem's folder is
     MEDIA_ROOT, read when the storage is made (a test's override moves it)."""
     if env.MEDIA_STORAGE != "s3":
         return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
-    return {
-        "BACKEND": "vtt_site.bucket.BucketStorage",
-        "OPTIONS": {
-            "bucket_name": env.S3_BUCKET,
-            "endpoint_url": env.S3_ENDPOINT_URL or None,
-            "public_endpoint_url": env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL or None,
-            "region_name": env.S3_REGION,
-            "location": env.S3_PREFIX,
-            "access_key": env.S3_ACCESS_KEY_ID or None,
-            "secret_key": env.S3_SECRET_ACCESS_KEY or None,
-            "querystring_expire": env.S3_URL_SECONDS,
-            "timeout": env.S3_TIMEOUT_SECONDS,
-        },
-    }
+    return {"BACKEND": "vtt_site.bucket.BucketStorage", "OPTIONS": S3_STORAGE_OPTIONS}
 
 
 # --- Files --------------------------------------------------------------------------------------------

@@ -54,15 +54,17 @@ def declared() -> Iterator[StoredFiles]:
 
 
 def storage_walk(storage: Storage, folder: str) -> Iterator[str]:
-    """Every file's storage name under `folder`, at any depth (nothing when the folder is not there)."""
+    """Every file's storage name under `folder` ("" for all), at any depth (nothing when the folder is
+    not there)."""
     try:
         folders, files = storage.listdir(folder)
     except FileNotFoundError:
         return
+    prefix = f"{folder}/" if folder else ""
     for name in files:
-        yield f"{folder}/{name}"
+        yield f"{prefix}{name}"
     for sub in folders:
-        yield from storage_walk(storage, f"{folder}/{sub}")
+        yield from storage_walk(storage, f"{prefix}{sub}")
 
 
 def storage_sweep(*, grace_seconds: float = 3600.0, remove: bool = False) -> SweepReport:

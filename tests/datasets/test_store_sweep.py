@@ -19,7 +19,7 @@ from django.db import connection
 from annotations.models import Image
 from annotations.services.images import image_upload
 from tests.annotations.images import image_bytes, upload
-from tests.storage_fixtures import ACCESS_KEY, BUCKET, ENDPOINT, SECRET_KEY
+from tests.storage_fixtures import s3_environment
 from vtt_site.storage_sweep import storage_sweep
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -56,12 +56,7 @@ def killed_between_the_writes(collection, bucket: str, settings, tmp_path: Path)
         f"{db['PORT'] or 5432}/{db['NAME']}",
         "SECRET_KEY": settings.SECRET_KEY,
         "MEDIA_ROOT": str(tmp_path / "worker-media"),
-        "MEDIA_STORAGE": "s3",
-        "S3_ENDPOINT_URL": ENDPOINT,
-        "S3_BUCKET": BUCKET,
-        "S3_PREFIX": bucket,
-        "S3_ACCESS_KEY_ID": ACCESS_KEY,
-        "S3_SECRET_ACCESS_KEY": SECRET_KEY,
+        **s3_environment(bucket),
         "DJANGO_SETTINGS_MODULE": "vtt_site.settings",
     }
     process = subprocess.Popen(

@@ -28,7 +28,7 @@ from tests.fake_ml_backend import FakeMLBackend
 from tests.integration.conftest import celery, wait_for
 from tests.parallel import ONE_SERVED_AT_A_TIME
 from tests.serving import BIN, free_port, start, stop
-from tests.storage_fixtures import ACCESS_KEY, BUCKET, ENDPOINT, SECRET_KEY
+from tests.storage_fixtures import BUCKET, ENDPOINT, s3_environment
 
 pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
@@ -47,14 +47,7 @@ def files_in(folder: Path) -> list[Path]:
 
 def processes(real_services: dict, bucket: str, tmp_path: Path) -> tuple[str, list, list[Path]]:
     """The web server and a worker, each with a media and a var folder of its own."""
-    s3 = {
-        "MEDIA_STORAGE": "s3",
-        "S3_ENDPOINT_URL": ENDPOINT,
-        "S3_BUCKET": BUCKET,
-        "S3_PREFIX": bucket,
-        "S3_ACCESS_KEY_ID": ACCESS_KEY,
-        "S3_SECRET_ACCESS_KEY": SECRET_KEY,
-    }
+    s3 = s3_environment(bucket)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     started, folders = [], []

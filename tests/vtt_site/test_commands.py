@@ -108,6 +108,7 @@ CASES = {
         ["export_scenes", "--collection", "nobody's", "--format", "jsonl", "--out", "-"],
         "No collection has the id or name",
     ),
+    "media_move: no direction": Case(["media_move"], "the following arguments are required: --to"),
     "storage_sweep: a negative grace period": Case(
         ["storage_sweep", "--grace", "-1"], "--grace must be 0 or more seconds."
     ),
