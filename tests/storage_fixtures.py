@@ -72,6 +72,7 @@ def bucket(settings):
     seaweedfs_ensure()
     location = f"test-{uuid.uuid4().hex[:12]}"
     settings.STORAGES = {**settings.STORAGES, "default": bucket_options(location)}
+    settings.S3_STORAGE_OPTIONS = bucket_options(location)["OPTIONS"]
     settings.S3_STREAM_IMAGES = False
     yield location
     client = boto3.client(

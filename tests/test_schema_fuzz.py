@@ -205,8 +205,9 @@ def _keep_the_test_connection():
 
 
 @pytest.fixture
-def role_tokens(users, settings, monkeypatch):
-    """A token per role, and a small world so that ids 1..n often hit real objects."""
+def role_tokens(users, settings, monkeypatch, bucket):
+    """A token per role, and a small world so that ids 1..n often hit real objects; the files in a
+    prefix of the local SeaweedFS's bucket (the bucket sources and exports reach a real store)."""
     # The fuzzer is not an attacker to slow down. DRF binds the throttles to APIView when it is imported,
     # so overriding DEFAULT_THROTTLE_CLASSES in the settings would not reach the views: the stateful run
     # (over 1,200 requests a minute with one token) was answered 429 once it went past the token's rate.

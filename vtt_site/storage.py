@@ -21,6 +21,7 @@ reported by their kind only.
 from __future__ import annotations
 
 import mimetypes
+import re
 import uuid
 from typing import Any
 
@@ -49,6 +50,14 @@ def _is_bucket(storage: Storage) -> bool:
     from vtt_site.bucket import BucketStorage
 
     return isinstance(storage, BucketStorage)
+
+
+RANDOM_KEY = re.compile(r"[a-z]+/[0-9a-f]{32}(\.[a-z0-9]+)?")
+
+
+def is_random_key(name: str) -> bool:
+    """Whether a storage name is one `random_key` made (not an image used where a bucket source had it)."""
+    return RANDOM_KEY.fullmatch(name) is not None
 
 
 def random_key(folder: str, extension: str) -> str:
@@ -89,15 +98,22 @@ def storage_error_kind(exc: BaseException) -> str:
 
 
 def file_response(
-    file: FieldFile, *, name: str | None = None, content_type: str | None = None, cache: str
+    file: FieldFile,
+    *,
+    name: str | None = None,
+    content_type: str | None = None,
+    cache: str,
+    random_keys_only: bool = False,
 ) -> HttpResponseBase:
     """An image for a client that passed the view's checks: a redirect to a presigned URL when the files
     are in a bucket (unless S3_STREAM_IMAGES), else its bytes. `name` is a storage name other than the
-    file's own (a thumbnail)."""
+    file's own (a thumbnail). `random_keys_only`: a key that may name the image (a bucket source's,
+    used where it is) is streamed instead (a vision system learns nothing from a URL)."""
     storage: Any = file.storage
     name = name or file.name or ""
     content_type = content_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
-    if _is_bucket(storage) and not settings.S3_STREAM_IMAGES:
+    presign = not settings.S3_STREAM_IMAGES and (is_random_key(name) or not random_keys_only)
+    if _is_bucket(storage) and presign:
         response: HttpResponseBase = HttpResponseRedirect(
             storage.url(name, parameters={"ResponseContentType": content_type})
         )

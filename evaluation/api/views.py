@@ -297,7 +297,7 @@ class SessionImageApi(FileApiView):
                 EvaluationErrorCode.IMAGE_NOT_AVAILABLE,
                 f"Image {image_id} is not an image this session has reached.",
             )
-        return file_response(file, cache=CACHED)
+        return file_response(file, cache=CACHED, random_keys_only=True)
 
 
 def _streams_reached(session: Session, plan: TestPlan) -> int:
