@@ -37,6 +37,11 @@ from django.db.models.fields.files import FieldFile
 from django.http import FileResponse, HttpResponseBase, HttpResponseRedirect
 
 RETRY_AFTER_SECONDS = 5
+# What the schema says of a view that answers with an image (`file_response`).
+PRESIGNED_REDIRECT = (
+    "With the files in a bucket (MEDIA_STORAGE=s3): a redirect (Location) to a presigned URL of the image "
+    "that expires after S3_URL_SECONDS; ask again for a fresh one."
+)
 CACHED = "private, max-age=3600"  # an image served to a member or a system: the bytes never change
 STORAGE_UNAVAILABLE = "The file store could not be reached just now. Try again in a moment."
 

@@ -27,7 +27,7 @@ from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer, error_code_field
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
-from vtt_site.storage import CACHED, file_response
+from vtt_site.storage import CACHED, PRESIGNED_REDIRECT, file_response
 
 
 class RejectionSerializer(serializers.Serializer):
@@ -186,6 +186,7 @@ class ImageFileApi(FileApiView):
             (200, "image/jpeg"): OpenApiTypes.BINARY,
             (200, "image/png"): OpenApiTypes.BINARY,
             (200, "image/webp"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description=PRESIGNED_REDIRECT),
         },
         summary="The image's pixels (upright), for members only",
     )

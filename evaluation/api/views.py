@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -26,7 +26,7 @@ from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer, error_codes
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
-from vtt_site.storage import CACHED, file_response
+from vtt_site.storage import CACHED, PRESIGNED_REDIRECT, file_response
 
 # The app's codes, and a system token's limits (accounts.services.token_create).
 EVALUATION_ERRORS = error_codes(
@@ -278,7 +278,11 @@ class SessionImageApi(FileApiView):
     error_codes = EVALUATION_ERRORS
 
     @extend_schema(
-        responses={(200, "image/png"): OpenApiTypes.BINARY, (200, "image/jpeg"): OpenApiTypes.BINARY},
+        responses={
+            (200, "image/png"): OpenApiTypes.BINARY,
+            (200, "image/jpeg"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description=PRESIGNED_REDIRECT),
+        },
         summary="The pixels of an image of the session's test, once the session has reached it",
     )
     def get(self, request, session_id: int, image_id: int):
