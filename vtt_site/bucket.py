@@ -10,12 +10,16 @@ from typing import Any
 from botocore.config import Config  # type: ignore[import-untyped]
 from storages.backends.s3 import S3Storage  # type: ignore[import-untyped]
 
+from vtt_site.storage import is_random_key
+
 
 class BucketStorage(S3Storage):
     """django-storages' S3 storage with the platform's choices: path-style addresses (SeaweedFS, MinIO),
     no ACL, never an object overwritten, short timeouts and one retry (a store that is down is a 503 in
     seconds, not a request that hangs), and presigned URLs made for the address clients reach
     (`public_endpoint_url`), which may differ from the one the platform's processes reach."""
+
+    is_bucket = True  # vtt_site.storage.in_bucket
 
     def __init__(
         self, *, timeout: float = 5.0, public_endpoint_url: str | None = None, **options: Any
@@ -54,6 +58,13 @@ class BucketStorage(S3Storage):
         return self._public_client.generate_presigned_url(
             "get_object", Params=params, ExpiresIn=expire or self.querystring_expire, HttpMethod=http_method
         )
+
+    def get_available_name(self, name: str, max_length: int | None = None) -> str:
+        """A random key (vtt_site.storage.random_key) is taken as it is: asking the store whether 128
+        random bits are taken would cost every upload a round trip. Any other name as Django does."""
+        if is_random_key(name):
+            return name
+        return super().get_available_name(name, max_length)
 
     def checksum(self, name: str) -> str:
         """The object's ETag without quotes (the MD5 of its bytes for an object put in one part)."""

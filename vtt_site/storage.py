@@ -52,9 +52,8 @@ def in_bucket() -> bool:
 
 
 def _is_bucket(storage: Storage) -> bool:
-    from vtt_site.bucket import BucketStorage
-
-    return isinstance(storage, BucketStorage)
+    # Not an isinstance check: vtt_site.bucket imports this module, and boto3 only when it is used.
+    return getattr(storage, "is_bucket", False) is True
 
 
 RANDOM_KEY = re.compile(r"[a-z]+/[0-9a-f]{32}(\.[a-z0-9]+)?")
