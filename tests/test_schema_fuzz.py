@@ -371,6 +371,11 @@ JOURNEYS = {
     "a model's suggestions": {"operation_id": SUGGESTIONS},
     "vocabularies, statistics, tokens": {"path_regex": "^/api/v1/(vocabularies|statistics|tokens)/"},
     "vision systems and sessions": {"path_regex": "^/api/v1/evaluation/"},
+    # A session's results, on their own too: the bucket operations of issue 49 reshaped the derandomized
+    # sequences, and the sessions' journey left reading them out once.
+    "a session's results": {
+        "operation_id": ["evaluation_session_list", "evaluation_session_read", "evaluation_session_results"]
+    },
     "a test's life": {"operation_id": TEST_LIFE},
     # A test created again under a listed test's name (the link of `with_test_links`), on its own: in a
     # test's whole life the list was followed by that link only by chance, and a new settings field
