@@ -17,13 +17,13 @@ import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
 from vtt_site.conf import conf as env
+from vtt_site.storage_settings import bucket_images_allowed, default_storage_entry, s3_storage_options
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_dotenv(BASE_DIR / ".env", override=False)
@@ -64,22 +64,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = False
 # browser tests fail on any violation (a console error).
 CONTENT_SECURITY_POLICY = env.CONTENT_SECURITY_POLICY
 
-
-def _bucket_images_allowed(policy: str) -> str:
-    """With the files in a bucket, a page's images come from presigned URLs of the store's public
-    address (vtt_site/storage.py): that origin joins the policy's img-src."""
-    endpoint = env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL
-    if env.MEDIA_STORAGE != "s3" or env.S3_STREAM_IMAGES or not endpoint:
-        return policy
-    parts = urlsplit(endpoint)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    return "; ".join(
-        f"{item.strip()} {origin}" if item.strip().startswith("img-src") else item.strip()
-        for item in policy.split(";")
-    )
-
-
-CONTENT_SECURITY_POLICY = _bucket_images_allowed(CONTENT_SECURITY_POLICY)
+CONTENT_SECURITY_POLICY = bucket_images_allowed(CONTENT_SECURITY_POLICY)  # the store's origin, with a bucket
 DOCS_PATH_PREFIX = "/api/v1/docs/"
 DOCS_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -351,29 +336,6 @@ SPECTACULAR_SETTINGS = {
 }
 
 
-# The bucket's options, whether or not it is the default storage: `manage.py media_move` copies between the
-# filesystem and the bucket either way (vtt_site/storage.py).
-S3_STORAGE_OPTIONS = {
-    "bucket_name": env.S3_BUCKET,
-    "endpoint_url": env.S3_ENDPOINT_URL or None,
-    "public_endpoint_url": env.S3_PUBLIC_ENDPOINT_URL or env.S3_ENDPOINT_URL or None,
-    "region_name": env.S3_REGION,
-    "location": env.S3_PREFIX,
-    "access_key": env.S3_ACCESS_KEY_ID or None,
-    "secret_key": env.S3_SECRET_ACCESS_KEY or None,
-    "querystring_expire": env.S3_URL_SECONDS,
-    "timeout": env.S3_TIMEOUT_SECONDS,
-}
-
-
-def _default_storage() -> dict:
-    """The default storage's entry of STORAGES (vtt_site/storage.py). The filesystem's folder is
-    MEDIA_ROOT, read when the storage is made (a test's override moves it)."""
-    if env.MEDIA_STORAGE != "s3":
-        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
-    return {"BACKEND": "vtt_site.bucket.BucketStorage", "OPTIONS": S3_STORAGE_OPTIONS}
-
-
 # --- Files --------------------------------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -384,8 +346,9 @@ WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env.MEDIA_ROOT or VAR_DIR / "media")
 MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
 # Every file goes through the default storage: MEDIA_ROOT, or a bucket (MEDIA_STORAGE=s3; vtt_site/storage.py).
+S3_STORAGE_OPTIONS = s3_storage_options()  # media_move reaches the bucket whatever MEDIA_STORAGE says
 STORAGES = {
-    "default": _default_storage(),
+    "default": default_storage_entry(),
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 S3_URL_SECONDS = env.S3_URL_SECONDS
