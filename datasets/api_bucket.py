@@ -15,11 +15,9 @@ from annotations.selectors.collections import access_collection
 from datasets.formats import SceneFormat, format_values
 from datasets.models import BucketSource
 from datasets.selectors.exports import export_file_name, scene_export
-from datasets.services.bucket import bucket_source_set, bucket_source_sync, export_to_bucket
+from datasets.services.bucket import SYNC_LIMIT, bucket_source_set, bucket_source_sync, export_to_bucket
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import CommonErrorCode, NotFoundError
-
-SYNC_LIMIT = 200  # new images one request adds; a larger bucket is synced again (or by the command)
 
 
 class BucketSourceSerializer(serializers.Serializer):

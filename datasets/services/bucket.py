@@ -32,6 +32,9 @@ from vtt_site.storage import STORAGE_ERRORS, in_bucket, storage_refusal, storage
 from vtt_site.storage_move import bucket_storage
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+SYNC_LIMIT = (
+    200  # new images one request adds (API, page); a larger bucket is synced again, or by the command
+)
 
 
 @dataclass
