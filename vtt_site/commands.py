@@ -19,7 +19,6 @@ from vtt_site.errors import ApplicationError
 from vtt_site.storage import (
     STORAGE_ERRORS,
     STORAGE_UNAVAILABLE,
-    storage_error_kind,
     storage_refusal,
     storage_unavailable,
 )
@@ -46,7 +45,7 @@ def failure_message(exc: Exception) -> str:
         problems = [p for problems in exc.fields.values() for p in problems if p != exc.message]
         return "\n  ".join([exc.message, *problems])
     if storage_unavailable(exc):
-        return f"{STORAGE_UNAVAILABLE} Check S3_ENDPOINT_URL ({storage_error_kind(exc)})."
+        return f"{STORAGE_UNAVAILABLE} Check S3_ENDPOINT_URL and S3_TIMEOUT_SECONDS."
     if isinstance(exc, STORAGE_ERRORS):
         return f"The file store refused: {storage_refusal(exc)}. Check S3_BUCKET and the credentials."
     if isinstance(exc, OSError):

@@ -30,6 +30,7 @@ from botocore.exceptions import (  # type: ignore[import-untyped]
     ClientError,
     ConnectionError,
     HTTPClientError,
+    NoCredentialsError,
 )
 from django.conf import settings
 from django.core.files.storage import Storage, default_storage
@@ -88,11 +89,13 @@ def storage_unavailable(exc: BaseException | None) -> bool:
 
 
 def storage_refusal(exc: BaseException) -> str:
-    """A refusal's S3 error code (`NoSuchBucket`, `InvalidAccessKeyId`, `AccessDenied`), which names no
-    credential, or the error's kind."""
+    """What a person reads of a refusal: the store's S3 error code (`NoSuchBucket`, `InvalidAccessKeyId`,
+    `AccessDenied`), which names no credential, or what the platform lacks; never a library's name."""
     if isinstance(exc, ClientError):
-        return str(exc.response.get("Error", {}).get("Code") or storage_error_kind(exc))
-    return storage_error_kind(exc)
+        return str(exc.response.get("Error", {}).get("Code") or "the store refused")
+    if isinstance(exc, NoCredentialsError):
+        return "no credentials (set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)"
+    return "the store refused the request"
 
 
 def storage_error_kind(exc: BaseException) -> str:

@@ -119,3 +119,18 @@ def test_a_job_that_loses_the_store_is_queued_again_and_finishes_once_it_is_back
     job.refresh_from_db()
     assert (job.status, job.attempts, job.lines_done) == ("done", 1, 3)
     assert collection.images.count() == 3
+
+
+def test_a_page_whose_store_is_down_is_the_try_again_page(broken_store, client, users, collection):
+    from accounts.roles import Role
+
+    client.force_login(users[Role.ANNOTATOR])
+    client.raise_request_exception = False  # the site's handler500 answers, as in production
+    response = client.post(
+        f"/collections/{collection.pk}/upload/",
+        {"files": [upload("street.png", image_bytes("PNG", size=(32, 24)))], "split": "train"},
+    )
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    page = response.content.decode()
+    assert "cannot reach its file store" in page and SECRET_KEY not in page and "botocore" not in page
+    assert not Image.objects.exists()

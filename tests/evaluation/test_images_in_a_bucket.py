@@ -74,3 +74,21 @@ def test_a_store_clients_cannot_reach_streams_the_images_through_the_platform(
     response = client.get(first_image_url(client, session_id))
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
     assert b"".join(response.streaming_content)[:4] == b"\x89PNG"
+
+
+def test_an_image_whose_key_may_name_it_is_streamed_to_a_system_never_presigned(
+    bucket, published_test, system_token, token_client
+):
+    """A bucket source's image used where it is keeps its own key (`shelf/street-42.png`): a system gets
+    its bytes through the platform."""
+    from django.core.files.storage import default_storage
+
+    image = published_test.test_images.order_by("position").first().image
+    with default_storage.open(image.file.name) as original:
+        named = default_storage.save("shelf/street-42.png", original)
+    type(image).objects.filter(pk=image.pk).update(file=named)
+    client = token_client(system_token)
+    session_id = enrol(client, published_test)
+    response = client.get(first_image_url(client, session_id))
+    assert response.status_code == 200 and "Location" not in response
+    assert b"".join(response.streaming_content)[:4] == b"\x89PNG"
