@@ -56,5 +56,9 @@ client = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1")
 try:
     client.head_bucket(Bucket=sys.argv[2])
 except ClientError:
-    client.create_bucket(Bucket=sys.argv[2])
+    try:
+        client.create_bucket(Bucket=sys.argv[2])
+    except ClientError as exc:  # made meanwhile by another caller (test workers start side by side)
+        if exc.response.get("Error", {}).get("Code") not in {"BucketAlreadyOwnedByYou", "BucketAlreadyExists"}:
+            raise
 PY
