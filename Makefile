@@ -14,7 +14,7 @@ SERVED_URL = http://$(subst 0.0.0.0,127.0.0.1,$(HOST)):$(PORT)/
 LOCAL_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/vtt
 LOCAL_REDIS_URL ?= redis://127.0.0.1:6379/0
 # The engine core and the scene generator are tested without Django, which proves they need none.
-DJANGO_FREE_TESTS := tests/kernel tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring
+DJANGO_FREE_TESTS := tests/kernel tests/engine/core tests/engine/audit tests/demo/synthetic tests/demo/parking tests/demo/marina tests/scoring tests/crowd/consensus
 # The Django tests run on this many pytest-xdist workers (decisions 0054 and 0084); a worker has a test
 # database and a Redis database of its own: REDIS_URL's database and the next TEST_WORKERS - 1. 0: in one
 # process. Three on two cores: the tests wait on processes, browsers and sockets for much of their time.

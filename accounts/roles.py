@@ -76,6 +76,28 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     # suggestions from a model (decision 0078): a reviewer of the collection connects its model server
     # and pre-annotates; the annotator holding an image (and its reviewers) read its suggestions. A
     # vision system has no part in it: suggestions are annotation data.
+    # crowds (issue 48): a collection's reviewers set it up, review the merges, mark gold and read each
+    # annotator's quality; an annotator reaches only their own work (crowd.selectors.access_copy).
+    "crowd.settings.read": COLLECTION_WORKERS,
+    "crowd.settings.update": allow(Role.REVIEWER),
+    "crowd.queue.next": allow(Role.ANNOTATOR),
+    "crowd.work.read": allow(Role.ANNOTATOR),
+    "crowd.work.save": allow(Role.ANNOTATOR),
+    "crowd.work.submit": allow(Role.ANNOTATOR),
+    "crowd.work.release": allow(Role.ANNOTATOR),
+    "crowd.work.file": allow(Role.ANNOTATOR),
+    "crowd.merges.list": allow(Role.REVIEWER),
+    "crowd.summary": allow(Role.REVIEWER),
+    "crowd.review.next": allow(Role.REVIEWER),
+    "crowd.merge.read": allow(Role.REVIEWER),
+    "crowd.merge.correct": allow(Role.REVIEWER),
+    "crowd.merge.release": allow(Role.REVIEWER),
+    "crowd.merge.accept": allow(Role.REVIEWER),
+    "crowd.gold.mark": allow(Role.REVIEWER),
+    "crowd.pauses.list": allow(Role.REVIEWER),
+    "crowd.pauses.lift": allow(Role.REVIEWER),
+    "crowd.quality.read": allow(Role.REVIEWER),
+    "crowd.copies.export": allow(Role.REVIEWER),
     "suggestions.backend.read": allow(Role.REVIEWER),
     "suggestions.backend.set": allow(Role.REVIEWER),
     "suggestions.backend.clear": allow(Role.REVIEWER),

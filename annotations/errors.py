@@ -38,6 +38,7 @@ class AnnotationErrorCode(StrEnum):
     SELF_REVIEW = "self_review"
     COMMENT_REQUIRED = "comment_required"
     INCOMPLETE_ATTRIBUTES = "incomplete_attributes"
+    QUEUE_ELSEWHERE = "queue_elsewhere"
     # suggestions from a model
     SUGGESTION_NOT_FOUND = "suggestion_not_found"
     SUGGESTION_NOT_OF_IMAGE = "suggestion_not_of_image"

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from annotations.api.common import ANNOTATION_ERRORS, multipart_data
 from annotations.models import Split, Stage
 from annotations.selectors.collections import access_collection
+from annotations.selectors.images import require_images_visible
 from datasets.formats import SceneFormat, format_choices, format_values, scene_formats
 from datasets.models import AcceptedImages, ImportJob
 from datasets.selectors.exports import export_file_name, scene_export
@@ -286,6 +287,7 @@ class ExportApi(APIView):
         collection = access_collection(
             user=request.user, collection_id=collection_id, operation=request.operation
         )
+        require_images_visible(collection=collection, user=request.user)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         stage = filters.validated_data.get("stage")

@@ -1,7 +1,18 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, bucket, collections, docs, evaluation, home, truthing, work
+from frontend.views import (
+    account,
+    bucket,
+    collections,
+    crowd,
+    crowd_setup,
+    docs,
+    evaluation,
+    home,
+    truthing,
+    work,
+)
 
 app_name = "frontend"
 
@@ -57,6 +68,28 @@ urlpatterns = [
     path("images/<int:image_id>/", work.image_view, name="image"),
     path("images/<int:image_id>/annotate/", work.annotate, name="annotate"),
     path("images/<int:image_id>/review/", work.review, name="review"),
+    # Crowds: several annotators per image, the review of merges, quality
+    path("collections/<int:collection_id>/crowd/next/", crowd.crowd_next, name="crowd-next"),
+    path(
+        "collections/<int:collection_id>/crowd/review/next/",
+        crowd.crowd_review_next,
+        name="crowd-review-next",
+    ),
+    path(
+        "collections/<int:collection_id>/crowd/settings/",
+        crowd_setup.crowd_settings_save,
+        name="crowd-settings",
+    ),
+    path(
+        "collections/<int:collection_id>/crowd/pauses/<int:user_id>/lift/",
+        crowd_setup.crowd_pause_lift,
+        name="crowd-pause-lift",
+    ),
+    path("collections/<int:collection_id>/crowd/quality/", crowd_setup.crowd_quality, name="crowd-quality"),
+    path("crowd/work/<int:work_id>/", crowd.crowd_work, name="crowd-work"),
+    path("crowd/review/<int:image_id>/", crowd.crowd_review, name="crowd-review"),
+    path("crowd/review/<int:image_id>/edit/", crowd.crowd_review_edit, name="crowd-review-edit"),
+    path("crowd/review/<int:image_id>/decide/", crowd.crowd_review_decide, name="crowd-review-decide"),
     # Truthing: the operator's work, adjudication, tests and their cards, operators' statistics
     path("truthing/", truthing.work_home, name="truthing"),
     path("truthing/next/", truthing.work_next, name="truthing-next"),

@@ -135,6 +135,57 @@ SCENE = {"objects": [{"id": "a", "type": "person", "bbox": [1, 1, 10, 20]}], "re
 RECORD = {"image": "imported.jpg", "width": 100, "height": 80} | SCENE
 
 
+def crowd_work(w: World, *, pixels: bool = False) -> int:
+    """The world's collection drawn by two annotators per image, and the actor's work on one image."""
+    from crowd.models import Copy
+    from crowd.services.settings import crowd_settings_update
+
+    crowd_settings_update(collection=w.collection, values={"overlap": 2})
+    image = image_upload(collection=w.collection, files=[png()]).created[0] if pixels else w.image()
+    expires = timezone.now() + timedelta(minutes=30)
+    return Copy.objects.create(
+        image=image, annotator=w.actor, lease_holder=w.actor, lease_expires_at=expires
+    ).pk
+
+
+def crowd_image(w: World) -> Any:
+    from crowd.services.settings import crowd_settings_update
+
+    crowd_settings_update(collection=w.collection, values={"overlap": 2, "gold_rate": 0})
+    return w.image()
+
+
+def crowd_merge(w: World, *, held: bool = True) -> int:
+    """An image of the world's crowd collection drawn by another member and merged, waiting for review
+    (held by the actor unless `held` is False); the image's id."""
+    from crowd.models import Copy, CopyState, ImageMerge
+
+    image = crowd_image(w)
+    image.stage = Stage.REVIEW
+    image.save(update_fields=["stage"])
+    Copy.objects.create(image=image, annotator=w.other, state=CopyState.SUBMITTED, document=SCENE)
+    lease = (
+        {"lease_holder": w.actor, "lease_expires_at": timezone.now() + timedelta(minutes=30)} if held else {}
+    )
+    ImageMerge.objects.create(image=image, merged={"objects": [], "relationships": []}, **lease)
+    return image.pk
+
+
+def crowd_gold_path(w: World) -> str:
+    image = crowd_image(w)
+    image.stage = Stage.ACCEPTED
+    image.save(update_fields=["stage"])
+    return f"/api/v1/crowd/images/{image.pk}/gold/"
+
+
+def crowd_paused(w: World) -> str:
+    from crowd.models import Pause
+
+    crowd_image(w)
+    Pause.objects.create(collection=w.collection, annotator=w.other, reason="matrix")
+    return f"{w.c}/crowd/pauses/{w.other.pk}/"
+
+
 Builder = Callable[[World], Call]
 
 CALLS: dict[str, Builder] = {
@@ -175,6 +226,29 @@ CALLS: dict[str, Builder] = {
     "annotation.submit": lambda w: Call("post", f"/api/v1/images/{w.leased().pk}/submit/"),
     "queue.annotation.next": lambda w: Call("post", f"{w.c}/queue/annotation/next/", w.image() and None),
     "queue.review.next": lambda w: Call("post", f"{w.c}/queue/review/next/", w.in_review() and None),
+    # crowds
+    "crowd.settings.read": lambda w: Call("get", f"{w.c}/crowd/"),
+    "crowd.settings.update": lambda w: Call("patch", f"{w.c}/crowd/", {"iou_threshold": 0.6}),
+    "crowd.queue.next": lambda w: Call("post", f"{w.c}/crowd/queue/next/", crowd_image(w) and None),
+    "crowd.work.read": lambda w: Call("get", f"/api/v1/crowd/work/{crowd_work(w)}/annotation/"),
+    "crowd.work.save": lambda w: Call("put", f"/api/v1/crowd/work/{crowd_work(w)}/annotation/", SCENE),
+    "crowd.work.submit": lambda w: Call("post", f"/api/v1/crowd/work/{crowd_work(w)}/submit/"),
+    "crowd.work.release": lambda w: Call("delete", f"/api/v1/crowd/work/{crowd_work(w)}/lease/"),
+    "crowd.work.file": lambda w: Call("get", f"/api/v1/crowd/work/{crowd_work(w, pixels=True)}/file/"),
+    "crowd.merges.list": lambda w: Call("get", f"{w.c}/crowd/merges/", crowd_image(w) and None),
+    "crowd.summary": lambda w: Call("get", f"{w.c}/crowd/summary/", crowd_image(w) and None),
+    "crowd.review.next": lambda w: Call(
+        "post", f"{w.c}/crowd/review/next/", crowd_merge(w, held=False) and None
+    ),
+    "crowd.merge.read": lambda w: Call("get", f"/api/v1/crowd/images/{crowd_merge(w)}/merge/"),
+    "crowd.merge.correct": lambda w: Call("put", f"/api/v1/crowd/images/{crowd_merge(w)}/merge/", SCENE),
+    "crowd.merge.release": lambda w: Call("delete", f"/api/v1/crowd/images/{crowd_merge(w)}/merge/"),
+    "crowd.merge.accept": lambda w: Call("post", f"/api/v1/crowd/images/{crowd_merge(w)}/merge/accept/"),
+    "crowd.gold.mark": lambda w: Call("post", crowd_gold_path(w)),
+    "crowd.pauses.list": lambda w: Call("get", f"{w.c}/crowd/pauses/", crowd_image(w) and None),
+    "crowd.pauses.lift": lambda w: Call("delete", crowd_paused(w)),
+    "crowd.copies.export": lambda w: Call("get", f"{w.c}/crowd/copies/", crowd_merge(w) and None),
+    "crowd.quality.read": lambda w: Call("get", f"{w.c}/crowd/quality/", crowd_image(w) and None),
     "queue.release": lambda w: Call("delete", f"/api/v1/images/{w.leased().pk}/lease/"),
     "review.decide": lambda w: Call(
         "post",
@@ -546,7 +620,7 @@ SCOPED = sorted(
     operation
     for operation in OPERATIONS
     if operation.split(".")[0]
-    in {"image", "annotation", "queue", "review", "import", "export", "suggestions", "bucket_source"}
+    in {"image", "annotation", "queue", "review", "import", "export", "suggestions", "crowd", "bucket_source"}
     or operation in {"collection.read", "collection.members.list"}
 )
 

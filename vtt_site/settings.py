@@ -86,6 +86,7 @@ INSTALLED_APPS = [
     "accounts",
     "annotations",
     "datasets",
+    "crowd",
     "engine",
     "truthing",
     "evaluation",

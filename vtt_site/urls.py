@@ -24,6 +24,7 @@ api_v1: list[URLPattern | URLResolver] = [
     path("", include("accounts.urls")),
     path("", include("annotations.urls")),
     path("", include("datasets.urls")),
+    path("", include("crowd.urls")),
     path("", include("engine.urls")),
     path("", include("truthing.urls")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

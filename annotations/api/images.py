@@ -19,7 +19,7 @@ from annotations.api.common import ANNOTATION_ERRORS, ImageSerializer, multipart
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Split, Stage
 from annotations.selectors.collections import NEW, access_collection
-from annotations.selectors.images import access_image, image_list
+from annotations.selectors.images import access_image, image_list, require_images_visible
 from annotations.services.images import image_thumbnail_ensure, image_update, image_upload
 from vtt_site.api.errors import error_body
 from vtt_site.api.fields import QueryChoiceField
@@ -88,6 +88,7 @@ class ImageListUploadApi(APIView):
         collection = access_collection(
             user=request.user, collection_id=collection_id, operation=request.operation
         )
+        require_images_visible(collection=collection, user=request.user)
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         return page_response(

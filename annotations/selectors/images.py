@@ -7,10 +7,18 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 
+from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image
-from annotations.selectors.collections import NEW, collections_visible_to, new_images, require_member_role
-from vtt_site.errors import NotFoundError
+from annotations.routing import images_hidden
+from annotations.selectors.collections import (
+    NEW,
+    collections_visible_to,
+    member_role,
+    new_images,
+    require_member_role,
+)
+from vtt_site.errors import NotFoundError, PermissionDeniedError
 
 _USERS = ("annotator", "lease_holder", "reviewed_by", "corrected_by")
 
@@ -62,7 +70,26 @@ def access_image(*, user: Any, image_id: int, operation: str | None = None) -> I
             f"There is no image {image_id}, or you are not a member of its collection.",
         )
     require_member_role(user=user, collection=image.collection, operation=operation)
+    if images_hidden_from(collection=image.collection, user=user):
+        raise NotFoundError(  # as for an image that does not exist: it says nothing of which images do
+            AnnotationErrorCode.IMAGE_NOT_FOUND,
+            f"There is no image {image_id}, or you are not a member of its collection.",
+        )
     return image
+
+
+def images_hidden_from(*, collection: Collection, user: Any) -> str | None:
+    """Why the user may not read the collection's images (annotations.routing), or None: admins always may."""
+    if is_admin(user):
+        return None
+    return images_hidden(collection.pk, member_role(user=user, collection=collection))
+
+
+def require_images_visible(*, collection: Collection, user: Any) -> None:
+    """403 with the reason when the user may not read the collection's images (a list, an export)."""
+    said = images_hidden_from(collection=collection, user=user)
+    if said is not None:
+        raise PermissionDeniedError(AnnotationErrorCode.MEMBER_ROLE_FORBIDS, said)
 
 
 def image_picture(image: Image) -> dict[str, Any]:

@@ -95,10 +95,13 @@ def annotation_submit(*, image: Image, user: Any) -> Image:
 
 
 def _require_complete(image: Image) -> None:
+    vocabulary = vocabulary_index(image.collection.vocabulary).core
+    require_complete(parse_annotation(image, image_annotation(image=image), vocabulary), vocabulary)
+
+
+def require_complete(scene: Scene, vocabulary: CoreVocabulary) -> None:
     """Every object with known attributes has a value in each exclusive group (docs/method.md section 2).
     A refusal names every object that lacks one, so the annotator fixes them all in one pass."""
-    vocabulary = vocabulary_index(image.collection.vocabulary).core
-    scene = parse_annotation(image, image_annotation(image=image), vocabulary)
     numbers: dict[str, int] = {}
     gaps: dict[str, list[str]] = {}
     named = []

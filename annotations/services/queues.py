@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.roles import is_admin
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Collection, Image, Stage
+from annotations.routing import require_own_queue
 from annotations.selectors.annotation import image_annotation
 from annotations.services.annotation import image_lease_minutes, lock_image, require_reviewer
 from annotations.services.suggestions import active_backend, suggestions_fetch_ahead
@@ -29,6 +30,7 @@ def annotation_next(*, collection: Collection, user: Any) -> Image | None:
     """The image the annotator should work on: one they hold already, else one a reviewer sent back to
     them, else a free one (never one sent back to someone else). None when nothing is waiting. When the
     collection asks a model, its suggestions for this image and the next are fetched ahead."""
+    require_own_queue(collection.pk)
     now, minutes = timezone.now(), image_lease_minutes()
     waiting = Image.objects.filter(collection=collection, stage=Stage.ANNOTATE)
     held = lease_renew_held(waiting, user, minutes=minutes, now=now)
@@ -80,6 +82,7 @@ def suggestions_ask_ahead(*, image: Image, user: Any) -> None:
 @transaction.atomic
 def review_next(*, collection: Collection, user: Any) -> Image | None:
     """The image the reviewer should review: one they hold, else a free one they did not annotate."""
+    require_own_queue(collection.pk)
     now, minutes = timezone.now(), image_lease_minutes()
     waiting = Image.objects.filter(collection=collection, stage=Stage.REVIEW)
     held = lease_renew_held(waiting, user, minutes=minutes, now=now)

@@ -13,8 +13,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotations.models import Collection, ModelBackend, PreannotationJob
-from annotations.selectors.images import image_list
+from annotations.models import Collection, Image, ModelBackend, PreannotationJob
+from annotations.selectors.images import image_list, images_hidden_from
 from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
 from annotations.services.preannotation import preannotation_create
@@ -27,6 +27,7 @@ from datasets.services.creation import import_cancel, import_confirm, import_cre
 from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
 from frontend.views.bucket import bucket_source_context
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
+from frontend.views.crowd_setup import crowd_context
 from frontend.views.home import collection_summary
 from vtt_site.errors import ApplicationError
 
@@ -44,11 +45,17 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
     collection = collection_or_404(request.user, collection_id)
     filters = ImageFilterForm(request.GET)
     chosen = filters.cleaned_data if filters.is_valid() else {}
-    images = image_list(
-        collection=collection,
-        stage=chosen.get("stage") or None,
-        split=chosen.get("split") or None,
-        name=(chosen.get("name") or "").strip() or None,
+    # An annotator of a crowd collection sees only their own work (annotations.routing).
+    hidden = images_hidden_from(collection=collection, user=request.user)
+    images = (
+        Image.objects.none()
+        if hidden
+        else image_list(
+            collection=collection,
+            stage=chosen.get("stage") or None,
+            split=chosen.get("split") or None,
+            name=(chosen.get("name") or "").strip() or None,
+        )
     )
     page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
     # The filters without the page number, for the pagination links.
@@ -72,6 +79,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         else [],
         **(_model_backend_context(collection) if actions["model_backend"] else {}),
         **(bucket_source_context(collection) if actions["bucket_source"] else {}),
+        **crowd_context(request.user, collection),
     }
     return render(request, "frontend/collection.html", context)
 

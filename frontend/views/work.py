@@ -11,7 +11,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -22,6 +22,7 @@ from annotations.selectors.images import image_picture
 from annotations.selectors.vocabularies import vocabulary_document
 from annotations.services.annotation import holds_image
 from annotations.services.queues import annotation_next, review_next
+from crowd.selectors import is_crowd
 from frontend.views.common import allowed, collection_or_404, image_or_404, require
 
 
@@ -36,9 +37,17 @@ def _take_next(request: HttpRequest, collection_id: int, operation: str, take, p
     return redirect(page, image_id=image.pk)
 
 
+def _to_crowd(name: str, collection_id: int) -> HttpResponse:
+    """Several annotators draw each image of the collection: the crowd's queue hands them out. A 307
+    keeps the form's POST (and its CSRF token) on the way."""
+    return HttpResponseRedirect(reverse(name, args=[collection_id]), preserve_request=True)
+
+
 @login_required
 @require_POST
 def annotate_next(request: HttpRequest, collection_id: int) -> HttpResponse:
+    if is_crowd(collection_or_404(request.user, collection_id)):
+        return _to_crowd("frontend:crowd-next", collection_id)
     return _take_next(
         request,
         collection_id,
@@ -52,6 +61,8 @@ def annotate_next(request: HttpRequest, collection_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def review_next_view(request: HttpRequest, collection_id: int) -> HttpResponse:
+    if is_crowd(collection_or_404(request.user, collection_id)):
+        return _to_crowd("frontend:crowd-review-next", collection_id)
     return _take_next(
         request, collection_id, "queue.review.next", review_next, "frontend:review", "for your review"
     )

@@ -67,8 +67,9 @@ def test_image_list(items, api, users, collection, django_assert_num_queries):
             reviewed_by=UserFactory(),
         )
     client = api.as_user(users[Role.REVIEWER])
-    # roles, the collection, count, page (with annotator, lease holder and reviewer joined)
-    with django_assert_num_queries(4):
+    # roles, the collection, the reader's membership role (may they read its images? annotations.routing:
+    # an annotator of a crowd collection may not), count, page (annotator, lease holder, reviewer joined)
+    with django_assert_num_queries(5):
         response = client.get(f"/api/v1/collections/{collection.pk}/images/?split=train&stage=annotate")
     assert len(response.json()["results"]) == items
     assert all(image["annotator"]["username"] for image in response.json()["results"])

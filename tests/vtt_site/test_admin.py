@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from accounts.roles import Role
 
-OUR_APPS = ["accounts", "annotations", "engine", "truthing", "evaluation"]
+OUR_APPS = ["accounts", "annotations", "crowd", "engine", "truthing", "evaluation"]
 
 
 def our_models():

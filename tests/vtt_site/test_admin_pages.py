@@ -95,11 +95,59 @@ def world(make_user, client):
     TestAudit.objects.create(test=test)
     TestSchedule.objects.create(test=test, deadline=timezone.now())
     RankingCheck.objects.create(test=test)
+    _crowd_rows(collection, admin_user, make_user(Role.ANNOTATOR, username="crowd-member"))
     client.post(reverse("admin:login"), {"username": "nobody", "password": "wrong"})  # axes' rows
     AccessFailureLog.objects.create(user_agent="a browser", http_accept="*/*", path_info="/admin/login/")
     client.raise_request_exception = False  # a 500 is counted, not raised, so every page is tried
     client.force_login(admin_user)
     return client
+
+
+def _crowd_rows(collection, reviewer, annotator) -> None:
+    from crowd.models import (
+        Copy,
+        CopyState,
+        CrowdPriors,
+        GoldImage,
+        GoldScore,
+        ImageMerge,
+        Pause,
+        Reliability,
+    )
+    from crowd.services.settings import crowd_settings_update
+
+    crowd_settings_update(collection=collection, values={"overlap": 2})
+    image = Image.objects.filter(collection=collection).first()
+    copy = Copy.objects.create(image=image, annotator=annotator, state=CopyState.SUBMITTED, gold=True)
+    ImageMerge.objects.create(image=image, merged={"objects": [], "relationships": []}, box_f1=0.5)
+    GoldImage.objects.create(image=image, answer={"objects": [], "relationships": []}, marked_by=reviewer)
+    GoldScore.objects.create(copy=copy, box_f1=1.0, correct=1, total=1)
+    Pause.objects.create(collection=collection, annotator=annotator, reason="below the gold threshold")
+    CrowdPriors.objects.create(collection=collection, priors=[["box", "person", "person", 0.9]])
+    Reliability.objects.create(
+        collection=collection, annotator=annotator, sensitivity=0.9, specificity=0.8, n_items=60, enough=True
+    )
+
+
+def test_the_crowd_settings_admin_refuses_an_out_of_range_value(world):
+    from annotations.models import Collection
+
+    collection = Collection.objects.create(
+        name="crowd admin", vocabulary=Collection.objects.first().vocabulary
+    )
+    form = {
+        "collection": collection.pk,
+        "overlap": 9,
+        "iou_threshold": 0.5,
+        "agreement_threshold": 0.8,
+        "gold_rate": 0.05,
+        "pause_threshold": 0.6,
+        "min_gold": 5,
+    }
+    response = world.post(reverse("admin:crowd_crowdsettings_add"), form)
+    assert response.status_code == 200 and "Out of range: overlap" in response.content.decode()
+    response = world.post(reverse("admin:crowd_crowdsettings_add"), form | {"overlap": 3})
+    assert response.status_code == 302
 
 
 def test_every_add_and_change_page_opens(world):

@@ -4,10 +4,12 @@ import logging
 import time
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.db import transaction
 
 from demo.baseline_runs import BLIND, baselines_run
+from demo.crowd import demo_crowd_ensure
 from demo.services import DemoTests, demo_collection_ensure, demo_tests_ensure, demo_users_ensure
 from engine.models import FitStatus
 from engine.services import statistics_current_ensure
@@ -68,6 +70,13 @@ class Command(PlatformCommand):
         credentials = settings.VAR_DIR / "demo-credentials.json"
         users = demo_users_ensure(credentials=credentials)
         collection = demo_collection_ensure(users=users)
+        crowd = demo_crowd_ensure(
+            people={
+                u.username: get_user_model().objects.get(username=u.username)
+                for u in users
+                if u.username in ("annotator", "reviewer", "admin")
+            }
+        )
         statistics = statistics_current_ensure(collection=collection)
         statistics.refresh_from_db()
         if statistics.status == FitStatus.FAILED:
@@ -89,6 +98,10 @@ class Command(PlatformCommand):
             if baselines and tests.published.state == TestState.PUBLISHED:
                 self._baselines(tests.published, url)
                 self._ranking_check(tests.published)
+        self.stdout.write(
+            f"The crowd collection {crowd.name!r} (id {crowd.pk}): three annotators per image, merges to review "
+            "and the annotators' quality on its page."
+        )
         self.stdout.write(f"Open {url} and log in as one of (passwords are also in {credentials}):")
         for user in users:
             self.stdout.write(f"  {user.username:<14} {user.role.value:<20} {user.password}")

@@ -34,7 +34,7 @@ async function submit() {
   try {
     await api("POST", data.urls.submit);
     lease.end("Submitted: the image is no longer yours.");
-    finish("Submitted for review.");
+    finish(data.urls.submitted_message || "Submitted for review.");
   } catch (error) {
     // Boxes lacking attributes are listed beside the image; any other refusal is one line.
     if (!(error.code === "incomplete_attributes" && session.showGaps(error))) {
@@ -82,5 +82,6 @@ installShortcuts(
 
 document.body.dataset.ready = "true"; // for the browser tests and the benchmark
 performance.mark("vtt:ready");
-// The suggestions come after the page is up and painted: they never delay it.
-requestAnimationFrame(() => setTimeout(() => suggestions.load()));
+// The suggestions come after the page is up and painted: they never delay it. A crowd's work has none
+// (its page data carries no suggestions' addresses: they would name the image).
+if (data.urls.suggestions) requestAnimationFrame(() => setTimeout(() => suggestions.load()));
