@@ -371,6 +371,10 @@ JOURNEYS = {
     "a model's suggestions": {"operation_id": SUGGESTIONS},
     "vocabularies, statistics, tokens": {"path_regex": "^/api/v1/(vocabularies|statistics|tokens)/"},
     "vision systems and sessions": {"path_regex": "^/api/v1/evaluation/"},
+    # A collection's bucket source (issue 49): pointed at a bucket, read, synced.
+    "a collection's bucket source": {
+        "operation_id": ["collection_list", "bucket_source_set", "bucket_source_read", "bucket_source_sync"]
+    },
     # A session's results, on their own too: the bucket operations of issue 49 reshaped the derandomized
     # sequences, and the sessions' journey left reading them out once.
     "a session's results": {

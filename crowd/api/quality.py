@@ -17,6 +17,7 @@ from annotations.selectors.collections import access_collection
 from crowd.api.common import CROWD_ERRORS
 from crowd.quality import COLUMNS, annotator_quality
 from crowd.selectors import copies_export, require_crowd
+from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import ApplicationError, CommonErrorCode
 
 
@@ -43,7 +44,11 @@ class QualityApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("as", str, enum=["json", "csv"], required=False)],
-        responses={200: QualitySerializer(many=True), (200, "text/csv"): OpenApiTypes.STR},
+        responses={
+            200: QualitySerializer(many=True),
+            (200, "text/csv"): OpenApiTypes.STR,
+            409: ErrorSerializer,
+        },
         summary="Each annotator's quality in the collection (as=csv for a spreadsheet)",
     )
     def get(self, request, collection_id: int):
@@ -73,7 +78,7 @@ class CopiesExportApi(APIView):
     error_codes = CROWD_ERRORS
 
     @extend_schema(
-        responses={(200, "application/x-ndjson"): OpenApiTypes.STR},
+        responses={(200, "application/x-ndjson"): OpenApiTypes.STR, 409: ErrorSerializer},
         summary="Each annotator's own work on the merged and gold images, one JSON record a line",
         description="The training set is the merged annotations (the collection's exports); this is the "
         "individual work behind them, with who drew it. Work on images not merged yet is left out.",

@@ -72,7 +72,7 @@ class MergeListApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("state", str, enum=list(MergeState.values), required=False)],
-        responses=MergeSerializer(many=True),
+        responses={200: MergeSerializer(many=True), 409: ErrorSerializer},
         summary="The collection's merged images with their agreement",
     )
     def get(self, request, collection_id: int):
@@ -92,7 +92,9 @@ class SummaryApi(APIView):
     operation = "crowd.summary"
     error_codes = CROWD_ERRORS
 
-    @extend_schema(responses=SummarySerializer, summary="The collection's agreement, in sum")
+    @extend_schema(
+        responses={200: SummarySerializer, 409: ErrorSerializer}, summary="The collection's agreement, in sum"
+    )
     def get(self, request, collection_id: int):
         collection = access_collection(
             user=request.user, collection_id=collection_id, operation=request.operation
@@ -107,7 +109,11 @@ class ReviewNextApi(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: MergeDetailSerializer, 204: OpenApiResponse(description="Nothing waits for review.")},
+        responses={
+            200: MergeDetailSerializer,
+            204: OpenApiResponse(description="Nothing waits for review."),
+            409: ErrorSerializer,
+        },
         summary="Take the next merge to review (never of an image you drew)",
     )
     def post(self, request, collection_id: int):

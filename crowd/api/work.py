@@ -54,7 +54,11 @@ class CrowdQueueApi(APIView):
 
     @extend_schema(
         request=None,
-        responses={200: WorkSerializer, 204: OpenApiResponse(description="Nothing is waiting for you.")},
+        responses={
+            200: WorkSerializer,
+            204: OpenApiResponse(description="Nothing is waiting for you."),
+            409: ErrorSerializer,
+        },
         summary="Take the next image of a crowd collection",
         description="The image you hold already, else a new one nobody has given you before. Each image "
         "goes to as many different annotators as the collection's overlap; you see only your own work.",
