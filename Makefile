@@ -20,7 +20,7 @@ DJANGO_FREE_TESTS := tests/kernel tests/engine/core tests/engine/audit tests/dem
 # process. Three on two cores: the tests wait on processes, browsers and sockets for much of their time.
 TEST_WORKERS ?= 3
 
-.PHONY: run test check lint schema schema-check serve services demo install install-dev chromium wrk clean-demo
+.PHONY: run test check lint schema schema-check serve services services-s3 demo install install-dev chromium wrk clean-demo
 
 ## make run: install into .venv, migrate, load the demo data and serve on the embedded defaults.
 run: install .env
@@ -31,7 +31,7 @@ run: install .env
 ## make test: install the dev dependencies and run every check and the whole test suite: the checks and
 ## the Django-free tests beside the Django tests, which run on TEST_WORKERS processes (scripts/test.sh;
 ## the 15 slowest tests are listed at the end: the suite must stay well under 15 minutes).
-test: install-dev .env chromium services
+test: install-dev .env chromium services-s3
 	DATABASE_URL=$${DATABASE_URL:-$(LOCAL_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(LOCAL_REDIS_URL)} \
 		BIN=$(BIN) TEST_WORKERS=$(TEST_WORKERS) DJANGO_FREE_TESTS="$(DJANGO_FREE_TESTS)" scripts/test.sh
 
@@ -58,6 +58,10 @@ serve: install .env services
 
 services:
 	scripts/ensure_services.sh
+
+# PostgreSQL, Redis and a local SeaweedFS, whatever the settings say (the storage tests need one).
+services-s3:
+	scripts/ensure_services.sh --s3
 
 chromium:
 	scripts/ensure_chromium.sh

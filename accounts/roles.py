@@ -68,6 +68,11 @@ OPERATIONS: dict[str, frozenset[Role]] = {
     "import.confirm": allow(Role.REVIEWER),
     "import.cancel": allow(Role.REVIEWER),
     "export.read": COLLECTION_WORKERS,
+    "export.bucket": allow(Role.REVIEWER),
+    # a collection filled from a bucket (issue 49): its reviewers point it at one and sync it
+    "bucket_source.read": allow(Role.REVIEWER),
+    "bucket_source.set": allow(Role.REVIEWER),
+    "bucket_source.sync": allow(Role.REVIEWER),
     # suggestions from a model (decision 0078): a reviewer of the collection connects its model server
     # and pre-annotates; the annotator holding an image (and its reviewers) read its suggestions. A
     # vision system has no part in it: suggestions are annotation data.

@@ -87,7 +87,6 @@ def main() -> None:
             tempfile.TemporaryDirectory() as folder,
             override_settings(
                 MEDIA_ROOT=Path(folder) / "media",
-                ENGINE_DIR=Path(folder) / "engine",
                 **NO_CHECKS,
             ),
         ):

@@ -322,7 +322,7 @@ def import_measured(collection, path: Path, mapping: Path, profile: Path | None 
         "cpu_validating": watched["cpu_writing"],
         "samples": watched["samples"],
         "progress_values": watched["progress_values"],
-        "upload_mb": Path(job.file.path).stat().st_size / 1e6,
+        "upload_mb": job.file.size / 1e6,
         "profile": profile_shares(profile) if profile else None,
     }
 

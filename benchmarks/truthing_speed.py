@@ -40,8 +40,6 @@ from pathlib import Path
 
 import django
 
-from engine.conf import conf as engine_conf
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vtt_site.settings")
 django.setup()
 
@@ -99,7 +97,6 @@ def main() -> None:
             tempfile.TemporaryDirectory() as folder,
             override_settings(
                 MEDIA_ROOT=Path(folder) / "media",
-                ENGINE_DIR=Path(folder) / "engine",
                 **NO_CHECKS,
             ),
         ):
@@ -158,7 +155,6 @@ def worker_env(folder: Path, database_name: str, queue: str) -> dict[str, str]:
         "CELERY_PROPOSAL_QUEUE": f"{queue}-proposals",
         "VAR_DIR": str(folder / "var"),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "ENGINE_DIR": str(engine_conf.ENGINE_DIR),
         "BIN": str(Path(sys.executable).parent),
         **{name: str(value) for name, value in NO_CHECKS.items()},
     }

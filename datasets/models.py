@@ -130,3 +130,34 @@ class ImportJob(Job):
 
     def __str__(self) -> str:
         return f"import {self.pk} of {self.original_name or self.file.name} ({self.status})"
+
+
+class BucketSource(models.Model):
+    """A collection filled from a bucket (Label Studio's "source storage"; docs/storage.md): the images
+    under a prefix of a bucket the platform's credentials reach, either copied into the platform's
+    storage under random keys or, in the platform's own bucket, used where they are."""
+
+    collection = models.OneToOneField(Collection, on_delete=models.CASCADE, related_name="bucket_source")
+    bucket = models.CharField(max_length=63)
+    prefix = models.CharField(max_length=500, blank=True)
+    copy = models.BooleanField(default=True, help_text="Copy each image into the platform's storage.")
+    split = models.CharField(max_length=5, default="train")
+    synced_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"s3://{self.bucket}/{self.prefix} -> {self.collection}"
+
+
+class BucketObject(models.Model):
+    """An object of a source that became an image: what a later sync knows it has, and reports removed
+    when the bucket no longer holds it."""
+
+    source = models.ForeignKey(BucketSource, on_delete=models.CASCADE, related_name="synced")
+    key = models.CharField(max_length=1024)
+    image = models.ForeignKey("annotations.Image", null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["source", "key"], name="unique_bucket_object")]
+
+    def __str__(self) -> str:
+        return self.key

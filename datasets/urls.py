@@ -4,7 +4,7 @@ import re
 
 from django.urls import path, register_converter
 
-from datasets import api
+from datasets import api, api_bucket
 from datasets.formats import SceneFormat, format_values, scene_format
 
 
@@ -23,6 +23,21 @@ class SceneFormatConverter:
 register_converter(SceneFormatConverter, "scene_format")
 
 urlpatterns = [
+    path(
+        "collections/<int:collection_id>/bucket-source/",
+        api_bucket.BucketSourceApi.as_view(),
+        name="bucket-source",
+    ),
+    path(
+        "collections/<int:collection_id>/bucket-source/sync/",
+        api_bucket.BucketSourceSyncApi.as_view(),
+        name="bucket-source-sync",
+    ),
+    path(
+        "collections/<int:collection_id>/export/<scene_format:scene_format>/bucket/",
+        api_bucket.ExportToBucketApi.as_view(),
+        name="export-bucket",
+    ),
     path("collections/<int:collection_id>/imports/", api.ImportListCreateApi.as_view(), name="imports"),
     path(
         "collections/<int:collection_id>/export/<scene_format:scene_format>/",

@@ -7,12 +7,8 @@ core's own (`EngineSettings`), and engine.settings.engine_settings() is their on
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.conf import settings
-
 from engine.core.settings import EngineSettings
-from vtt_site.app_settings import FLOAT, INT, PATH, AppSettings, Setting, between, optional
+from vtt_site.app_settings import FLOAT, INT, AppSettings, Setting, between, optional
 
 CORE = EngineSettings()
 
@@ -24,11 +20,6 @@ def _core(name: str) -> str:
 class EngineAppSettings(AppSettings):
     """Query engine: fitted statistics and the proposing settings (docs/engine.md)"""
 
-    ENGINE_DIR = Setting(
-        PATH,
-        lambda _: Path(settings.VAR_DIR) / "engine",
-        "Where fitted statistics are stored; empty: VAR_DIR/engine.",
-    )
     ENGINE_EPSILON = Setting(
         optional(FLOAT), None, f"How close to 1/2 a question's p must be; {_core('epsilon')}"
     )

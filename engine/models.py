@@ -1,18 +1,18 @@
 """Fitted statistics: one row per fit, with the exact training set, the settings and the file.
 
-The arrays themselves live in one file under conf.ENGINE_DIR (see engine.core.statistics);
+The arrays themselves live in one file of the platform's storage, `engine/<file_name>` (vtt_site/storage.py,
+engine.files; the format: engine.core.statistics);
 the row says what went into it and how it went.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.db import models
 
-from engine.conf import conf
 from engine.queues import FIT_SHARD, FIT_STATISTICS
 from vtt_site.job_model import Job, job_status_field
+
+STATISTICS_FOLDER = "engine"
 
 
 class FitStatus(models.TextChoices):
@@ -43,7 +43,7 @@ class FittedStatistics(Job):
     n_objects = models.PositiveIntegerField(default=0)
     n_pairs = models.PositiveBigIntegerField(default=0)
     summary = models.JSONField(default=dict, blank=True)
-    file_name = models.CharField(max_length=200, blank=True, help_text="Inside ENGINE_DIR.")
+    file_name = models.CharField(max_length=200, blank=True, help_text="In the storage's engine/ folder.")
     file_size = models.PositiveBigIntegerField(default=0)
     fit_seconds = models.FloatField(null=True, blank=True)
 
@@ -55,8 +55,8 @@ class FittedStatistics(Job):
         return f"statistics {self.pk} ({self.status}, {self.n_images} images)"
 
     @property
-    def path(self) -> Path | None:
-        return Path(conf.ENGINE_DIR) / self.file_name if self.file_name else None
+    def storage_name(self) -> str | None:
+        return f"{STATISTICS_FOLDER}/{self.file_name}" if self.file_name else None
 
 
 class FitShard(Job):
@@ -71,7 +71,7 @@ class FitShard(Job):
     first = models.PositiveIntegerField()
     last = models.PositiveIntegerField()
     status = job_status_field(running_statuses)
-    file_name = models.CharField(max_length=200, blank=True, help_text="Inside ENGINE_DIR.")
+    file_name = models.CharField(max_length=200, blank=True, help_text="In the storage's engine/ folder.")
 
     class Meta(Job.Meta):
         ordering = ["statistics", "index"]
@@ -81,5 +81,5 @@ class FitShard(Job):
         return f"shard {self.index} of statistics {self.statistics_id} ({self.status})"
 
     @property
-    def path(self) -> Path | None:
-        return Path(conf.ENGINE_DIR) / self.file_name if self.file_name else None
+    def storage_name(self) -> str | None:
+        return f"{STATISTICS_FOLDER}/{self.file_name}" if self.file_name else None

@@ -8,8 +8,8 @@ from django.db.models import QuerySet
 
 from engine.core.drivers import estimate_after
 from engine.core.statistics import FittedStatistics as CoreStatistics
-from engine.core.statistics_file import load
 from engine.errors import EngineErrorCode
+from engine.files import statistics_read
 from engine.models import FitStatus, FittedStatistics
 from kernel.kinds import render_text
 from vtt_site.cache import BoundedCache
@@ -34,13 +34,13 @@ _loaded: BoundedCache[CoreStatistics] = BoundedCache(LOADED_CACHE_SIZE)
 
 def loaded_statistics(statistics: FittedStatistics) -> CoreStatistics:
     """The fitted arrays, loaded once per process and kept for the next request (least recently used)."""
-    if statistics.status != FitStatus.READY or statistics.path is None:
+    if statistics.status != FitStatus.READY or statistics.storage_name is None:
         raise ConflictError(
             EngineErrorCode.STATISTICS_NOT_READY,
             f"Statistics {statistics.pk} are {statistics.status}, not ready.",
         )
-    path = statistics.path
-    return _loaded.get_or_build((statistics.pk, statistics.file_name), lambda: load(path))
+    name = statistics.storage_name
+    return _loaded.get_or_build((statistics.pk, statistics.file_name), lambda: statistics_read(name))
 
 
 def clear_loaded_cache() -> None:

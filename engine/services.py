@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -17,9 +15,9 @@ from engine import bridge
 from engine.conf import conf
 from engine.core.shards import merge
 from engine.core.statistics import fit
-from engine.core.statistics_file import load, save
 from engine.errors import EngineErrorCode
-from engine.models import FitShard, FitStatus, FittedStatistics
+from engine.files import statistics_read, statistics_remove, statistics_write
+from engine.models import STATISTICS_FOLDER, FitShard, FitStatus, FittedStatistics
 from kernel.errors import EngineError
 from vtt_site.errors import ApplicationError
 from vtt_site.job_model import JobStatus
@@ -126,16 +124,11 @@ def _fit(statistics: FittedStatistics) -> None:
         )
     except EngineError as exc:
         raise JobFailed(f"The training set could not be fitted: {exc}") from exc
-    engine_dir = conf.ENGINE_DIR
-    engine_dir.mkdir(parents=True, exist_ok=True)
     _save_and_finish(statistics, fitted, started)
 
 
 def _save_and_finish(statistics: FittedStatistics, fitted, started: float) -> None:
-    engine_dir = conf.ENGINE_DIR
-    engine_dir.mkdir(parents=True, exist_ok=True)
-    path = engine_dir / f"statistics-{statistics.pk}-{uuid.uuid4().hex[:8]}.npz"
-    save(fitted, path)
+    file_name, size = statistics_write(f"statistics-{statistics.pk}", fitted)
     summary = fitted.summary()
     try:
         job_finish(
@@ -144,12 +137,14 @@ def _save_and_finish(statistics: FittedStatistics, fitted, started: float) -> No
             n_objects=summary["objects"],
             n_pairs=summary["pairs"],
             summary=summary,
-            file_name=path.name,
-            file_size=path.stat().st_size,
+            file_name=file_name,
+            file_size=size,
             fit_seconds=round(time.perf_counter() - started, 3),
         )
     except BaseException:
-        path.unlink(missing_ok=True)  # another run holds the job (or the row is gone): not our file
+        # Another run holds the job (or the row is gone): not our file. A run killed before this line
+        # leaves an object without its row, which `storage_sweep` reports.
+        statistics_remove(f"{STATISTICS_FOLDER}/{file_name}")
         raise
 
 
@@ -188,19 +183,19 @@ def _fit_sharded(statistics: FittedStatistics, image_ids: list[int]) -> None:
 def _merge_shards(statistics: FittedStatistics, shards: list[FitShard]) -> None:
     started = time.perf_counter()
     try:
-        fitted = merge([load(_shard_file(shard)) for shard in shards])
+        fitted = merge([statistics_read(_shard_file(shard)) for shard in shards])
     except EngineError as exc:
         raise JobFailed(f"The shards could not be merged: {exc}") from exc
     _save_and_finish(statistics, fitted, started)
     for shard in shards:
-        _shard_file(shard).unlink(missing_ok=True)
+        statistics_remove(_shard_file(shard))
 
 
-def _shard_file(shard: FitShard) -> Path:
+def _shard_file(shard: FitShard) -> str:
     """A finished shard's file (a shard is merged only once all are finished, each with its file)."""
-    if shard.path is None:
+    if shard.storage_name is None:
         raise JobFailed("A shard of this fit has no statistics to merge; fit again.")
-    return shard.path
+    return shard.storage_name
 
 
 def fit_shard_run(*, shard_id: int) -> FitShard:
@@ -225,14 +220,11 @@ def _fit_shard(shard: FitShard) -> None:
         fitted = fit(vocabulary, bridge.scenes_of(image_ids, vocabulary), statistics.settings["min_overlap"])
     except EngineError as exc:
         raise JobFailed(f"The training set could not be fitted: {exc}") from exc
-    engine_dir = conf.ENGINE_DIR
-    engine_dir.mkdir(parents=True, exist_ok=True)
-    path = engine_dir / f"shard-{statistics.pk}-{shard.index}-{uuid.uuid4().hex[:8]}.npz"
-    save(fitted, path)
+    file_name, _ = statistics_write(f"shard-{statistics.pk}-{shard.index}", fitted)
     try:
-        job_finish(shard, file_name=path.name)
+        job_finish(shard, file_name=file_name)
     except BaseException:
-        path.unlink(missing_ok=True)
+        statistics_remove(f"{STATISTICS_FOLDER}/{file_name}")
         raise
 
 
@@ -253,10 +245,9 @@ def _wake_when_settled(statistics_id: int) -> None:
 @transaction.atomic
 def statistics_delete(*, statistics: FittedStatistics) -> None:
     """Delete the row, and its file once the deletion is committed."""
-    path = statistics.path
+    name = statistics.storage_name
     statistics.delete()
-    if path is not None:
-        transaction.on_commit(lambda: path.unlink(missing_ok=True))
+    transaction.on_commit(lambda: statistics_remove(name))
 
 
 def statistics_current_ensure(*, collection: Collection, user: Any = None) -> FittedStatistics:

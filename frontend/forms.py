@@ -93,6 +93,17 @@ class ImportForm(forms.Form):
     )
 
 
+class BucketSourceForm(forms.Form):
+    """A collection filled from a bucket (docs/storage.md): the platform's own credentials read it."""
+
+    bucket = forms.CharField(max_length=63, label="Bucket")
+    key_prefix = forms.CharField(max_length=500, required=False, label="Prefix")  # a form's `prefix` is taken
+    copy = forms.BooleanField(
+        required=False, initial=True, label="Copy each image into the platform's storage"
+    )
+    split = forms.ChoiceField(choices=Split.choices, initial=Split.TRAIN, label="Split")
+
+
 class ModelBackendForm(forms.Form):
     """A collection's model server (decision 0078). The credential is never shown back: left blank, the
     stored one is kept; "remove" removes it."""

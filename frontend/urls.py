@@ -1,7 +1,18 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from frontend.views import account, collections, crowd, crowd_setup, docs, evaluation, home, truthing, work
+from frontend.views import (
+    account,
+    bucket,
+    collections,
+    crowd,
+    crowd_setup,
+    docs,
+    evaluation,
+    home,
+    truthing,
+    work,
+)
 
 app_name = "frontend"
 
@@ -41,6 +52,12 @@ urlpatterns = [
         "collections/<int:collection_id>/model-server/preannotate/",
         collections.model_backend_preannotate,
         name="model-backend-preannotate",
+    ),
+    path("collections/<int:collection_id>/bucket-source/", bucket.bucket_source_save, name="bucket-source"),
+    path(
+        "collections/<int:collection_id>/bucket-source/sync/",
+        bucket.bucket_source_sync_view,
+        name="bucket-source-sync",
     ),
     path("imports/<int:job_id>/", collections.import_detail, name="import"),
     path("imports/<int:job_id>/confirm/", collections.import_go_on, name="import-confirm"),

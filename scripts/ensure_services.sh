@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Start the machine's PostgreSQL and Redis when they are down (CI and `make test` need both).
+# Start the machine's PostgreSQL and Redis when they are down (CI and `make test` need both), and a
+# local SeaweedFS when the settings keep the files in a bucket on this machine (MEDIA_STORAGE=s3), or
+# when asked with --s3 (`make test`: the storage tests run against a real one).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 if ! pg_isready -q -h 127.0.0.1 -p 5432; then
   echo "PostgreSQL is down; starting it" >&2
@@ -19,3 +22,9 @@ redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null || { echo "Redis did not come up 
 # The database the defaults point at; tests create their own test_ database next to it.
 psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname='vtt'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE vtt"
+
+storage=${MEDIA_STORAGE:-}
+if [[ -z "$storage" && -f .env ]]; then storage=$(sed -n 's/^MEDIA_STORAGE=//p' .env | tail -n1); fi
+if [[ "${1:-}" == "--s3" || "$storage" == "s3" ]]; then
+  scripts/ensure_seaweedfs.sh
+fi

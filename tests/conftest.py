@@ -11,6 +11,7 @@ import pytest
 def pytest_configure(config):
     if config.pluginmanager.hasplugin("django"):
         config.pluginmanager.import_plugin("tests.django_fixtures")
+        config.pluginmanager.import_plugin("tests.storage_fixtures")
         config.pluginmanager.import_plugin("tests.parallel")
 
 

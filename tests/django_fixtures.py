@@ -63,9 +63,8 @@ def _fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):
-    """Uploaded files and fitted statistics of a test go to its own temporary folder."""
+    """Every file of a test (uploads, fitted statistics) goes to its own temporary folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.ENGINE_DIR = tmp_path / "engine"
 
 
 @pytest.fixture

@@ -37,6 +37,7 @@ from tests.factories import (
     VocabularyFactory,
     vocabulary_document,
 )
+from tests.storage_fixtures import BUCKET
 from vtt_site.api.operations import operation_of
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +59,8 @@ class World:
     collection: Any = None
     # A member who is none of the role fixtures' users: the annotator of the images waiting in review.
     other: Any = None
+    # The test's request: an operation on a bucket asks for the `bucket` fixture (the local SeaweedFS).
+    request: Any = None
 
     @property
     def c(self) -> str:
@@ -99,6 +102,19 @@ def connected(w: World) -> str:
     from annotations.services.suggestions import model_backend_set
 
     model_backend_set(collection=w.collection, user=None, url=NO_BACKEND)
+    return w.c
+
+
+def bucketed(w: World) -> str:
+    """The files in a prefix of the local SeaweedFS's bucket (tests/storage_fixtures.py); that prefix."""
+    return w.request.getfixturevalue("bucket")
+
+
+def sourced(w: World) -> str:
+    """The world's collection, filled from an empty prefix of the bucket; its API path."""
+    from datasets.models import BucketSource
+
+    BucketSource.objects.create(collection=w.collection, bucket=BUCKET, prefix=f"{bucketed(w)}/none/")
     return w.c
 
 
@@ -272,6 +288,15 @@ CALLS: dict[str, Builder] = {
     ),
     "import.cancel": lambda w: Call("post", f"/api/v1/imports/{previewed_import(w).pk}/cancel/"),
     "export.read": lambda w: Call("get", f"{w.c}/export/jsonl/?stage=accepted"),
+    "export.bucket": lambda w: Call(
+        "post", f"{w.c}/export/jsonl/bucket/", {"bucket": BUCKET, "key": f"{bucketed(w)}/export.jsonl"}
+    ),
+    # a collection filled from a bucket (issue 49)
+    "bucket_source.read": lambda w: Call("get", f"{sourced(w)}/bucket-source/"),
+    "bucket_source.set": lambda w: Call(
+        "put", f"{w.c}/bucket-source/", {"bucket": BUCKET, "prefix": f"{bucketed(w)}/none/"}
+    ),
+    "bucket_source.sync": lambda w: Call("post", f"{sourced(w)}/bucket-source/sync/"),
     # suggestions from a model (decision 0078); nothing listens at the backend's address: a check says so
     "suggestions.backend.read": lambda w: Call("get", f"{connected(w)}/model-backend/"),
     "suggestions.backend.set": lambda w: Call("put", f"{w.c}/model-backend/", {"url": NO_BACKEND}),
@@ -575,14 +600,14 @@ MEMBER_ROLES = {
 
 
 @pytest.fixture
-def world_factory(db):
+def world_factory(db, request):
     def build(actor, users) -> World:
         collection = CollectionFactory()
         for role, user in users.items():
             MembershipFactory(collection=collection, user=user, role=MEMBER_ROLES[role])
         other = UserFactory(role=Role.ANNOTATOR, username="matrix-other")
         MembershipFactory(collection=collection, user=other, role=MemberRole.ANNOTATOR)
-        return World(actor=actor, users=users, collection=collection, other=other)
+        return World(actor=actor, users=users, collection=collection, other=other, request=request)
 
     return build
 
@@ -595,7 +620,7 @@ SCOPED = sorted(
     operation
     for operation in OPERATIONS
     if operation.split(".")[0]
-    in {"image", "annotation", "queue", "review", "import", "export", "suggestions", "crowd"}
+    in {"image", "annotation", "queue", "review", "import", "export", "suggestions", "crowd", "bucket_source"}
     or operation in {"collection.read", "collection.members.list"}
 )
 

@@ -267,8 +267,9 @@ def _keep_the_test_connection():
 
 
 @pytest.fixture
-def role_tokens(users, settings, monkeypatch):
-    """A token per role, and a small world so that ids 1..n often hit real objects."""
+def role_tokens(users, settings, monkeypatch, bucket):
+    """A token per role, and a small world so that ids 1..n often hit real objects; the files in a
+    prefix of the local SeaweedFS's bucket (the bucket sources and exports reach a real store)."""
     # The fuzzer is not an attacker to slow down. DRF binds the throttles to APIView when it is imported,
     # so overriding DEFAULT_THROTTLE_CLASSES in the settings would not reach the views: the stateful run
     # (over 1,200 requests a minute with one token) was answered 429 once it went past the token's rate.
@@ -458,6 +459,15 @@ JOURNEYS = {
     "a model's suggestions": {"operation_id": SUGGESTIONS},
     "vocabularies, statistics, tokens": {"path_regex": "^/api/v1/(vocabularies|statistics|tokens)/"},
     "vision systems and sessions": {"path_regex": "^/api/v1/evaluation/"},
+    # A collection's bucket source (issue 49): pointed at a bucket, read, synced.
+    "a collection's bucket source": {
+        "operation_id": ["collection_list", "bucket_source_set", "bucket_source_read", "bucket_source_sync"]
+    },
+    # A session's results, on their own too: the bucket operations of issue 49 reshaped the derandomized
+    # sequences, and the sessions' journey left reading them out once.
+    "a session's results": {
+        "operation_id": ["evaluation_session_list", "evaluation_session_read", "evaluation_session_results"]
+    },
     "a test's life": {"operation_id": TEST_LIFE},
     # A test created again under a listed test's name (the link of `with_test_links`), on its own: in a
     # test's whole life the list was followed by that link only by chance, and a new settings field

@@ -16,6 +16,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
 from vtt_site.errors import ApplicationError
+from vtt_site.storage import (
+    STORAGE_ERRORS,
+    STORAGE_UNAVAILABLE,
+    storage_refusal,
+    storage_unavailable,
+)
 
 # The exit status of a command stopped by Ctrl-C, as a shell gives it (128 + SIGINT).
 INTERRUPTED = 130
@@ -38,6 +44,10 @@ def failure_message(exc: Exception) -> str:
     if isinstance(exc, ApplicationError):
         problems = [p for problems in exc.fields.values() for p in problems if p != exc.message]
         return "\n  ".join([exc.message, *problems])
+    if storage_unavailable(exc):
+        return f"{STORAGE_UNAVAILABLE} Check S3_ENDPOINT_URL and S3_TIMEOUT_SECONDS."
+    if isinstance(exc, STORAGE_ERRORS):
+        return f"The file store refused: {storage_refusal(exc)}. Check S3_BUCKET and the credentials."
     if isinstance(exc, OSError):
         what = f"{exc.filename}: " if exc.filename else ""
         return f"{what}{exc.strerror or exc}"

@@ -67,7 +67,53 @@ class SiteSettings(AppSettings):
         "Where the SQLite file, uploaded images, fitted engine statistics and collected static files live; "
         "empty: var/ in the project folder.",
     )
-    MEDIA_ROOT = Setting(STR, "", "Where uploaded images are stored; empty: VAR_DIR/media.")
+    MEDIA_ROOT = Setting(
+        STR, "", "Where the platform's files live when MEDIA_STORAGE is filesystem; empty: VAR_DIR/media."
+    )
+
+    # Files (vtt_site/storage.py, docs/storage.md)
+    MEDIA_STORAGE = Setting(
+        STR,
+        "filesystem",
+        "Where every file the platform keeps goes: filesystem (MEDIA_ROOT) or s3 (an S3-compatible bucket, "
+        "S3_*), so that web and workers share no folder.",
+        check=lambda value: None if value in {"filesystem", "s3"} else "filesystem or s3",
+    )
+    S3_ENDPOINT_URL = Setting(
+        STR,
+        "",
+        "The S3 endpoint (e.g. http://127.0.0.1:8333, the local SeaweedFS `make serve` starts); empty: AWS.",
+    )
+    S3_PUBLIC_ENDPOINT_URL = Setting(
+        STR,
+        "",
+        "The endpoint as browsers, systems and model servers reach it, for presigned URLs; empty: "
+        "S3_ENDPOINT_URL.",
+    )
+    S3_BUCKET = Setting(STR, "vtt", "The bucket every file goes to (created by the local SeaweedFS).")
+    S3_PREFIX = Setting(
+        STR, "", "A folder of the bucket that holds every file (a bucket shared with others)."
+    )
+    S3_REGION = Setting(STR, "us-east-1", "The bucket's region.")
+    S3_ACCESS_KEY_ID = Setting(STR, "", "The store's access key; empty: boto3's own search (a role).")
+    S3_SECRET_ACCESS_KEY = Setting(STR, "", "The store's secret key; never shown in a page, response or log.")
+    S3_URL_SECONDS = Setting(
+        INT,
+        300,
+        "How long a presigned image URL handed to a browser, system or model server lasts.",
+        check=at_least(1),
+    )
+    S3_STREAM_IMAGES = Setting(
+        BOOL,
+        False,
+        "1: images pass through the platform (for a store clients cannot reach); 0: a presigned URL.",
+    )
+    S3_TIMEOUT_SECONDS = Setting(
+        FLOAT,
+        5.0,
+        "How long one exchange with the store may take before it counts as down (uploads: a 503).",
+        check=at_least(0.1),
+    )
 
     # Database
     DATABASE_URL = Setting(

@@ -51,9 +51,15 @@ from vtt_site.database import DATABASE_ERRORS, RETRY_AFTER_SECONDS, connections_
 from vtt_site.errors import ConflictError, SiteErrorCode
 from vtt_site.job_liveness import heartbeat_while_held, holder_name, job_stale, lost_holder_message
 from vtt_site.job_model import Job, JobStatus
+from vtt_site.storage import RETRY_AFTER_SECONDS as STORAGE_RETRY_AFTER_SECONDS
+from vtt_site.storage import STORAGE_ERRORS, storage_error_kind, storage_unavailable
 
 logger = logging.getLogger(__name__)
 
+STORE_LOST = (
+    "Queued again: the file store could not be reached while this job ran; it starts over once a worker "
+    "takes it again."
+)
 DATABASE_LOST = (
     "Queued again: the database could not be reached for a moment while this job ran; it starts over "
     "as soon as a worker takes it."
@@ -167,6 +173,12 @@ def job_run(
             _fail_if_held(job, exc.message, **exc.values)
         except DATABASE_ERRORS as exc:
             _requeue_after_database_error(job, exc)
+        except STORAGE_ERRORS as exc:
+            if not storage_unavailable(exc):
+                logger.exception("%s %s failed", model.__name__, pk)
+                _fail_if_held(job, unexpected.message, **unexpected.values)
+            else:
+                _requeue_after_storage_error(job, exc)
         except SoftTimeLimitExceeded:
             minutes = settings.CELERY_TASK_SOFT_TIME_LIMIT / 60
             _fail_if_held(job, f"The job ran past the time limit of {minutes:.0f} minutes and was stopped.")
@@ -198,19 +210,38 @@ def _requeue_after_database_error(job: Job, exc: Exception, waits: tuple[float, 
         time.sleep(wait)
         connections_drop()
         try:
-            given_back = _held_rows(job).update(
-                status=JobStatus.QUEUED,
-                claim=None,
-                heartbeat_at=None,
-                attempts=models.F("attempts") - 1,
-                message=DATABASE_LOST,
-            )
+            given_back = _give_back(job, DATABASE_LOST)
             if given_back:
                 job_send(type(job), job.pk)
             return
         except DATABASE_ERRORS:
             continue
     logger.warning("%s: the database is still unavailable; the sweeper takes the job over later", name)
+
+
+def _requeue_after_storage_error(job: Job, exc: Exception) -> None:
+    """The run lost the file store (down or too slow): give the job back as the database's loss does
+    (queued, the attempt not counted) and send it again in a few seconds; in eager mode, where that
+    would run it again at once, the sweeper sends it later."""
+    from vtt_site.celery import app
+
+    name = f"{type(job).__name__} {job.pk}"
+    logger.warning("%s lost the file store (%s); it is queued again", name, storage_error_kind(exc))
+    given_back = _give_back(job, STORE_LOST)
+    if given_back and not app.conf.task_always_eager:
+        type(job).task.send(job.pk, what=name, countdown=STORAGE_RETRY_AFTER_SECONDS)
+
+
+def _give_back(job: Job, message: str) -> int:
+    """The job queued again, its claim dropped and this attempt not counted (1), or nothing (0) when
+    this run no longer holds it."""
+    return _held_rows(job).update(
+        status=JobStatus.QUEUED,
+        claim=None,
+        heartbeat_at=None,
+        attempts=models.F("attempts") - 1,
+        message=message,
+    )
 
 
 def job_claim(model: type[J], pk: int, *, reset: dict[str, Any]) -> J | None:

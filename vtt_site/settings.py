@@ -23,6 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
 from vtt_site.conf import conf as env
+from vtt_site.storage_settings import bucket_images_allowed, default_storage_entry, s3_storage_options
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 load_dotenv(BASE_DIR / ".env", override=False)
@@ -62,6 +63,8 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = False
 # On every page, `make run` included: the pages load scripts and styles from this site only, and the
 # browser tests fail on any violation (a console error).
 CONTENT_SECURITY_POLICY = env.CONTENT_SECURITY_POLICY
+
+CONTENT_SECURITY_POLICY = bucket_images_allowed(CONTENT_SECURITY_POLICY)  # the store's origin, with a bucket
 DOCS_PATH_PREFIX = "/api/v1/docs/"
 DOCS_CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
@@ -333,6 +336,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+
 # --- Files --------------------------------------------------------------------------------------------
 
 STATIC_URL = "/static/"
@@ -342,6 +346,14 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns on every star
 WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = Path(env.MEDIA_ROOT or VAR_DIR / "media")
 MEDIA_URL = "/media/"  # never routed: images are served by a view that checks permissions
+# Every file goes through the default storage: MEDIA_ROOT, or a bucket (MEDIA_STORAGE=s3; vtt_site/storage.py).
+S3_STORAGE_OPTIONS = s3_storage_options()  # media_move reaches the bucket whatever MEDIA_STORAGE says
+STORAGES = {
+    "default": default_storage_entry(),
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+S3_URL_SECONDS = env.S3_URL_SECONDS
+S3_STREAM_IMAGES = env.S3_STREAM_IMAGES
 # The largest request body of any kind, file uploads included: refused from its Content-Length before
 # a byte is read (vtt_site.middleware), so nobody fills the disk with one request.
 UPLOAD_MAX_REQUEST_BYTES = env.UPLOAD_MAX_REQUEST_BYTES

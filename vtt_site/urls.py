@@ -15,6 +15,7 @@ from vtt_site.api.errors import error_body
 from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 from vtt_site.errors import CommonErrorCode, SiteErrorCode
 from vtt_site.health import healthz, readyz
+from vtt_site.storage import STORAGE_UNAVAILABLE, storage_unavailable
 
 api_v1: list[URLPattern | URLResolver] = [
     # First, under its own prefix: a vision system answers thousands of questions in a row, and every
@@ -83,7 +84,9 @@ def handler400(request, exception=None):
 
 def handler500(request):
     if database_unavailable(sys.exc_info()[1]):
-        return _database_unavailable(request)
+        return _unavailable(request, DATABASE_UNAVAILABLE, "its database")
+    if storage_unavailable(sys.exc_info()[1]):
+        return _unavailable(request, STORAGE_UNAVAILABLE, "its file store")
     if _is_api(request):
         return JsonResponse(
             error_body(CommonErrorCode.SERVER_ERROR, "The server failed to handle this request."), status=500
@@ -91,16 +94,16 @@ def handler500(request):
     return server_error(request)
 
 
-def _database_unavailable(request):
+def _unavailable(request, message: str, what: str):
     """503 with Retry-After: the error shape for the API, a page of its own for the web, rendered
-    without the request (no user, no navigation), since those need the database that is down."""
+    without the request (no user, no navigation), since those need the database that may be down."""
     response: HttpResponse
     if _is_api(request):
-        response = JsonResponse(
-            error_body(SiteErrorCode.SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE), status=503
-        )
+        response = JsonResponse(error_body(SiteErrorCode.SERVICE_UNAVAILABLE, message), status=503)
     else:
-        page = render_to_string("frontend/unavailable.html", {"retry_after": RETRY_AFTER_SECONDS})
+        page = render_to_string(
+            "frontend/unavailable.html", {"retry_after": RETRY_AFTER_SECONDS, "what": what}
+        )
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response

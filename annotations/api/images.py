@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import mimetypes
-
-from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -30,6 +27,7 @@ from vtt_site.api.files import FileApiView
 from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.schema import ErrorSerializer, error_code_field
 from vtt_site.errors import ApplicationError, CommonErrorCode, NotFoundError
+from vtt_site.storage import CACHED, PRESIGNED_REDIRECT, file_response
 
 
 class RejectionSerializer(serializers.Serializer):
@@ -189,6 +187,7 @@ class ImageFileApi(FileApiView):
             (200, "image/jpeg"): OpenApiTypes.BINARY,
             (200, "image/png"): OpenApiTypes.BINARY,
             (200, "image/webp"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description=PRESIGNED_REDIRECT),
         },
         summary="The image's pixels (upright), for members only",
     )
@@ -205,11 +204,7 @@ class ImageFileApi(FileApiView):
                 f"{image.original_name} came from an imported scene graph; the platform has no pixels for it.",
             )
         if size == "thumbnail":
-            handle = image.file.storage.open(image_thumbnail_ensure(image=image), "rb")
-            content_type = "image/jpeg"
-        else:
-            handle = image.file.open("rb")
-            content_type = mimetypes.guess_type(image.file.name or "")[0] or "application/octet-stream"
-        response = FileResponse(handle, content_type=content_type)
-        response["Cache-Control"] = "private, max-age=3600"
-        return response
+            return file_response(
+                image.file, name=image_thumbnail_ensure(image=image), content_type="image/jpeg", cache=CACHED
+            )
+        return file_response(image.file, cache=CACHED)

@@ -7,15 +7,14 @@ permission (`annotations.suggestions.signing`). A tampered or unknown token is a
 
 from __future__ import annotations
 
-import mimetypes
-
-from django.http import FileResponse, HttpRequest, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponseBase, JsonResponse
 from django.views.decorators.http import require_GET
 
 from annotations.errors import AnnotationErrorCode
 from annotations.models import Image
 from annotations.suggestions.signing import TokenExpired, TokenInvalid, image_from_token
 from vtt_site.api.errors import error_body
+from vtt_site.storage import file_response
 
 INVALID = "This image address is not valid."
 EXPIRED = "This image address has expired; the model server is sent a fresh one with each request."
@@ -32,8 +31,6 @@ def signed_image(request: HttpRequest, token: str) -> HttpResponseBase:
     image = Image.objects.filter(pk=image_id).exclude(file="").first()
     if image is None:
         return JsonResponse(error_body(AnnotationErrorCode.SIGNED_URL_INVALID, INVALID), status=404)
-    content_type = mimetypes.guess_type(image.file.name or "")[0] or "application/octet-stream"
-    response = FileResponse(image.file.open("rb"), content_type=content_type)
-    response["Cache-Control"] = "private, no-store"
+    response = file_response(image.file, cache="private, no-store")
     response["Referrer-Policy"] = "no-referrer"
     return response

@@ -8,6 +8,7 @@ who works on it right now, in whichever stage it is; an expired lease is as good
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.conf import settings
@@ -17,6 +18,7 @@ from django.utils import timezone
 
 from annotations.models.vocabularies import Vocabulary
 from vtt_site.leases import Leased
+from vtt_site.storage import random_key
 
 
 class MemberRole(models.TextChoices):
@@ -74,7 +76,9 @@ class CollectionMembership(models.Model):
 
 
 def image_path(instance: Image, filename: str) -> str:
-    return f"collections/{instance.collection_id}/{filename}"
+    """A random key of the image's extension: a presigned URL handed to a vision system tells nothing
+    about the image (its name, its collection, its pixels' hash) beyond what the API says."""
+    return random_key("images", os.path.splitext(filename)[1])
 
 
 class Image(Leased):

@@ -79,7 +79,7 @@ def image_upload(
             if isinstance(payload, Refused):
                 raise payload
             checked = check_image(payload, limits)
-            image, attached = _store(
+            image, attached = image_store(
                 collection=collection, name=name, checked=checked, split=split, uploaded_by=uploaded_by
             )
             (result.attached if attached else result.created).append(image)
@@ -146,15 +146,23 @@ def _read(upload: File, limits: FileLimits) -> bytes | Refused:
 
 
 @transaction.atomic
-def _store(
-    *, collection: Collection, name: str, checked: CheckedImage, split: str, uploaded_by: Any
+def image_store(
+    *,
+    collection: Collection,
+    name: str,
+    checked: CheckedImage,
+    split: str,
+    uploaded_by: Any,
+    stored_name: str = "",
 ) -> tuple[Image, bool]:
-    """(the image, whether it was one imported without pixels that these pixels now complete)."""
+    """(the image, whether it was one imported without pixels that these pixels now complete).
+    `stored_name`: the pixels are in the storage already under that name (a bucket source's object,
+    used where it is), so nothing is written but the row; `Refused` as for an upload."""
     waiting = (
         Image.objects.select_for_update().filter(collection=collection, original_name=name, file="").first()
     )
     if waiting is not None:  # an imported scene graph's image: these are its pixels
-        return image_pixels_attach(image=waiting, checked=checked), True
+        return image_pixels_attach(image=waiting, checked=checked, stored_name=stored_name), True
     _refuse_duplicates(collection, name, checked.content_hash)
     image = Image(
         collection=collection,
@@ -166,23 +174,20 @@ def _store(
         split=split,
         uploaded_by=uploaded_by,
     )
-    image.file.save(
-        f"{checked.content_hash[:32]}.{checked.extension}",
-        ContentFile(checked.data),
-        save=False,
-    )
+    _put(image, checked, stored_name)
     try:
         with transaction.atomic():
             image.save()
     except IntegrityError:
-        image.file.delete(save=False)
+        if not stored_name:
+            image.file.delete(save=False)
         _refuse_duplicates(collection, name, checked.content_hash)  # a concurrent upload won the race
         raise
     return image, False
 
 
 @transaction.atomic
-def image_pixels_attach(*, image: Image, checked: CheckedImage) -> Image:
+def image_pixels_attach(*, image: Image, checked: CheckedImage, stored_name: str = "") -> Image:
     """Give an image imported without pixels (a scene graph's) its pixels, which must be of the size its
     annotation's boxes were drawn on. `Refused` (with nothing changed) when they are not, or when the
     same pixels are in the collection already."""
@@ -198,16 +203,26 @@ def image_pixels_attach(*, image: Image, checked: CheckedImage) -> Image:
             Code.DUPLICATE_IMAGE, f"The same image is already in this collection as {same.original_name!r}."
         )
     image.content_hash, image.format = checked.content_hash, checked.format
-    image.file.save(f"{checked.content_hash[:32]}.{checked.extension}", ContentFile(checked.data), save=False)
+    _put(image, checked, stored_name)
     try:
         with transaction.atomic():
             image.save(update_fields=["file", "content_hash", "format"])
     except IntegrityError:
-        image.file.delete(save=False)
+        if not stored_name:
+            image.file.delete(save=False)
         raise Refused(
             Code.DUPLICATE_IMAGE, "The same image was added to this collection meanwhile."
         ) from None
     return image
+
+
+def _put(image: Image, checked: CheckedImage, stored_name: str) -> None:
+    """The pixels into the storage under a random key (the first of the two writes; the row is the
+    second), or the name of those already there."""
+    if stored_name:
+        image.file.name = stored_name
+        return
+    image.file.save(f"{checked.content_hash[:32]}.{checked.extension}", ContentFile(checked.data), save=False)
 
 
 def _refuse_duplicates(collection: Collection, name: str, content_hash: str) -> None:
@@ -231,9 +246,9 @@ THUMBNAIL_SIDE = 320
 def image_thumbnail_ensure(*, image: Image) -> str:
     """The storage name of a small JPEG of the image, made the first time it is asked for.
 
-    The name carries the content hash, so a thumbnail never outlives the pixels it was made from; it is
-    written under a temporary name and moved into place, so two requests making it at once cannot leave
-    a half-written file.
+    The name carries the content hash, so a thumbnail never outlives the pixels it was made from. Two
+    requests making it at once: the storage keeps the first under the name and gives the second another,
+    which is removed again (a bucket's put is atomic; the filesystem storage writes exclusively).
     """
     name = f"thumbnails/{image.collection_id}/{image.pk}-{(image.content_hash or 'x')[:12]}.jpg"
     storage = image.file.storage
@@ -245,10 +260,7 @@ def image_thumbnail_ensure(*, image: Image) -> str:
         small.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
         buffer = io.BytesIO()
         small.save(buffer, format="JPEG", quality=80)
-    path = storage.path(name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    partial = f"{path}.{os.getpid()}.partial"
-    with open(partial, "wb") as handle:
-        handle.write(buffer.getvalue())
-    os.replace(partial, path)
+    saved = storage.save(name, ContentFile(buffer.getvalue()))
+    if saved != name:
+        storage.delete(saved)
     return name

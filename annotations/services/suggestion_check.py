@@ -24,7 +24,7 @@ from annotations.services.suggestions import (
 from annotations.suggestions import client
 from annotations.suggestions.config import labeling_config
 from annotations.suggestions.secrets import SecretUnusable
-from annotations.suggestions.signing import signed_image_url
+from annotations.suggestions.signing import image_url_for_server
 from vtt_site import outbound
 
 
@@ -76,7 +76,7 @@ def _image_url_diagnosis(image: Image) -> str:
     try:
         outbound.exchange(
             "GET",
-            signed_image_url(image.pk),
+            image_url_for_server(image),
             headers={"User-Agent": client.USER_AGENT},
             body=None,
             seconds=3.0,

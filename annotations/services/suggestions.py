@@ -46,7 +46,7 @@ from annotations.suggestions import client
 from annotations.suggestions.answers import AnswerRefused, Reading, Refusal, read_answer
 from annotations.suggestions.config import labeling_config
 from annotations.suggestions.secrets import SecretUnusable, secret_open, secret_seal
-from annotations.suggestions.signing import signed_image_url
+from annotations.suggestions.signing import image_url_for_server
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError
 
 logger = logging.getLogger(__name__)
@@ -277,7 +277,7 @@ def _predict_body(image: Image, backend: ModelBackend) -> dict[str, Any]:
     """Label Studio's /predict request for one task: the image as a signed URL, nothing else of it."""
     collection = image.collection
     return {
-        "tasks": [{"id": image.pk, "data": {"image": signed_image_url(image.pk)}}],
+        "tasks": [{"id": image.pk, "data": {"image": image_url_for_server(image)}}],
         "model_version": backend.model_version,
         "project": project_uid(collection),
         "label_config": labeling_config(core_vocabulary(collection.vocabulary)),

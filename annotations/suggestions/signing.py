@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from urllib.parse import urljoin
 
+from django.conf import settings
 from django.core import signing
 from django.urls import reverse
 
 from annotations.conf import conf
+from annotations.models import Image
+from vtt_site.storage import in_bucket
 
 SALT = "annotations.suggestions.image-url"
 
@@ -46,3 +49,12 @@ def image_from_token(token: str) -> int:
 def signed_image_url(image_id: int) -> str:
     path = reverse("api:image-signed", kwargs={"token": image_token(image_id)})
     return urljoin(conf.SITE_URL, path)
+
+
+def image_url_for_server(image: Image) -> str:
+    """The URL a model server is sent: with the files in a bucket, a presigned URL of the object that
+    expires after S3_URL_SECONDS (the server fetches from the store, not through a web worker); else, or
+    with S3_STREAM_IMAGES, the site's signed address."""
+    if image.file and in_bucket() and not settings.S3_STREAM_IMAGES:
+        return image.file.storage.url(image.file.name)
+    return signed_image_url(image.pk)

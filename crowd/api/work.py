@@ -6,9 +6,6 @@ address under that number. A gold image is handed out, drawn, saved and submitte
 
 from __future__ import annotations
 
-import mimetypes
-
-from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
@@ -27,6 +24,7 @@ from vtt_site.api.files import FileApiView
 from vtt_site.api.parsers import ANNOTATION_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer
 from vtt_site.errors import NotFoundError
+from vtt_site.storage import CACHED, PRESIGNED_REDIRECT, file_response
 
 
 @extend_schema_serializer(component_name="CrowdWork")
@@ -141,17 +139,15 @@ class WorkFileApi(FileApiView):
     error_codes = CROWD_ERRORS
 
     @extend_schema(
-        responses={(200, "image/jpeg"): OpenApiTypes.BINARY, (200, "image/png"): OpenApiTypes.BINARY},
+        responses={
+            (200, "image/jpeg"): OpenApiTypes.BINARY,
+            (200, "image/png"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description=PRESIGNED_REDIRECT),
+        },
         summary="The picture you are annotating",
     )
     def get(self, request, work_id: int):
         copy = access_copy(user=request.user, copy_id=work_id, operation=request.operation)
         if not copy.image.file:
             raise NotFoundError(CrowdErrorCode.COPY_NOT_FOUND, "This image has no pixels on the platform.")
-        response = FileResponse(copy.image.file.open("rb"), content_type=_content_type(copy.image.file.name))
-        response["Cache-Control"] = "private, max-age=3600"
-        return response
-
-
-def _content_type(name: str) -> str:
-    return mimetypes.guess_type(name or "")[0] or "application/octet-stream"
+        return file_response(copy.image.file, cache=CACHED)

@@ -41,6 +41,14 @@ ARRAY_FIELDS = (
 
 
 def save(stats: FittedStatistics, path: str | Path) -> None:
+    target = Path(path)
+    temporary = target.with_name(target.name + ".partial")
+    temporary.write_bytes(dump(stats))
+    temporary.replace(target)  # never leave a half-written statistics file behind
+
+
+def dump(stats: FittedStatistics) -> bytes:
+    """The file's bytes (what `save` writes), for a store that is not a folder."""
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -59,15 +67,16 @@ def save(stats: FittedStatistics, path: str | Path) -> None:
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
-    target = Path(path)
-    temporary = target.with_name(target.name + ".partial")
-    temporary.write_bytes(buffer.getvalue())
-    temporary.replace(target)  # never leave a half-written statistics file behind
+    return buffer.getvalue()
 
 
-def load(path: str | Path) -> FittedStatistics:
+def load(path: str | Path | bytes) -> FittedStatistics:
+    """The statistics of a file, or of its bytes (`dump`'s)."""
+    source: Any = io.BytesIO(path) if isinstance(path, bytes) else Path(path)
+    if isinstance(path, bytes):
+        path = "statistics"
     try:
-        archive = np.load(Path(path), allow_pickle=False)
+        archive = np.load(source, allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise StatisticsError(f"cannot read statistics file: {exc}", where=str(path)) from None
     with archive:

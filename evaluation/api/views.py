@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -28,6 +27,7 @@ from vtt_site.api.pagination import page_response, paginated
 from vtt_site.api.parsers import ANSWER_BODY_BYTES
 from vtt_site.api.schema import ErrorSerializer, error_codes
 from vtt_site.errors import ApplicationError, CommonErrorCode, ConflictError, NotFoundError
+from vtt_site.storage import CACHED, PRESIGNED_REDIRECT, file_response
 
 # The app's codes, and a system token's limits (accounts.services.token_create).
 EVALUATION_ERRORS = error_codes(
@@ -292,7 +292,11 @@ class SessionImageApi(FileApiView):
     error_codes = EVALUATION_ERRORS
 
     @extend_schema(
-        responses={(200, "image/png"): OpenApiTypes.BINARY, (200, "image/jpeg"): OpenApiTypes.BINARY},
+        responses={
+            (200, "image/png"): OpenApiTypes.BINARY,
+            (200, "image/jpeg"): OpenApiTypes.BINARY,
+            302: OpenApiResponse(description=PRESIGNED_REDIRECT),
+        },
         summary="The pixels of an image of the session's test, once the session has reached it",
     )
     def get(self, request, session_id: int, image_id: int):
@@ -301,20 +305,17 @@ class SessionImageApi(FileApiView):
         )
         plan = plan_of(session)
         reached = {st.test_image_id for st in plan.streams[: streams_reached(session, plan)]}
-        opened = (
+        file = (
             image_file_of_test(test_id=session.test_id, test_image_id=image_id)
             if image_id in reached
             else None
         )
-        if opened is None:
+        if file is None:
             raise NotFoundError(
                 EvaluationErrorCode.IMAGE_NOT_AVAILABLE,
                 f"Image {image_id} is not an image this session has reached.",
             )
-        handle, content_type = opened
-        response = FileResponse(handle, content_type=content_type)
-        response["Cache-Control"] = "private, max-age=3600"
-        return response
+        return file_response(file, cache=CACHED, random_keys_only=True)
 
 
 class ScoreApi(APIView):

@@ -25,6 +25,7 @@ from datasets.models import ImportJob
 from datasets.selectors.imports import import_list
 from datasets.services.creation import import_cancel, import_confirm, import_create
 from frontend.forms import ImageFilterForm, ImportForm, ModelBackendForm, UploadForm
+from frontend.views.bucket import bucket_source_context
 from frontend.views.common import allowed_actions, collection_or_404, import_or_404, require
 from frontend.views.crowd_setup import crowd_context
 from frontend.views.home import collection_summary
@@ -77,6 +78,7 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
         if actions["import"]
         else [],
         **(_model_backend_context(collection) if actions["model_backend"] else {}),
+        **(bucket_source_context(collection) if actions["bucket_source"] else {}),
         **crowd_context(request.user, collection),
     }
     return render(request, "frontend/collection.html", context)

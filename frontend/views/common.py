@@ -28,6 +28,7 @@ ACTIONS = {
     "import": "import.create",
     "export": "export.read",
     "model_backend": "suggestions.backend.set",
+    "bucket_source": "bucket_source.set",
 }
 
 
@@ -51,6 +52,8 @@ DOINGS = {
     "suggestions.backend.set": "connecting a model server",
     "suggestions.backend.check": "checking a model server",
     "suggestions.preannotate": "pre-annotating with a model",
+    "bucket_source.set": "filling a collection from a bucket",
+    "bucket_source.sync": "filling a collection from a bucket",
     "truthing.queue.next": "truthing tests",
     "truthing.stream.read": "truthing tests",
     "truthing.check.read": "checking streams",

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -23,6 +23,7 @@ from frontend.plots.system import system_plots
 from kernel.kinds import KINDS
 from truthing.published import frozen_tests, image_file_of_test, plan_of_test, ranked_tests
 from vtt_site.errors import ApplicationError
+from vtt_site.storage import CACHED, file_response
 
 
 def _require(request: HttpRequest, operation: str) -> None:
@@ -106,13 +107,10 @@ def system_session_image(request: HttpRequest, system_id: int, session_id: int, 
     plan = plan_of_test(test_id=session.test_id)
     if plan is None or test_image_id not in {stream.test_image_id for stream in plan.streams}:
         raise Http404
-    opened = image_file_of_test(test_id=session.test_id, test_image_id=test_image_id)
-    if opened is None:
+    file = image_file_of_test(test_id=session.test_id, test_image_id=test_image_id)
+    if file is None:
         raise Http404
-    handle, content_type = opened
-    response = FileResponse(handle, content_type=content_type)
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
+    return file_response(file, cache=CACHED)
 
 
 @login_required

@@ -39,7 +39,7 @@ def test_an_allowed_image_goes_in_with_its_size_and_is_served_to_members_only(
     assert (created["width"], created["height"], created["format"], created["split"]) == (64, 48, fmt, "test")
     assert created["stage"] == "annotate"
     image = Image.objects.get(pk=created["id"])
-    assert image.file.name.startswith(f"collections/{collection.pk}/")
+    assert image.file.name.startswith("images/") and "street" not in image.file.name
     assert (settings.MEDIA_ROOT / image.file.name).exists()
 
     served = api.as_user(annotator).get(created["file_url"])

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from django.core.files.storage import default_storage
 
 from annotations.models import Image, Split, Stage
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge, services
 from engine.core.statistics import fit
-from engine.core.statistics_file import load
+from engine.files import statistics_read
 from engine.models import FitStatus, FittedStatistics
 from kernel.errors import SceneError
 from tests.factories import CollectionFactory
@@ -40,11 +41,11 @@ def test_a_fit_uses_exactly_the_reviewed_training_images(
     # The file holds what fitting the same scenes directly gives.
     vocabulary = core_vocabulary(trained_collection.vocabulary)
     direct = fit(vocabulary, bridge.scenes_of(expected.values_list("pk", flat=True), vocabulary))
-    loaded = load(statistics.path)
+    loaded = statistics_read(statistics.storage_name)
     assert np.array_equal(loaded.obj_attrs, direct.obj_attrs) and np.array_equal(
         loaded.obj_vis, direct.obj_vis
     )
-    assert statistics.file_size == statistics.path.stat().st_size
+    assert statistics.file_size == default_storage.size(statistics.storage_name)
 
 
 def test_running_a_fit_twice_does_nothing_the_second_time(trained_collection):
@@ -85,8 +86,8 @@ def test_a_fit_that_cannot_be_made_is_refused_and_nothing_is_written(
 
 def test_deleting_statistics_removes_the_file(trained_collection, django_capture_on_commit_callbacks):
     statistics = services.statistics_fit_run(statistics_id=start(trained_collection).pk)
-    path = statistics.path
-    assert path.exists()
+    name = statistics.storage_name
+    assert default_storage.exists(name)
     with django_capture_on_commit_callbacks(execute=True):
         services.statistics_delete(statistics=statistics)
-    assert not path.exists() and not FittedStatistics.objects.exists()
+    assert not default_storage.exists(name) and not FittedStatistics.objects.exists()

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from django.core.files.storage import default_storage
 from django.db import transaction
 
 from annotations.selectors.vocabularies import core_vocabulary
 from engine import bridge, services
 from engine.core.statistics import fit
-from engine.core.statistics_file import load
+from engine.files import statistics_read
 from engine.models import FitShard, FitStatus
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -42,12 +43,14 @@ def test_a_large_fit_is_sharded_and_merges_to_the_single_fit(settings, trained_c
         (1, 20, 40, "done"),
         (2, 40, 60, "done"),
     ]
-    assert not any(s.path.exists() for s in shards), "shard files are removed once merged"
+    assert not any(default_storage.exists(s.storage_name) for s in shards), (
+        "shard files are removed once merged"
+    )
     vocabulary = core_vocabulary(trained_collection.vocabulary)
     single = fit(
         vocabulary, bridge.scenes_of(statistics.training_images.values_list("pk", flat=True), vocabulary)
     )
-    merged = load(statistics.path)
+    merged = statistics_read(statistics.storage_name)
     for name in ARRAYS:
         assert np.array_equal(getattr(merged, name), getattr(single, name)), name
     for t, histogram in enumerate(single.attribute_histograms):

@@ -21,7 +21,6 @@ import psutil
 import pytest
 from django.db import connection
 
-from engine.conf import conf as engine_conf
 from tests.serving import BIN, forget_keys, free_port, start, start_make_serve, stop
 from vtt_site.celery import app as celery_app
 from vtt_site.celery import queues_use
@@ -59,7 +58,6 @@ def real_services(transactional_db, settings, tmp_path):
         "SECRET_KEY": settings.SECRET_KEY,
         "VAR_DIR": str(tmp_path / "var"),
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "ENGINE_DIR": str(engine_conf.ENGINE_DIR),
         "DJANGO_SETTINGS_MODULE": "vtt_site.settings",
     }
     conf = celery_app.conf

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
@@ -50,6 +51,6 @@ def test_an_import_and_a_fit_run_in_the_worker(celery_worker):
 
     wait_for(finished, 90, "the fit task", celery_worker)
     assert statistics.status == FitStatus.READY, statistics.message
-    assert statistics.n_images == 80 and statistics.path.exists()
+    assert statistics.n_images == 80 and default_storage.exists(statistics.storage_name)
     log = celery_worker.read_text()
     assert "engine.tasks.fit_statistics" in log and "succeeded" in log

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
@@ -28,9 +29,8 @@ from datasets.services.run import import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import bridge, services
 from engine import tasks as engine_tasks
-from engine.conf import conf as engine_conf
 from engine.core.statistics import fit
-from engine.core.statistics_file import load
+from engine.files import statistics_read
 from engine.models import FitStatus
 from tests.factories import CollectionFactory
 from tests.integration.conftest import publishing_to
@@ -171,12 +171,12 @@ def test_a_fit_whose_pool_process_dies_is_taken_over_and_fits_what_an_undisturbe
     undisturbed = fit(
         vocabulary, bridge.scenes_of(statistics.training_images.values_list("pk", flat=True), vocabulary)
     )
-    fitted = load(statistics.path)
+    fitted = statistics_read(statistics.storage_name)
     for name in ("obj_attrs", "obj_vis"):
         assert np.array_equal(getattr(fitted, name), getattr(undisturbed, name)), name
-    assert [p.name for p in engine_conf.ENGINE_DIR.glob(f"statistics-{statistics.pk}-*")] == [
-        statistics.file_name
-    ]
+    assert [
+        n for n in default_storage.listdir("engine")[1] if n.startswith(f"statistics-{statistics.pk}-")
+    ] == [statistics.file_name]
     # A delivery after it finished: nothing happens either.
     finished_at = statistics.finished_at
     engine_tasks.fit_statistics.apply(args=[statistics.pk])

@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from django.core.files.storage import default_storage
 
 from engine.bridge import scenes_of
 from engine.core.cli import main as vtt_engine
@@ -35,7 +36,15 @@ def test_automatic_truthing_equals_vtt_engine_generate_step_for_step(
         )
     )
     out = io.StringIO()
-    arguments = ["generate", "--stats", str(statistics.path), "--scenes", str(scene_file), "--seed", "11"]
+    arguments = [
+        "generate",
+        "--stats",
+        default_storage.path(statistics.storage_name),
+        "--scenes",
+        str(scene_file),
+        "--seed",
+        "11",
+    ]
     arguments += [
         "--min-population",
         str(SETTINGS["min_population"]),

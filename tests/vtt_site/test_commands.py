@@ -108,6 +108,15 @@ CASES = {
         ["export_scenes", "--collection", "nobody's", "--format", "jsonl", "--out", "-"],
         "No collection has the id or name",
     ),
+    "bucket_source: a collection without a source": Case(
+        ["bucket_source", "--collection", "{collection}"],
+        "has no bucket source: give --bucket.",
+        [a_collection],
+    ),
+    "media_move: no direction": Case(["media_move"], "the following arguments are required: --to"),
+    "storage_sweep: a negative grace period": Case(
+        ["storage_sweep", "--grace", "-1"], "--grace must be 0 or more seconds."
+    ),
     "demo_setup: a folder for the passwords that cannot be made": Case(
         ["demo_setup", "--no-baselines"], "a-file/var: Not a directory", [var_dir_under_a_file]
     ),

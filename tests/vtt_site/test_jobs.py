@@ -10,6 +10,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection, transaction
 from django.utils import timezone
@@ -24,7 +25,6 @@ from datasets.services.creation import import_create
 from datasets.services.run import import_run
 from demo.synthetic.scenes import generate_scenes
 from engine import services
-from engine.conf import conf as engine_conf
 from engine.models import FitStatus, FittedStatistics
 from kernel.scene import parse_scene
 from tests.factories import CollectionFactory
@@ -147,7 +147,7 @@ def test_a_fit_run_twice_fits_once_and_a_lost_fit_leaves_no_file(trained_collect
     assert (done.status, done.attempts) == (FitStatus.READY, 2)
     with pytest.raises(jobs.JobLost):
         services._fit(holder)
-    assert sorted(p.name for p in engine_conf.ENGINE_DIR.iterdir()) == [done.file_name]
+    assert sorted(default_storage.listdir("engine")[1]) == [done.file_name]
 
 
 def test_a_job_the_broker_did_not_take_waits_with_a_message_and_the_sweeper_queues_it(

@@ -14,11 +14,11 @@ A published test is frozen (truthing.services.lifecycle), so its plan is compute
 
 from __future__ import annotations
 
-import mimetypes
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import QuerySet
+from django.db.models.fields.files import FieldFile
 
 from truthing.models import Deal, DealtStream, Step, StepAnswer, Stream, Test, TestImage, TestState
 from vtt_site.cache import BoundedCache
@@ -218,8 +218,9 @@ def plans_forget() -> None:
     _PARTIAL_PLANS.clear()
 
 
-def image_file_of_test(*, test_id: int, test_image_id: int) -> tuple[Any, str] | None:
-    """The pixels of a test image of a frozen test (an open file and its media type), or None."""
+def image_file_of_test(*, test_id: int, test_image_id: int) -> FieldFile | None:
+    """The pixels of a test image of a frozen test (its file, for vtt_site.storage.file_response), or
+    None."""
     test_image = (
         TestImage.objects.filter(pk=test_image_id, test_id=test_id, test__state__in=FROZEN)
         .select_related("image")
@@ -227,5 +228,4 @@ def image_file_of_test(*, test_id: int, test_image_id: int) -> tuple[Any, str] |
     )
     if test_image is None or not test_image.image.file:
         return None
-    file = test_image.image.file
-    return file.open("rb"), mimetypes.guess_type(file.name or "")[0] or "application/octet-stream"
+    return test_image.image.file

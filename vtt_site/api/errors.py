@@ -28,6 +28,8 @@ from kernel.errors import EngineError
 from vtt_site.broker import BROKER_DOWN
 from vtt_site.database import DATABASE_UNAVAILABLE, RETRY_AFTER_SECONDS, database_unavailable
 from vtt_site.errors import ApplicationError, CommonErrorCode, ServiceUnavailableError
+from vtt_site.storage import RETRY_AFTER_SECONDS as STORAGE_RETRY_AFTER_SECONDS
+from vtt_site.storage import STORAGE_UNAVAILABLE, storage_error_kind, storage_unavailable
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             "The database is unavailable: %s", str(exc).strip().splitlines()[0] if str(exc) else ""
         )
         exc = ServiceUnavailableError(DATABASE_UNAVAILABLE, retry_after=RETRY_AFTER_SECONDS)
+    if storage_unavailable(exc):
+        logger.warning("The file store is unavailable: %s", storage_error_kind(exc))
+        exc = ServiceUnavailableError(STORAGE_UNAVAILABLE, retry_after=STORAGE_RETRY_AFTER_SECONDS)
     if isinstance(exc, ServiceUnavailableError):
         return Response(exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)})
     if isinstance(exc, ApplicationError):

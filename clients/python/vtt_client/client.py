@@ -295,7 +295,9 @@ class Session:
     def image_bytes(self, image: Image) -> bytes:
         kept = self._images.get(image.id)
         if kept is None:
-            kept = self.client.request("GET", image.url).content
+            # A platform whose images are in a bucket answers with a redirect to a presigned URL of the
+            # store; httpx drops the Authorization header when it leaves the platform's address.
+            kept = self.client.request("GET", image.url, follow_redirects=True).content
             with self._lock:
                 self._images[image.id] = kept
         return kept
