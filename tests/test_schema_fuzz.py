@@ -463,6 +463,8 @@ JOURNEYS = {
     "a collection's bucket source": {
         "operation_id": ["collection_list", "bucket_source_set", "bucket_source_read", "bucket_source_sync"]
     },
+    # An export written to a bucket (issue 49), on its own: the crowd's links left it out once.
+    "an export to a bucket": {"operation_id": ["collection_list", "export_bucket"]},
     # A session's results, on their own too: the bucket operations of issue 49 reshaped the derandomized
     # sequences, and the sessions' journey left reading them out once.
     "a session's results": {
@@ -479,6 +481,13 @@ JOURNEYS = {
     # A crowd (issue 48): work taken, saved, handed in, given back; merges reviewed, made gold; pauses.
     "a crowd's work": {"operation_id": CROWD_WORK},
     "a crowd's review": {"operation_id": CROWD_REVIEW},
+    # Gold is marked on an accepted merge, one link deep in the merges listed: on its own too.
+    "a crowd's gold": {"operation_id": ["collection_list", "crowd_merges_list", "crowd_gold_mark"]},
+    # A pre-annotation's job read, on its own too: the crowd's links (which reshape the derandomized
+    # sequences) left it out of the model server's journey once.
+    "a pre-annotation's job": {
+        "operation_id": ["collection_list", "suggestions_preannotate", "suggestions_preannotate_read"]
+    },
 }
 
 
@@ -638,7 +647,7 @@ def crowd_world(users, make_user):
     from crowd.services.review import merge_accept, merge_review_next
     from crowd.services.settings import crowd_settings_update
 
-    collection = CollectionFactory(name="a crowd")
+    collection = CollectionFactory(name="a crowd")  # listed first, where the links look
     crowd_settings_update(collection=collection, values={"overlap": 2, "gold_rate": 0})
     drawers = [make_user(Role.ANNOTATOR, username=f"crowd-{n}") for n in range(3)]
     for user in drawers:
@@ -653,6 +662,8 @@ def crowd_world(users, make_user):
         merge=merge_review_next(collection=collection, user=users[Role.REVIEWER]), user=users[Role.REVIEWER]
     )
     Pause.objects.create(collection=collection, annotator=drawers[2], reason="the fuzz's pause")
+    # The first collection listed is also where the model server's links look (with_suggestion_links).
+    connect_to_nothing(collection)
 
 
 def test_stateful_sequences_conform_to_the_schema(role_tokens, truthing_world, published_world, crowd_world):
