@@ -481,8 +481,11 @@ JOURNEYS = {
     # A crowd (issue 48): work taken, saved, handed in, given back; merges reviewed, made gold; pauses.
     "a crowd's work": {"operation_id": CROWD_WORK},
     "a crowd's review": {"operation_id": CROWD_REVIEW},
-    # Gold is marked on an accepted merge, one link deep in the merges listed: on its own too.
-    "a crowd's gold": {"operation_id": ["collection_list", "crowd_merges_list", "crowd_gold_mark"]},
+    # A merge read, and gold marked on an accepted one, one link deep in the merges listed: on their own
+    # too (a fresh clone's run of the review's journey left reading a merge out once).
+    "a crowd's merges and gold": {
+        "operation_id": ["collection_list", "crowd_merges_list", "crowd_merge_read", "crowd_gold_mark"]
+    },
     # A pre-annotation's job read, on its own too: the crowd's links (which reshape the derandomized
     # sequences) left it out of the model server's journey once.
     "a pre-annotation's job": {

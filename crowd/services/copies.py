@@ -1,8 +1,10 @@
 """An annotator's work on their copy: save (checked as an annotation save is), submit, give back.
 
 Submitting the last copy of an image merges the image's copies in the same transaction
-(crowd.services.merge; decision 0090); submitting a copy of a gold image scores it against the gold
-answer and applies the pause rule (crowd.services.gold). Neither changes what the annotator is told.
+(crowd.services.merge; decision 0090); submitting a copy of a gold image has it scored against the gold
+answer, and the pause rule applied, by a task once the submit commits (crowd.services.gold). A submit
+on gold runs the same statements as any submit that is not an image's last (the merge finds the image
+merged already), so that neither its answer nor its time tells an annotator that the image was gold.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from annotations.services.annotation import image_lease_minutes
 from annotations.services.decided import annotation_checked
 from crowd.errors import CrowdErrorCode
 from crowd.models import Copy, CopyState
-from crowd.services.gold import gold_score
+from crowd.queues import GOLD_SCORE
 from crowd.services.merge import merge_if_complete
 from vtt_site.errors import ConflictError
 from vtt_site.leases import lease_release, lease_renew, lease_require
@@ -63,9 +65,11 @@ def copy_submit(*, copy: Copy, user: Any) -> Copy:
     locked.submitted_at = timezone.now()
     locked.save(update_fields=["state", "submitted_at", *locked.clear_lease()])
     if locked.gold:
-        gold_score(copy=locked)
-    else:
-        merge_if_complete(image=locked.image)
+        copy_id = locked.pk
+        transaction.on_commit(lambda: GOLD_SCORE.send(copy_id, what="the score of work on a gold image"))
+    # On a gold image this finds the image merged already and does nothing: the same statements as any
+    # submit but an image's last (tests/crowd/test_gold.py holds them the same).
+    merge_if_complete(image=locked.image)
     return locked
 
 

@@ -17,7 +17,7 @@ from annotations.models import Collection, Image, Stage
 from annotations.selectors.annotation import image_annotation
 from crowd.consensus import gold_decisions, score_against_gold, should_pause
 from crowd.errors import CrowdErrorCode
-from crowd.models import Copy, GoldImage, GoldScore, Pause
+from crowd.models import Copy, CopyState, GoldImage, GoldScore, Pause
 from crowd.selectors import active_pause, crowd_settings_of, require_crowd
 from crowd.services.versions import rules_of, version_of
 from scoring.stats import wilson_interval
@@ -41,6 +41,33 @@ def gold_mark(*, image: Image, user: Any) -> GoldImage:
     return gold
 
 
+@transaction.atomic
+def gold_scores_catch_up(*, copy_id: int) -> int:
+    """Score the submitted copy of a gold image, and any other gold work of its annotator in the collection
+    left unscored (a lost message); safe to run twice (the copy rows are locked, a scored copy is left
+    alone). How many were scored."""
+    copy = Copy.objects.select_related("image__collection").filter(pk=copy_id).first()
+    if copy is None:
+        return 0
+    waiting = (
+        Copy.objects.select_for_update(of=("self",))
+        .select_related("image__collection", "annotator")
+        .filter(
+            annotator_id=copy.annotator_id,
+            image__collection_id=copy.image.collection_id,
+            gold=True,
+            state=CopyState.SUBMITTED,
+            gold_score__isnull=True,
+        )
+        .order_by("submitted_at", "pk")
+    )
+    scored = 0
+    for work in waiting:
+        gold_score(copy=work)
+        scored += 1
+    return scored
+
+
 def gold_score(*, copy: Copy) -> GoldScore:
     """Score a submitted copy of a gold image, then apply the pause rule to its annotator."""
     collection = copy.image.collection
@@ -54,12 +81,15 @@ def gold_score(*, copy: Copy) -> GoldScore:
         attribute_universe=rules.attribute_universe,
     )
     correct, total = gold_decisions(score)
-    row = GoldScore.objects.create(
+    # get_or_create: a task and a catch-up that meet score the copy once (the unique copy decides).
+    row, _ = GoldScore.objects.get_or_create(
         copy=copy,
-        box_f1=score.f1 if score.f1 is not None else 1.0,  # nothing drawn where nothing is: right
-        attribute_accuracy=score.attribute_accuracy,
-        correct=correct,
-        total=total,
+        defaults={
+            "box_f1": score.f1 if score.f1 is not None else 1.0,  # nothing drawn where nothing is: right
+            "attribute_accuracy": score.attribute_accuracy,
+            "correct": correct,
+            "total": total,
+        },
     )
     _pause_if_below(collection, copy.annotator, settings)
     return row

@@ -38,7 +38,9 @@ def merge_if_complete(*, image: Image) -> ImageMerge | None:
     Image.objects.select_for_update(of=("self",)).filter(pk=image.pk).first()
     settings = crowd_settings_of(image.collection)
     copies = list(Copy.objects.filter(image=image, gold=False, state=CopyState.SUBMITTED).order_by("pk"))
-    if len(copies) < settings.overlap or ImageMerge.objects.filter(image=image).exists():
+    # Both asked every time: a submit on a gold image (merged already) runs what any other submit runs.
+    merged = ImageMerge.objects.filter(image=image).exists()
+    if len(copies) < settings.overlap or merged:
         return None
     rules = rules_of(image.collection, settings)
     weights = stored_weights(image.collection)

@@ -97,6 +97,31 @@ def test_a_gold_hand_out_makes_the_same_queries_as_any_other(crowd, annotators, 
     assert shapes["gold"] == shapes["normal"]
 
 
+def test_a_submit_on_gold_runs_the_statements_of_any_submit_but_an_images_last(crowd, annotators, reviewer):
+    """Timing after the work: a gold copy is scored by a task once the submit commits, so the submit
+    itself runs what a submit that does not complete an image runs, literals aside (issue 48, item 4)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from crowd.services.copies import copy_save, copy_submit
+    from crowd.services.queue import copy_next
+
+    gold_image(crowd, reviewer)
+    ImageFactory(collection=crowd)
+    ImageFactory(collection=crowd)
+    crowd_settings_update(collection=crowd, values={"gold_rate": 0.5})
+    shapes = {}
+    for kind, user, value in (("gold", annotators[0], 0.0), ("normal", annotators[1], 0.99)):
+        copy = copy_next(collection=crowd, user=user, rng=_Draw(value))
+        assert copy.gold == (kind == "gold")
+        copy_save(copy=copy, user=user, document=drawing(person(101, 100)))
+        with CaptureQueriesContext(connection) as captured:
+            copy_submit(copy=copy, user=user)
+        shapes[kind] = [_shape(q["sql"]) for q in captured.captured_queries]
+    assert shapes["gold"] == shapes["normal"]
+    assert not GoldScore.objects.exists()  # scored once the submit commits, not in it
+
+
 def _without(response, work):
     body = response.json()
     body.pop("lease_expires_at", None)
