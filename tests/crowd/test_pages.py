@@ -138,3 +138,29 @@ def test_the_individual_work_is_exported_on_request_once_merged(crowd, annotator
         ("street.png", annotators[1].username, 2),
         ("street.png", annotators[2].username, 1),
     ]
+
+
+def test_the_quality_figures_take_as_many_queries_for_one_annotator_as_for_three(crowd, annotators):
+    """Each annotator's gold figures come from one grouped query, not two queries per annotator."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from crowd.models import Copy, CopyState, GoldScore
+    from crowd.quality import annotator_quality
+
+    def gold_work(annotator, correct):
+        copy = Copy.objects.create(
+            image=ImageFactory(collection=crowd), annotator=annotator, state=CopyState.SUBMITTED, gold=True
+        )
+        GoldScore.objects.create(copy=copy, box_f1=1.0, attribute_accuracy=1.0, correct=correct, total=4)
+
+    annotator_quality(collection=crowd)  # once first: what is cached after a first read is not counted
+    counts = []
+    for who in (annotators[:1], annotators[1:3]):
+        for annotator in who:
+            gold_work(annotator, 3)
+        with CaptureQueriesContext(connection) as captured:
+            rows = annotator_quality(collection=crowd)
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1]
+    assert [(r["gold_images"], r["gold_accuracy"]) for r in rows] == [(1, 0.75)] * 3
