@@ -13,6 +13,7 @@ def pytest_configure(config):
         config.pluginmanager.import_plugin("tests.django_fixtures")
         config.pluginmanager.import_plugin("tests.storage_fixtures")
         config.pluginmanager.import_plugin("tests.parallel")
+        config.pluginmanager.import_plugin("tests.template_db")
 
 
 @pytest.hookimpl(optionalhook=True)

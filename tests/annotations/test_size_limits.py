@@ -9,13 +9,14 @@ import json
 import time
 
 import pytest
+from rest_framework.fields import empty
 
+from annotations.api.common import RecordObjectInputSerializer
 from annotations.conf import conf as annotations_conf
 from annotations.models import Image
 from datasets.models import ImportJob
 from tests.annotations.conftest import SCENE
 from tests.annotations.images import image_bytes, upload
-from tests.parallel import ONE_AT_A_TIME
 
 pytestmark = pytest.mark.django_db
 
@@ -30,21 +31,30 @@ def box(n: int) -> dict:
     }
 
 
-@ONE_AT_A_TIME  # a time budget
 def test_an_annotation_with_too_many_objects_is_refused_before_any_work(
-    api, annotator, leased_image, settings
+    api, annotator, leased_image, settings, monkeypatch
 ):
+    """Refused from the list's length, before one object is validated (300,000 objects validated one
+    by one ran until the worker timed out). Counted, not timed: a time budget failed under load."""
+    validated = []
+    original = RecordObjectInputSerializer.run_validation
+
+    def counting(self, data=empty):
+        validated.append(data)
+        return original(self, data)
+
+    monkeypatch.setattr(RecordObjectInputSerializer, "run_validation", counting)
+    url = f"/api/v1/images/{leased_image.pk}/annotation/"
+    client = api.as_user(annotator)
     objects = [box(n) for n in range(annotations_conf.ANNOTATION_MAX_OBJECTS + 1)]
-    started = time.perf_counter()
-    response = api.as_user(annotator).put(
-        f"/api/v1/images/{leased_image.pk}/annotation/",
-        {"objects": objects, "relationships": []},
-        format="json",
-    )
-    assert time.perf_counter() - started < 2
+    response = client.put(url, {"objects": objects, "relationships": []}, format="json")
     assert response.status_code == 400
     body = response.json()
     assert body["fields"] == {"objects": ["An image may have at most 1,000 objects; this one has 1,001."]}
+    assert validated == []
+    # The counter sees the objects of a save within the limit: it would have seen these.
+    assert client.put(url, {"objects": objects[:2], "relationships": []}, format="json").status_code == 200
+    assert len(validated) == 2
 
 
 def test_too_many_relationships_are_refused_and_the_limits_come_from_the_settings(
@@ -110,22 +120,20 @@ def test_a_file_upload_over_the_request_limit_is_refused_unread(
     assert not ImportJob.objects.exists()
 
 
-@ONE_AT_A_TIME  # a time budget
 def test_a_request_past_the_deadline_fails_in_the_error_shape(api, annotator, settings, monkeypatch):
     import accounts.api
 
     def slow(user):
-        time.sleep(2)
+        time.sleep(20)
         return frozenset()
 
-    # A first request warms what a process does once (URLs resolved, middleware built), so that the
-    # time measured is the deadline's: in a fresh clone's run this request once took 1.7 s cold.
-    assert api.as_user(annotator).get("/api/v1/me/").status_code == 200
     settings.REQUEST_TIMEOUT_SECONDS = 0.2
     monkeypatch.setattr(accounts.api, "roles_of", slow)
     started = time.perf_counter()
     response = api.as_user(annotator).get("/api/v1/me/")
-    assert time.perf_counter() - started < 1.5
+    # Cut at the deadline, not after the 20 s the view would take: the margin holds on a loaded
+    # machine (a bound of 1.5 s against a 2 s view failed in a fresh clone's run).
+    assert time.perf_counter() - started < 10
     assert response.status_code == 503
     assert response.json()["code"] == "request_timeout"
     assert response["Content-Type"] == "application/json"
