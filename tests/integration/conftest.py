@@ -21,7 +21,7 @@ import psutil
 import pytest
 from django.db import connection
 
-from tests.serving import BIN, forget_keys, free_port, start, start_make_serve, stop
+from tests.serving import BIN, forget_keys, free_port, kill, start, start_make_serve
 from vtt_site.celery import app as celery_app
 from vtt_site.celery import queues_use
 
@@ -107,7 +107,7 @@ def start_beat(real_services, tmp_path):
 
     yield start_one
     for process in started:
-        stop(process)
+        kill(process)
 
 
 @pytest.fixture
@@ -143,7 +143,7 @@ def start_worker(real_services, start_beat, tmp_path):
 
     yield start_one
     for process in started:
-        stop(process)
+        kill(process)
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ def serve(real_services, tmp_path) -> Iterator[Callable[..., Served]]:
 
     yield start_serving
     for process in started:
-        stop(process)
+        kill(process)
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from tests.factories import CollectionFactory, UserFactory
 from tests.fake_ml_backend import FakeMLBackend
 from tests.integration.conftest import celery, wait_for
 from tests.parallel import ONE_SERVED_AT_A_TIME
-from tests.serving import BIN, free_port, start, stop
+from tests.serving import BIN, free_port, kill, start
 from tests.storage_fixtures import BUCKET, ENDPOINT, s3_environment
 
 pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
@@ -183,7 +183,7 @@ def test_the_whole_life_with_nothing_shared_but_postgresql_redis_and_the_bucket(
     finally:
         web.close()
         for process in started:
-            stop(process)
+            kill(process)
     assert files_in(web_media) == [] and files_in(worker_media) == []
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.integration.conftest import wait_for
 from tests.integration.test_serve_without_docker import call
 from tests.parallel import ONE_SERVED_AT_A_TIME
-from tests.serving import free_port, start, stop
+from tests.serving import free_port, kill, start
 
 pytestmark = [pytest.mark.integration, ONE_SERVED_AT_A_TIME]
 
@@ -31,4 +31,4 @@ def test_the_web_worker_is_replaced_after_its_share_of_requests(real_services, t
         # 8 requests, at most 4 each: at least two workers in turn; without recycling, the first only.
         assert len(workers) >= 2, log.read_text()[-2000:]
     finally:
-        stop(web)
+        kill(web)
