@@ -14,6 +14,7 @@ def pytest_configure(config):
         config.pluginmanager.import_plugin("tests.storage_fixtures")
         config.pluginmanager.import_plugin("tests.parallel")
         config.pluginmanager.import_plugin("tests.template_db")
+        config.pluginmanager.import_plugin("tests.fast_flush")
 
 
 @pytest.hookimpl(optionalhook=True)
