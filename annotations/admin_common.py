@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from vtt_site.counting import EstimatedCountPaginator
+
 
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Rows written by the platform only (annotations, jobs, suggestions): shown, never added or edited."""
@@ -13,3 +15,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+class LargeTableAdmin(admin.ModelAdmin):
+    """A changelist over a table that grows with the collections (images, objects, relationships): its
+    count is estimated past a size and never taken twice (vtt_site.counting, decision 0098)."""
+
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
