@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from vtt_site.counting import EstimatedCountPaginator
+from vtt_site.paging import EstimatedCountPaginator
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -19,7 +19,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class LargeTableAdmin(admin.ModelAdmin):
     """A changelist over a table that grows with the collections (images, objects, relationships): its
-    count is estimated past a size and never taken twice (vtt_site.counting, decision 0098)."""
+    count is estimated past a size and never taken twice (vtt_site.paging, decision 0098)."""
 
     paginator = EstimatedCountPaginator
     show_full_result_count = False

@@ -1,6 +1,8 @@
-"""Counting the rows of a list without reading them all: the admin's changelists of tables that grow with
-the collections (3.8 million objects for one Visual Genome download) show "about N" rather than scan
-the table on every page (issue 51; decision 0098).
+"""Pages of long lists whose cost does not grow with the list (issue 51; decision 0098): the collection
+page's images and the admin's changelists of tables that grow with the collections (108,077 images and
+half a million objects for one Visual Genome download).
+
+Counting: the admin shows "about N" rather than scan the table on every page.
 
 An unfiltered list of a big table takes PostgreSQL's own estimate of the table's rows (`reltuples`, kept
 by autovacuum and ANALYZE); a filtered list is counted exactly up to COUNT_UP_TO rows, and past that
@@ -13,7 +15,7 @@ import json
 from functools import cached_property
 from typing import Any
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db import connections
 from django.db.models import QuerySet
 
@@ -54,8 +56,34 @@ def _planned_rows(connection, queryset: QuerySet[Any]) -> int:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
-class EstimatedCountPaginator(Paginator):
-    """A Paginator whose count is `quick_count`'s: for the admin's changelists of big tables, with
+class IdsFirstPaginator(Paginator):
+    """A page of a queryset read in two steps: its rows' ids at the page's offset (which an index on the
+    list's filter and order answers alone, without the table), then those rows. A plain page reads and
+    throws away every row before its offset: the last page of a 108,077-image collection took 0.8 s, its
+    ids alone 0.02 s once the index (collection, id) was there. `count`, when the caller knows it
+    already (the collection page's progress counts its images), saves the count."""
+
+    def __init__(self, object_list, per_page, *args, count: int | None = None, **kwargs) -> None:
+        super().__init__(object_list, per_page, *args, **kwargs)
+        if count is not None:
+            self.__dict__["count"] = count
+
+    def page(self, number):
+        """Django's `Paginator.page`, the rows read ids first."""
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        rows = self.object_list
+        if isinstance(rows, QuerySet):
+            ids = list(rows.values_list("pk", flat=True)[bottom:top])
+            return Page(list(rows.filter(pk__in=ids)) if ids else [], number, self)
+        return Page(rows[bottom:top], number, self)
+
+
+class EstimatedCountPaginator(IdsFirstPaginator):
+    """Its count is `quick_count`'s: for the admin's changelists of big tables, with
     `show_full_result_count = False` (which would count the whole table again)."""
 
     @cached_property
