@@ -225,8 +225,9 @@ services by three systems that answered every question (`session_enrol`, `answer
 `score_store`). Building it all took {_took(built)}.
 
 What bounds the slowest pages, measured in process on this collection: the admin's lists spend 30 to
-50 ms in PostgreSQL and the rest in Django's admin rendering its 100 rows of 9 to 10 columns (a profile:
-`items_for_result` and `lookup_field`); `list_per_page = 50` would halve that. The collection page's
+50 ms in PostgreSQL and the rest in Django's admin rendering its rows (a profile: `items_for_result`
+and `lookup_field`, about 1 ms a row): 114 to 121 ms a page with Django's 100 rows, 46 to 77 ms with
+the 50 they now show (decision 0098). The collection page's
 costliest query is its progress (one grouped count over the collection's images, 58 to 74 ms under a
 load of 7 to 8: decision 0099), the one part of it that grows with the collection.
 """
