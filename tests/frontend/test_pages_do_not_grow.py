@@ -16,6 +16,7 @@ from annotations.admin import ImageAdmin, ObjectAnnotationAdmin
 from annotations.models import Image, MemberRole
 from annotations.services.queues import image_leave
 from evaluation.services.systems import system_create
+from frontend.views import truthing as truthing_views
 from tests.factories import CollectionFactory, MembershipFactory
 from tests.page_worlds import STAGES, bulk_images, bulk_test, scored_session
 
@@ -101,3 +102,13 @@ def test_each_page_costs_as_many_queries_for_1000_images_as_for_10(client, users
     big = counts(client, users, world(users, SIZES[1]))
     grown = {name: (len(small[name]), len(big[name])) for name in PAGES if len(small[name]) != len(big[name])}
     assert not grown, f"queries for {SIZES[0]} and {SIZES[1]} images: {grown}"
+
+
+def test_the_test_card_lists_as_many_pools_and_streams_as_it_shows(client, users, monkeypatch):
+    """A 1,000-image test's card listed its 1,000 pools: it shows those of its first CARD_STREAMS."""
+    monkeypatch.setattr(truthing_views, "CARD_STREAMS", 3)
+    place = world(users, 5)
+    client.force_login(users[Role.ADMIN])
+    html = client.get(f"/tests/{place.test}/").content.decode()
+    assert html.count("data-pool=") == 3
+    assert "The pools of the first 3 of 5 images" in html
