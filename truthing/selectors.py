@@ -238,10 +238,16 @@ def export_of_test(*, test: Test) -> dict[str, Any]:
 def stream_rows_of_test(test: Test, *, limit: int) -> list[Stream]:
     """The test's first `limit` streams in test order for its card, each with its image, how it is
     truthed, who holds it and `answered` (its questions answered yes or no)."""
+    order = ("test_image__position", "number")
+    # The first `limit` streams first, then their counts: counting every stream's steps to show 200
+    # took 101 ms on a 1,000-image test, and grew with it.
+    first = list(
+        Stream.objects.filter(test_image__test=test).order_by(*order).values_list("pk", flat=True)[:limit]
+    )
     answered = Count("steps", filter=Q(steps__answer__in=["yes", "no"]))
     return list(
-        Stream.objects.filter(test_image__test=test)
+        Stream.objects.filter(pk__in=first)
         .select_related("test_image__image", "lease_holder")
         .annotate(answered=answered)
-        .order_by("test_image__position", "number")[:limit]
+        .order_by(*order)
     )

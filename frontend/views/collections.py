@@ -7,13 +7,13 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotations.models import Collection, Image, ModelBackend, PreannotationJob
+from annotations.selectors.collections import collection_progress
 from annotations.selectors.images import image_list, images_hidden_from
 from annotations.selectors.suggestions import secret_problem
 from annotations.services.images import image_upload
@@ -30,6 +30,7 @@ from frontend.views.common import allowed_actions, collection_or_404, import_or_
 from frontend.views.crowd_setup import crowd_context
 from frontend.views.home import collection_summary
 from vtt_site.errors import ApplicationError
+from vtt_site.paging import IdsFirstPaginator
 
 IMAGES_PER_PAGE = 48
 RECENT_IMPORTS = 5
@@ -57,13 +58,17 @@ def collection_detail(request: HttpRequest, collection_id: int) -> HttpResponse:
             name=(chosen.get("name") or "").strip() or None,
         )
     )
-    page = Paginator(images, IMAGES_PER_PAGE).get_page(request.GET.get("page"))
+    progress = collection_progress(collection=collection)
+    # Unfiltered, the list is every image the progress counted: no second count (decision 0098).
+    filtered = hidden or any(chosen.get(name) for name in ("stage", "split", "name"))
+    paginator = IdsFirstPaginator(images, IMAGES_PER_PAGE, count=None if filtered else progress["total"])
+    page = paginator.get_page(request.GET.get("page"))
     # The filters without the page number, for the pagination links.
     query = request.GET.copy()
     query.pop("page", None)
     actions = allowed_actions(request.user, collection)
     context = {
-        **collection_summary(collection),
+        **collection_summary(collection, progress),
         "actions": actions,
         "filters": filters,
         "page": page,

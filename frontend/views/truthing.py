@@ -227,6 +227,8 @@ def show_test(request: HttpRequest, test_id: int) -> HttpResponse:
         "blockers": lifecycle.publish_blockers(test) if test.state == TestState.TRUTHING else [],
         "admin": may(request.user, "truthing.test.publish"),
         "streams": selectors.stream_rows_of_test(test, limit=CARD_STREAMS),
+        # As many pools as streams: a 1,000-image test's whole table was most of its card's time.
+        "pools": card["dealing"]["pools"][:CARD_STREAMS],
         "streams_shown": CARD_STREAMS,
         # The page reloads itself while a job of the test runs, so its progress and result appear.
         "job_running": (automatic is not None and automatic["status"] in ("queued", "truthing"))

@@ -73,13 +73,23 @@ def build_test(streams=None, *, name: str = "hand-built", state: str = "publishe
         )
         test_image = TestImage.objects.create(test=test, image=image, position=position, mode="operator")
         stream = Stream.objects.create(test_image=test_image, number=0, state="ended")
-        persons = 0
-        for index, (kind, answer) in enumerate(steps):
-            label = ""
-            if kind == "unique" and answer == "yes":
-                persons += 1
-                label = f"person {persons}"
-            Step.objects.create(
+        Step.objects.bulk_create(step_rows(stream, steps, position))
+    return test
+
+
+def step_rows(stream, steps: list[tuple[str, str]], position: int) -> list:
+    """The stream's steps, unsaved: (kind, answer) in the order truthed, all answered by the oracle; a
+    unique "yes" labels the next person."""
+    from truthing.models import Step
+
+    rows, persons = [], 0
+    for index, (kind, answer) in enumerate(steps):
+        label = ""
+        if kind == "unique" and answer == "yes":
+            persons += 1
+            label = f"person {persons}"
+        rows.append(
+            Step(
                 stream=stream,
                 index=index,
                 question=question(kind, max(persons, 1)),
@@ -94,7 +104,8 @@ def build_test(streams=None, *, name: str = "hand-built", state: str = "publishe
                 automatic=True,
                 answered_at=timezone.now(),
             )
-    return test
+        )
+    return rows
 
 
 @pytest.fixture

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
 
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from truthing.models import (
     Check,
@@ -64,8 +66,9 @@ def pool_choices(images: list[TestImage], *, owner_id: int, rng: random.Random) 
     return chosen
 
 
-def pool_exposure(stream_ids: list[int]) -> Counter[int]:
-    """How many deals (sessions) each of these streams was dealt to."""
+def pool_exposure(stream_ids: Iterable[int] | QuerySet[Any, Any]) -> Counter[int]:
+    """How many deals (sessions) each of these streams was dealt to (`stream_ids`: ids, or a query of
+    them, which PostgreSQL reads as a subquery)."""
     counted = (
         DealtStream.objects.filter(stream_id__in=stream_ids)
         .values("stream_id")
