@@ -42,7 +42,7 @@ from benchmarks.first_question import (  # noqa: E402
     copy_earlier_deals,
     in_scratch_database,
     published_test,
-    test_arguments,
+    published_test_arguments,
 )
 from benchmarks.report import commit, machine, write_section  # noqa: E402
 from benchmarks.truthing_speed import start_process, stop_workers, worker_env  # noqa: E402
@@ -57,7 +57,7 @@ HELPED = re.compile(r"truthing\.tasks\.deal_help\[[^\]]+\] succeeded in [0-9.e-]
 
 
 def main() -> None:
-    parser = test_arguments(__doc__, images=1000)
+    parser = published_test_arguments(__doc__, images=1000)
     parser.add_argument("--dealers", default="1,2", help="dealer process counts, in the order run")
     parser.add_argument("--rounds", type=int, default=1, help="each count this many times, interleaved")
     parser.add_argument("--write", action="store_true")

@@ -65,7 +65,7 @@ DEAL_LIMIT = 7200.0  # seconds a deal may take before the run gives up
 
 
 def main() -> None:
-    parser = test_arguments(__doc__, images=40)
+    parser = published_test_arguments(__doc__, images=40)
     parser.add_argument("--enrolments", type=int, default=5)
     parser.add_argument("--copied-earlier", action="store_true", help="write the earlier deals as copies")
     parser.add_argument("--write", action="store_true")
@@ -77,7 +77,7 @@ def main() -> None:
         write_section(f"first-question-{args.images}", report)
 
 
-def test_arguments(description: str | None, *, images: int) -> argparse.ArgumentParser:
+def published_test_arguments(description: str | None, *, images: int) -> argparse.ArgumentParser:
     """The options of the published test and its earlier sessions (`published_test`)."""
     parser = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter
