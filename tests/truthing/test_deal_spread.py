@@ -56,11 +56,12 @@ class Dealers:
     def __init__(self, monkeypatch, settings) -> None:
         self.settings = settings
         self.queued: list[int] = []
-        self.generated: Counter[tuple[int, int]] = Counter()  # (deal, test image) -> generations begun
+        self.generated: Counter[tuple[int, int]] = Counter()  # (deal seed, position) -> generations begun
         self.finished: Counter[int] = Counter()  # deal -> finishes that landed
         self.helpers: list[threading.Thread] = []
         self.die_at: dict[str, int] = {}  # thread name -> the generation (1, 2, ...) that kills it
         self.meanwhile: dict[str, Callable[[], None]] = {}  # thread name -> run in another thread, once
+        self.frozen: dict[str, float] = {}  # thread name -> seconds it stops for in its first stream
         self.lock = threading.Lock()
         monkeypatch.setattr(deals, "job_enqueue", lambda deal: self.queued.append(deal.pk))
         monkeypatch.setattr(dealing, "tasks_in_process", lambda: False)
@@ -77,6 +78,7 @@ class Dealers:
                 other = threading.Thread(target=_closing(self.meanwhile.pop(name)))
                 other.start()
                 other.join(60)
+            time.sleep(self.frozen.pop(name, 0.0))  # no query meanwhile: idle in its transaction
             if self.die_at.get(name) == mine:
                 connection.connection.close()  # the server sees the dealer's connection end
                 raise Died
@@ -229,6 +231,28 @@ def test_a_helper_that_dies_mid_stream_leaves_its_row_to_the_others(
     dealt.deal(deal, 3)
     assert dealt.calls.count("helper-1") == 2  # it died in the middle of its second stream
     _done_once(deal, dealt)
+    assert _streams(deal) == undisturbed
+
+
+def test_a_dealer_silent_in_its_claim_for_the_staleness_period_loses_its_row(
+    oracle_test, make_user, monkeypatch, settings
+):
+    """A frozen process (or a machine gone without closing its connection) holds its row no longer than
+    a job's staleness period: PostgreSQL ends its session, and the owner deals the row."""
+    dealt = Dealers(monkeypatch, settings)
+    deal, undisturbed = _dealt_undisturbed_then_queued_again(oracle_test, make_user, dealt)
+    settings.JOB_STALE_SECONDS = 2
+    dealt.calls.clear()
+    dealt.generated.clear()
+    dealt.frozen = {"helper-1": 6.0}
+    started = time.monotonic()
+    dealt.deal(deal, 2)
+    assert time.monotonic() - started < 30
+    _done_once(deal, dealt)
+    assert dealt.calls.count("helper-1") == 1
+    # The frozen helper's stream was generated again, by the owner, once the helper lost its row.
+    generated = sorted(count for (seed, _), count in dealt.generated.items() if seed == deal.seed)
+    assert generated == [1] * (deal.streams_total - 1) + [2]
     assert _streams(deal) == undisturbed
 
 
