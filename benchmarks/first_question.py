@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import django
@@ -64,40 +65,50 @@ DEAL_LIMIT = 7200.0  # seconds a deal may take before the run gives up
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--images", type=int, default=40)
-    parser.add_argument("--earlier", type=int, default=30)
+    parser = published_test_arguments(__doc__, images=40)
     parser.add_argument("--enrolments", type=int, default=5)
-    parser.add_argument("--training", type=int, default=2591)
     parser.add_argument("--copied-earlier", action="store_true", help="write the earlier deals as copies")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
+    result = in_scratch_database("first_question", lambda folder, name, queue: run(args, folder, name, queue))
+    report = render(result, args)
+    print(report)
+    if args.write:
+        write_section(f"first-question-{args.images}", report)
+
+
+def published_test_arguments(description: str | None, *, images: int) -> argparse.ArgumentParser:
+    """The options of the published test and its earlier sessions (`published_test`)."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--images", type=int, default=images)
+    parser.add_argument("--earlier", type=int, default=30)
+    parser.add_argument("--training", type=int, default=2591)
+    return parser
+
+
+def in_scratch_database(suffix: str, work: Callable[[Path, str, str], dict]) -> dict:
+    """`work(folder, database name, queue)` on a scratch database (the configured one's name with
+    `suffix`, dropped afterwards) and a temporary folder, this process's tasks sent to queues of their
+    own (`queue`, `queue-proposals`, `queue-deals`) for the workers it starts."""
     if not settings.REDIS_URL or connection.vendor != "postgresql":
-        sys.exit("Needs DATABASE_URL (PostgreSQL) and REDIS_URL: the point is a real dealer worker.")
+        sys.exit("Needs DATABASE_URL (PostgreSQL) and REDIS_URL: the point is real dealer workers.")
     database = connection.settings_dict
-    database["TEST"] = {**database.get("TEST", {}), "NAME": f"{database['NAME']}_first_question"}
+    database["TEST"] = {**database.get("TEST", {}), "NAME": f"{database['NAME']}_{suffix}"}
     scratch = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    queue = f"first-question-{uuid.uuid4().hex[:8]}"
+    queue = f"{suffix.replace('_', '-')}-{uuid.uuid4().hex[:8]}"
     celery_app.conf.task_always_eager = False
     queues_use(queue, f"{queue}-proposals", f"{queue}-deals")
     try:
         with (
             tempfile.TemporaryDirectory() as folder,
-            override_settings(
-                MEDIA_ROOT=Path(folder) / "media",
-                **NO_CHECKS,
-            ),
+            override_settings(MEDIA_ROOT=Path(folder) / "media", **NO_CHECKS),
         ):
-            result = run(args, Path(folder), scratch, queue)
+            return work(Path(folder), scratch, queue)
     finally:
         connection.close()
         connection.creation.destroy_test_db(scratch, verbosity=0)
-    report = render(result, args)
-    print(report)
-    if args.write:
-        write_section(f"first-question-{args.images}", report)
 
 
 def run(args, folder: Path, database_name: str, queue: str) -> dict:

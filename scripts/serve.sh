@@ -69,7 +69,7 @@ case "${1:-all}" in
     # A deal gives way to operators between its engine steps (vtt_site.interactive), like a long job,
     # but never waits behind one: the system that enrolled waits for it.
     queues
-    celery_worker deals "$CELERY_DEAL_QUEUE" "${DEALER_CONCURRENCY:-1}" "${WORKER_NICE:-10}"
+    celery_worker deals "$CELERY_DEAL_QUEUE" "${DEALER_CONCURRENCY:-2}" "${WORKER_NICE:-10}"
     ;;
   beat)
     exec "$BIN/celery" -A vtt_site beat --loglevel "${WORKER_LOGLEVEL:-info}"

@@ -34,6 +34,13 @@ class TruthingSettings(AppSettings):
         "A session's fresh oracle stream prefers the questions least told before, counted over this many "
         "of the latest streams dealt on the image.",
     )
+    TRUTHING_DEALERS = Setting(
+        INT,
+        2,
+        "How many dealer processes share one session's deal (its run and helpers on the deals queue: "
+        "run as many dealer worker processes, DEALER_CONCURRENCY).",
+        check=at_least(1),
+    )
     AUDIT_TRAINING_STREAMS = Setting(
         INT,
         500,

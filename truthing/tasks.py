@@ -46,3 +46,10 @@ def deal_run(job_id: int) -> None:
     """Generate a session's fresh streams. No automatic retry: the job mechanism takes over a job whose
     worker died."""
     dealing.deal_run(job_id=job_id)
+
+
+@shared_task(name=queues.DEAL_HELP.name, acks_late=True)
+def deal_help(deal_id: int, claim: str) -> int:
+    """Deal a session's fresh streams beside its deal's run, under that run's claim. No retry: the deal's
+    own run deals whatever a helper leaves."""
+    return dealing.deal_help(deal_id=deal_id, claim=claim)

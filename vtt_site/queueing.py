@@ -116,6 +116,12 @@ def beat_in_process(*, first_after: float = 5.0, stop: threading.Event | None = 
     return thread
 
 
+def tasks_in_process() -> bool:
+    """Whether a task sent now runs in this process (eager: no REDIS_URL, `make run`, most tests)
+    rather than in a worker."""
+    return bool(current_app.conf.task_always_eager)
+
+
 def task_queue(name: str, *args: Any, what: str, countdown: float | None = None) -> bool:
     """Queue the Celery task `name` with `args` and say whether it reached the broker (eager mode runs
     it here). What `TaskName.send` does: by name, so that a services module never imports a tasks

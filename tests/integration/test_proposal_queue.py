@@ -57,12 +57,12 @@ def test_the_next_question_is_proposed_while_long_jobs_fill_their_worker(serve):
     assert took < LIMIT
 
 
-def an_oracle_test():
-    """A published test of three annotated images, built here (its jobs run in this process): every
+def an_oracle_test(images: int = 3):
+    """A published test of `images` annotated images, built here (its jobs run in this process): every
     session of it is dealt fresh oracle streams by a deal job."""
     collection = CollectionFactory()
     import_scenes(collection, generate_scenes(300, seed=83))
-    import_test_scenes(collection, generate_scenes(3, seed=84, prefix="seen"))
+    import_test_scenes(collection, generate_scenes(images, seed=84, prefix="seen"))
     statistics = engine_services.statistics_fit_start(user=None, collections=[collection])
     engine_services.statistics_fit_run(statistics_id=statistics.pk)
     statistics.refresh_from_db()

@@ -32,14 +32,16 @@ class HeldDeal:
 
     def __init__(self, monkeypatch) -> None:
         self.first_written, self.release = threading.Event(), threading.Event()
-        write = dealing._write_dealt
+        deal_one = dealing.deal_one
 
-        def write_then_wait(*args, **kwargs):
-            write(*args, **kwargs)
-            self.first_written.set()
-            assert self.release.wait(60), "the test never released the deal"
+        def deal_one_then_wait(*args, **kwargs):
+            written = deal_one(*args, **kwargs)  # committed: the session sees it
+            if written and not self.first_written.is_set():
+                self.first_written.set()
+                assert self.release.wait(60), "the test never released the deal"
+            return written
 
-        monkeypatch.setattr(dealing, "_write_dealt", write_then_wait)
+        monkeypatch.setattr(dealing, "deal_one", deal_one_then_wait)
         self.queued: list[int] = []
         monkeypatch.setattr(deals, "job_enqueue", lambda deal: self.queued.append(deal.pk))
 

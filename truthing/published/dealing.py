@@ -1,32 +1,44 @@
 """The deal's job: generate, ahead of the system, the fresh streams of a session on the test's
-oracle-truthed images (truthing.published.deals chose the rest at enrolment).
+oracle-truthed images (truthing.published.deals chose the rest at enrolment), spread over dealers.
 
 Each stream is proposed by the engine with the deal's seed and answered by the oracle, exactly as
 automatic truthing does (`run_automatic`, and its rows through `oracle_step_rows`), and stored like any
 stream: a Stream row (ended, marked with its deal) and its steps with p and population. The engine's
 draw prefers the questions least told to earlier sessions: its exposure is made of the latest streams
-dealt on the image (truthing.published.exposure), whose ids the row keeps. So it replays exactly: the engine
-resumed from its stored answers, with the exposure of the same streams, proposes the same questions.
-Streams are written one by one, in the deal's order, each in its own transaction under the lock of its
-dealt row; a run that takes over a dead one skips the streams written already, so each is written once.
-The session can be taken as soon as its first stream is written (truthing.published.plans.deal_plan
-gives the streams written so far): the job deals the rest ahead of the system.
+dealt on the image by earlier deals (truthing.published.exposure), whose ids the row keeps. So it
+replays exactly, and a stream depends on its image, the deal's seed and earlier deals only, never on
+another stream of its own deal: whichever dealer writes it, in whatever order, it is the same stream.
+
+Several dealers share one deal (decision 0096, `truthing.published.dealers` for the claim). The job's run
+(`deal_run`, the owner: claimed, heartbeat, takeover, all vtt_site.jobs) asks `TRUTHING_DEALERS - 1`
+helpers (`deal_help`, tasks on the deals queue) to deal beside it, under its own claim. Every dealer
+takes the next free row in the deal's order (SKIP LOCKED) and writes its stream in the transaction that
+holds the row, with the deal's progress; the dealer that writes the last stream finishes the job in that
+transaction. The owner, once no row is free, waits for the rows other dealers hold and deals any whose
+dealer died (its transaction rolled back, its row free again). A run that takes over a dead owner finds
+the streams written already and deals the rest. The session can be taken as soon as its first stream is
+written (truthing.published.plans.deal_plan gives the streams written so far from the first): the first
+row is the first claimed, and its scene is read alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from truthing import bridge
-from truthing.bridge import CoreStatistics, StreamStep, run_automatic, scenes_of
-from truthing.models import Deal, DealtStream, Step, Stream, StreamState
-from truthing.published.exposure import exposure_of, exposure_sources
-from vtt_site.interactive import give_way
-from vtt_site.jobs import job_finish, job_progress, job_run
+from truthing.conf import conf
+from truthing.models import Deal, Step, Stream
+from truthing.published.dealers import Dealing, deal_one, deals_waiting, finish_if_complete, held_deal
+from truthing.published.exposure import exposure_of
+from truthing.queues import DEAL_HELP
+from vtt_site.jobs import JobLost, job_run
+from vtt_site.queueing import tasks_in_process
+
+logger = logging.getLogger(__name__)
 
 
 def deal_run(*, job_id: int) -> Deal:
@@ -35,67 +47,49 @@ def deal_run(*, job_id: int) -> Deal:
 
 
 def _run(deal: Deal) -> None:
-    test = deal.test
-    stats = bridge.statistics_of(test)
-    settings = bridge.settings_of(test)
-    todo = list(
-        DealtStream.objects.filter(deal=deal, stream__isnull=True)
-        .select_related("test_image__image", "test_image__test")
-        .order_by("position")
-    )
-    done = deal.streams_total - len(todo)
-    job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
-    for dealt, scene in _with_scenes(todo, stats):
-        test_image = dealt.test_image
-        sources = exposure_sources(test_image, deal_id=deal.pk)
-        steps = run_automatic(
-            stats,
-            scene,
-            settings,
-            bridge.dealt_seed_of(test_image, deal.seed),
-            exposure=exposure_of(stats.vocabulary, test_image, sources),
-            between_steps=give_way,
-        )
-        _write_dealt(deal, dealt.pk, steps, stats, sources)
-        done += 1
-        job_progress(deal, streams_done=done, progress=done / max(deal.streams_total, 1))
-    job_finish(deal)
+    dealing = Dealing.of(deal)
+    with transaction.atomic():
+        finish_if_complete(deal)  # the progress a run that takes over starts from; done if nothing is left
+    if not deal.running:
+        return
+    _ask_helpers(deal, dealing.left())
+    while deal_one(dealing, wait=False):
+        pass
+    # No row is free: wait for those other dealers hold, and deal any whose dealer died. The dealer that
+    # writes the last stream finishes the job.
+    while deal_one(dealing, wait=True):
+        pass
 
 
-# The session can be taken once its first stream is written: that one's scene is read alone, the rest
-# in chunks of this many (reading a 1,000-image test's scenes first took seconds before any question).
-SCENE_CHUNK = 50
+def _ask_helpers(deal: Deal, left: int) -> None:
+    """Send the helpers of this run (no more than there are streams besides the owner's first). Not when
+    tasks run in this process (`make run`, most tests): a helper would run to its end before the owner
+    starts, one after the other, and SQLite has one writer anyway."""
+    helpers = min(conf.TRUTHING_DEALERS - 1, left - 1)
+    if tasks_in_process() or helpers <= 0:
+        return
+    for n in range(helpers):
+        DEAL_HELP.send(deal.pk, str(deal.claim), what=f"helper {n + 1} of deal {deal.pk}")
 
 
-def _with_scenes(todo: list[DealtStream], stats: CoreStatistics) -> Iterator[tuple[DealtStream, Any]]:
-    """Each stream to deal with its image's scene, read a chunk at a time, the first one alone."""
-    chunks = [todo[:1]] + [todo[i : i + SCENE_CHUNK] for i in range(1, len(todo), SCENE_CHUNK)]
-    for chunk in chunks:
-        images = [dealt.test_image.image_id for dealt in chunk]
-        scenes = {scene.image: scene for scene in scenes_of(images, stats.vocabulary)}
-        for dealt in chunk:
-            yield dealt, scenes[dealt.test_image.image.original_name]
-
-
-@transaction.atomic
-def _write_dealt(
-    deal: Deal, dealt_id: int, steps: list[StreamStep], stats: CoreStatistics, sources: list[int]
-) -> None:
-    dealt = DealtStream.objects.select_for_update().select_related("test_image__test").get(pk=dealt_id)
-    if dealt.stream_id is not None:
-        return  # another run (presumed dead) wrote it meanwhile
-    now = timezone.now()
-    stream = Stream.objects.create(
-        test_image=dealt.test_image,
-        deal=deal,
-        exposure_streams=sources,
-        state=StreamState.ENDED,
-        proposing_since=None,
-        ended_at=now,
-    )
-    Step.objects.bulk_create(bridge.oracle_step_rows(stream, steps, stats, now), batch_size=2000)
-    dealt.stream = stream
-    dealt.save(update_fields=["stream"])
+def deal_help(*, deal_id: int, claim: str) -> int:
+    """Deal streams of a deal beside its owner, under the owner's claim `claim`, while a row is free and
+    no other deal waits for a dealer; how many this helper wrote. A helper whose owner's claim is gone
+    (the deal settled, or taken over: the new run asks for helpers of its own) does nothing. A helper
+    that fails leaves its row to the owner, which meets the same failure and fails the job saying so."""
+    deal = held_deal(deal_id, claim)
+    if deal is None:
+        return 0
+    written = 0
+    try:
+        dealing = Dealing.of(deal)
+        while not deals_waiting(deal_id) and deal_one(dealing, wait=False):
+            written += 1
+    except JobLost:
+        logger.info("Deal %s was settled or taken over; its helper stops.", deal_id)
+    except Exception:
+        logger.exception("A helper of deal %s failed; the deal's own run deals its streams.", deal_id)
+    return written
 
 
 def replayed(stream: Stream, steps: Sequence[Step]) -> list[dict[str, Any]]:

@@ -92,12 +92,13 @@ def image_exposure(
 
 def exposure_sources(test_image: TestImage, *, deal_id: int) -> list[int]:
     """The streams a new stream of `deal_id` on this image takes its exposure from: the latest dealt
-    streams written for the image (at most TRUTHING_DEAL_EXPOSURE_STREAMS of them: an attacker who has
-    seen more sessions than that knows most facts anyway, and it bounds what a deal reads), by id."""
+    streams written for the image by earlier deals (at most TRUTHING_DEAL_EXPOSURE_STREAMS of them: an
+    attacker who has seen more sessions than that knows most facts anyway, and it bounds what a deal
+    reads), by id. Never a stream of its own deal or of a later one (decision 0097): a deal's streams
+    are then the same whichever of its dealers writes each, in whatever order."""
     window = conf.TRUTHING_DEAL_EXPOSURE_STREAMS
     latest = (
-        Stream.dealt.filter(test_image=test_image)
-        .exclude(deal_id=deal_id)
+        Stream.dealt.filter(test_image=test_image, deal_id__lt=deal_id)
         .order_by("-pk")
         .values_list("pk", flat=True)[:window]
     )
