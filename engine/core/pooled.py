@@ -149,7 +149,11 @@ def attribute_levels(
         ("relevant facts", label, groups),
         lambda: _agreeing(pooled.masks, object_type, relevant_facts(object_type, question.attributes, facts)),
     )
-    holds = _satisfies(pooled.masks, asked_kind, object_type, question.attributes)
+    # Which of the type's distinct masks answer yes: fixed by the statistics, asked again and again.
+    holds_key = ("holds", type_index, asked_kind.name, question.attributes)
+    holds = stats.memo.get(holds_key)
+    if holds is None:
+        holds = stats.memo[holds_key] = _satisfies(pooled.masks, asked_kind, object_type, question.attributes)
     return [
         _count(pooled, agrees_relevant, holds),
         _count(pooled, agrees_all, holds),

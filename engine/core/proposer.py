@@ -202,7 +202,9 @@ class Stream:
         latest = self.story.latest
         phase = self._phase_reached()
         if latest is not None and phase == ATTRIBUTES:
-            for level in attribute_candidates(self.story, self.vocabulary, self.settings, latest.label):
+            for level in attribute_candidates(
+                self.story, self.vocabulary, self.settings, latest.label, self.stats.memo
+            ):
                 yield self._winners(level, [self.estimate(q) for q in level])
         if latest is not None and phase <= RELATIONSHIPS:
             relationships = relationship_candidates(self.story, self.vocabulary, latest.label)
