@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.core.pairs import pair_masks
 from engine.core.proposer import Stream
 from engine.core.training import TrainingState
 from engine.core.truths import truths
@@ -79,3 +80,23 @@ def test_the_batched_counts_equal_a_pass_over_every_image(seed, vocabulary_name)
     # A second stream on the same statistics reads the lists of occupied images the first one may have
     # left in the statistics' memo (before its first label): its counts are plain too.
     assert_counts_are_plain(Stream.resume(stream.stats, stream.settings, (1,), history[: len(history) // 2]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), vocabulary_name=st.sampled_from(sorted(VOCABULARIES)))
+def test_the_pairs_index_finds_what_the_binary_search_finds(seed, vocabulary_name):
+    """`FittedStatistics.rel_subject_start` against the binary search it replaces, on random pairs of
+    objects (related or not, of one image or not)."""
+    rng, *_, stream = build(seed, vocabulary_name, 0.0)
+    stats = stream.stats
+    if stats.n_objects == 0:
+        return
+    subjects = rng.integers(0, stats.n_objects, 200)
+    objects = rng.integers(0, stats.n_objects, 200)
+    related = rng.integers(0, max(len(stats.rel_subject), 1), 50) if len(stats.rel_subject) else []
+    subjects = np.r_[subjects, stats.rel_subject[related]].astype(np.int64)
+    objects = np.r_[objects, stats.rel_object[related]].astype(np.int64)
+    n = len(stats.vocabulary.relationships)
+    plain = pair_masks(stats.rel_subject, stats.rel_object, stats.rel_bits, n, subjects, objects)
+    assert (stats.pair_masks(subjects, objects) == plain).all()
+    assert (plain != 0).any() or not len(stats.rel_subject)
