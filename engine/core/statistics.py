@@ -121,7 +121,9 @@ class FittedStatistics:
         """Per object, where its run of related pairs starts in `rel_subject` (one past the last object:
         the end), so that a subject's pairs are found by two reads instead of two binary searches over
         tens of millions of pairs. Computed once per process, not stored."""
-        return np.r_[0, np.cumsum(np.bincount(self.rel_subject, minlength=self.n_objects))].astype(np.int64)
+        start: I64 = np.zeros(self.n_objects + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.rel_subject, minlength=self.n_objects), out=start[1:])
+        return start
 
     def pair_masks(self, subjects: I64, objects: I64) -> U64:
         """The relationship mask of each ordered pair of objects, as in `pair_histograms`."""
