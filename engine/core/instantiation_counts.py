@@ -12,8 +12,8 @@ once, as the population less the images looked at. The counts are those of a pas
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 
 def counts_without_attributes(
@@ -76,19 +77,26 @@ def counts_with_attributes(
     bits = state.region_bits[columns]
     population = classes.population_by_disagreement(type_index, bits, depth)
     in_population = classes.in_population(type_index, bits)
-    object_class = classes.of_image[free.positions]
     results: dict[str, list[Counts]] = {kind.name: [] for kind in instantiation_kinds()}
+    nothing = np.zeros(1, dtype=np.int32)
+    on_nothing = {
+        kind.name: tuple(int(answer[0]) for answer in truths(kind, nothing, nothing))
+        for kind in instantiation_kinds()
+    }
     for row, w in enumerate(columns):
-        kept = ((free.vis & bits[row]) != 0) & in_population[row, object_class]
+        visible = state.known_visible(type_index, int(w))
+        kept = visible[in_population[row, classes.of_image[free.positions[visible]]]]
         unknown_images = state.with_unknown(type_index, int(w))
         unknown_images = unknown_images[in_population[row, classes.of_image[unknown_images]]]
         by_kind = _region_counts(
             state,
             free.positions[kept],
-            has_set[free.classes[kept]],
+            free.classes[kept],
+            has_set,
             unknown_images,
             population[row],
             state.free_unknown[type_index, w],
+            on_nothing,
         )
         for name, counts in by_kind.items():
             results[name].append(counts)
@@ -98,52 +106,126 @@ def counts_with_attributes(
 def _region_counts(
     state: TrainingState,
     positions: IntArray,
-    has: BoolArray,
+    object_classes: npt.NDArray[np.int32],
+    has_set: BoolArray,
     unknown_images: IntArray,
     population: IntArray,
     unknown: npt.NDArray[np.uint16],
+    on_nothing: dict[str, tuple[int, ...]],
 ) -> dict[str, Counts]:
     """Every instantiation kind's counts over the population of one region for many attribute sets.
 
     `positions` are the images (in B) of the free known objects of the type visible in the region, in
-    population images, in image order, and `has` (objects, sets) whether each has each set's
-    attributes; `unknown_images` the population images where an object of the type with unknown
-    attributes may be free there, `population` the population by d and `unknown` the unknown counts
-    per image of B. Images holding a known object get a count per set; the others match nothing, and
-    differ only by their unknown count: those with one are taken one by one, the rest all at once.
+    population images, in image order, `object_classes` their attribute classes and `has_set`
+    (classes, sets) whether a class has each set's attributes; `unknown_images` the population images
+    where an object of the type with unknown attributes may be free there, `population` the population
+    by d and `unknown` the unknown counts per image of B. An image holding one known object answers as
+    its class does: those are counted per (class, unknown count, d), whatever their number. Only
+    images holding several get a count per set. The others match nothing, and differ only by their
+    unknown count: those with one are taken one by one, the rest all at once (`on_nothing`: per kind,
+    whether such an image answers yes, and whether it answers at all).
     """
     from engine.core.training import Counts
 
-    classes, depth = state.classes, state.answered + 1
-    n_sets = has.shape[1]
-    if len(positions):
-        starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
-        per_image = np.add.reduceat(has, starts, axis=0, dtype=np.int32)  # (images with objects, sets)
-        holding = positions[starts]
-    else:
-        per_image, holding = np.zeros((0, n_sets), dtype=np.int32), np.zeros(0, dtype=np.int64)
-    held = classes.disagreements[classes.of_image[holding]]
-    order = np.argsort(held, kind="stable")  # by d, so that one reduceat splits a count by d
-    held, matches, held_unknown = held[order], per_image[order].T, unknown[holding[order]]
-    others = unknown_images[~np.isin(unknown_images, holding, assume_unique=True)]
-    others_d = classes.disagreements[classes.of_image[others]]
-    others_unknown = unknown[others]
-    rest = population - np.bincount(held, minlength=depth) - np.bincount(others_d, minlength=depth)
-    nothing = np.zeros(1, dtype=np.int32)
+    depth = state.answered + 1
+    starts = _run_starts(positions)
+    lengths = np.diff(np.append(starts, len(positions)))
+    holding, single = positions[starts], lengths == 1
+    one = holding[single]
+    one_d = _disagreements(state, one)
+    in_many = np.repeat(~single, lengths)
+    many_d, many_matches, many_unknown = _per_image(
+        state, positions[in_many], has_set[object_classes[in_many]], unknown
+    )
+    others = (
+        unknown_images[~np.isin(unknown_images, holding, assume_unique=True)]
+        if len(unknown_images)
+        else unknown_images
+    )
+    others_d = _disagreements(state, others)
+    rest = population - sum(np.bincount(d, minlength=depth) for d in (one_d, many_d, others_d))
+    # Each part that holds images: (matches per set, unknown counts, how its answers are split by d).
+    parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[Any], Callable[[BoolArray], IntArray]]] = []
+    if len(one):
+        pairs, table = _class_table(object_classes[starts[single]], unknown[one], one_d, len(has_set), depth)
+        # One row per (class, unknown count) present: the images holding one known object of that class.
+        parts.append(
+            (
+                has_set[pairs[:, 0]].astype(np.int32).T,
+                pairs[:, 1],
+                lambda x: np.rint(x @ table).astype(np.int64),
+            )
+        )
+    if len(many_d):
+        parts.append((many_matches, many_unknown, lambda x: _by_sorted_disagreement(x, many_d, depth)))
+    if len(others):
+        parts.append(
+            (
+                np.zeros((1, len(others)), dtype=np.int32),
+                unknown[others],
+                lambda x: np.bincount(others_d[x[0]], minlength=depth)[None, :],
+            )
+        )
     counts = {}
     for kind in instantiation_kinds():
-        yes, decided = truths(kind, matches, held_unknown)
-        others_yes, others_decided = truths(kind, np.zeros(len(others), dtype=np.int32), others_unknown)
-        rest_yes, rest_decided = truths(kind, nothing, nothing)
-        counts[kind.name] = Counts(
-            _by_sorted_disagreement(yes, held, depth)
-            + np.bincount(others_d[others_yes], minlength=depth)
-            + rest * int(rest_yes[0]),
-            _by_sorted_disagreement(decided, held, depth)
-            + np.bincount(others_d[others_decided], minlength=depth)
-            + rest * int(rest_decided[0]),
+        # The rest of the population holds no free object of the type there: it answers alike.
+        yes, decided = (
+            np.broadcast_to(rest * answer, (has_set.shape[1], depth)) for answer in on_nothing[kind.name]
         )
+        for matches, unknown_counts, split in parts:
+            part_yes, part_decided = truths(kind, matches, unknown_counts)
+            yes, decided = yes + split(part_yes), decided + split(part_decided)
+        counts[kind.name] = Counts(np.array(yes), np.array(decided))
     return counts
+
+
+def _run_starts(positions: IntArray) -> IntArray:
+    """Where each run of equal values of a sorted array starts."""
+    if not len(positions):
+        return positions
+    return np.flatnonzero(np.concatenate(([True], positions[1:] != positions[:-1])))
+
+
+def _disagreements(state: TrainingState, images: IntArray) -> IntArray:
+    classes = state.classes
+    d: IntArray = classes.disagreements[classes.of_image[images]]
+    return d
+
+
+def _class_table(
+    object_classes: npt.NDArray[np.int32],
+    unknown: npt.NDArray[np.uint16],
+    d: IntArray,
+    n_classes: int,
+    depth: int,
+) -> tuple[IntArray, FloatArray]:
+    """The images holding one known object, counted per (its class, the image's unknown count) and by
+    d: the (class, unknown count) pairs present, as two columns, and their counts by d, as floats (a
+    matrix product with them is exact: every count is far below 2**53)."""
+    n_unknown = int(unknown.max()) + 1 if len(unknown) else 1
+    pair = object_classes.astype(np.int64) * n_unknown + unknown
+    present = np.flatnonzero(np.bincount(pair, minlength=n_classes * n_unknown))
+    index = np.zeros(n_classes * n_unknown, dtype=np.int64)
+    index[present] = np.arange(len(present))
+    table = np.bincount(index[pair] * depth + d, minlength=len(present) * depth).reshape(-1, depth)
+    return np.column_stack([present // n_unknown, present % n_unknown]), table.astype(np.float64)
+
+
+def _per_image(
+    state: TrainingState, positions: IntArray, has: BoolArray, unknown: npt.NDArray[np.uint16]
+) -> tuple[IntArray, npt.NDArray[np.int32], npt.NDArray[np.uint16]]:
+    """For the images holding several known objects (`positions`, one per object, `has` (objects,
+    sets)): their d, their matches per set (sets, images) and their unknown counts, sorted by d so
+    that one reduceat splits a count by d."""
+    if len(positions):
+        starts = _run_starts(positions)
+        per_image = np.add.reduceat(has, starts, axis=0, dtype=np.int32)  # (images, sets)
+        holding = positions[starts]
+    else:
+        per_image, holding = np.zeros((0, has.shape[1]), dtype=np.int32), positions
+    held = _disagreements(state, holding)
+    order = np.argsort(held, kind="stable")
+    return held[order], per_image[order].T, unknown[holding[order]]
 
 
 def _by_sorted_disagreement(indicator: BoolArray, disagreements: IntArray, depth: int) -> IntArray:
@@ -151,7 +233,7 @@ def _by_sorted_disagreement(indicator: BoolArray, disagreements: IntArray, depth
     are true, split by d: shaped (rows, depth). One reduceat over the runs of equal d."""
     counts = np.zeros((indicator.shape[0], depth), dtype=np.int64)
     if len(disagreements):
-        starts = np.flatnonzero(np.r_[True, disagreements[1:] != disagreements[:-1]])
+        starts = _run_starts(disagreements)
         # Along the images' axis of the transpose: one step per run, whole rows of sets at a time.
         counts[:, disagreements[starts]] = np.add.reduceat(indicator.T, starts, axis=0, dtype=np.int64).T
     return counts

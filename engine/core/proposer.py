@@ -83,6 +83,12 @@ class Stream:
         self.story = Story(stats.vocabulary)
         self.training = TrainingState(stats)
         self._sets: dict[tuple[str, int], list[tuple[str, ...]]] = {}
+        # The instantiation levels' scores, kept while the training state stays the same: attribute,
+        # relationship and rejected answers leave it as it was, and the next proposal looks at the same
+        # levels again (sharp first looks past an object's attributes for something sharp).
+        self._scores: dict[
+            tuple[int, tuple[int, ...], int], dict[str, tuple[list[Level], FloatArray, IntArray]]
+        ] = {}
 
     @classmethod
     def resume(
@@ -107,6 +113,7 @@ class Stream:
         label = self.story.record(question, answer)
         if answer != Answer.AMBIGUOUS and isinstance(question, InstantiationQuestion):
             self.training.record(question, answer)
+            self._scores = {}
         return label
 
     # --- Estimates -------------------------------------------------------------------------------------
@@ -307,7 +314,10 @@ class Stream:
             sets = self._conjunctive_sets(object_type, size)
             if not sets:
                 continue
-            scored = self._score_instantiation(t, regions, sets)
+            key = (t, tuple(regions), size)
+            if key not in self._scores:
+                self._scores[key] = self._score_instantiation(t, regions, sets)
+            scored = self._scores[key]
             unpredictable = np.stack(
                 [_unpredictable(kind, *scored[kind.name], settings) for kind in kinds], 1
             ).reshape(len(sets), len(regions), len(kinds))

@@ -31,7 +31,7 @@ objects of the type, kept per type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,6 +102,9 @@ class TrainingState:
         # free there: all of them, and those with unknown attributes. Until the first binding B is the
         # whole training set and the lists are the statistics' own, shared by every stream.
         self._occupied: dict[tuple[str, int, int], IntArray] = stats.memo.setdefault("occupied", {})
+        self._known_visible: dict[tuple[int, int], npt.NDArray[np.int32]] = stats.memo.setdefault(
+            "known visible", {}
+        )
         # _pair_masks[(i, j)][b]: the relationships between the objects bound to the i-th and j-th
         # instantiated labels in image b (as in `FittedStatistics.pair_masks`).
         self._pair_masks: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
@@ -152,7 +155,7 @@ class TrainingState:
         self._free = {t: free.kept(agree, remap) for t, free in self._free.items()}
         self._known_free = {}
         self.classes.keep(agree)
-        self._occupied = {}
+        self._occupied, self._known_visible = {}, {}
 
     def _bind(self, type_index: int, objects: IntArray) -> None:
         """Take one newly bound object per image of B out of the free counts."""
@@ -181,25 +184,50 @@ class TrainingState:
         """The objects of the type in the images of B that no label is bound to, in image order (built
         once per stream and type, then kept up to date by bindings and compactions)."""
         if type_index not in self._free:
-            stats = self.stats
-            objects = np.flatnonzero(stats.obj_type == type_index)
-            position = np.full(stats.n_images, -1, dtype=np.int64)
-            position[self.images] = np.arange(len(self.images))
-            positions = position[stats.obj_image[objects]]
-            objects, positions = objects[positions >= 0], positions[positions >= 0]
-            self._free[type_index] = FreeObjects.of(stats, objects, positions)
+            self._free[type_index] = self._before_any_label(("free", type_index), self._build_free)
         return self._free[type_index]
+
+    def _build_free(self, type_index: int) -> FreeObjects:
+        stats = self.stats
+        objects = np.flatnonzero(stats.obj_type == type_index)
+        position = np.full(stats.n_images, -1, dtype=np.int64)
+        position[self.images] = np.arange(len(self.images))
+        positions = position[stats.obj_image[objects]]
+        objects, positions = objects[positions >= 0], positions[positions >= 0]
+        return FreeObjects.of(stats, objects, positions)
+
+    def _before_any_label(self, key: tuple[str, int], build: Callable[[int], FreeObjects]) -> FreeObjects:
+        """`build(type)`; before the first label (B is every training image, nothing is bound) the
+        same for every stream, so built once per process (at a million images, half a second a type)."""
+        if self.label_objects:
+            return build(key[1])
+        shared: dict[tuple[str, int], FreeObjects] = self.stats.memo.setdefault("free objects", {})
+        if key not in shared:
+            shared[key] = build(key[1])
+        return shared[key]
 
     def _set_free(self, type_index: int, free: FreeObjects) -> None:
         self._free[type_index] = free
         self._known_free.pop(type_index, None)
+        self._known_visible = {key: v for key, v in self._known_visible.items() if key[0] != type_index}
 
     def free_known_objects(self, type_index: int) -> FreeObjects:
         """The free objects of the type whose attributes are known."""
         if type_index not in self._known_free:
-            free = self._free_objects(type_index)
-            self._known_free[type_index] = free.selected(free.known)
+            self._known_free[type_index] = self._before_any_label(("known", type_index), self._build_known)
         return self._known_free[type_index]
+
+    def _build_known(self, type_index: int) -> FreeObjects:
+        free = self._free_objects(type_index)
+        return free.selected(free.known)
+
+    def known_visible(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
+        """Which of `free_known_objects(type)` are visible in the region (kept until they change)."""
+        key = (type_index, region)
+        if key not in self._known_visible:
+            free = self.free_known_objects(type_index)
+            self._known_visible[key] = np.flatnonzero(free.vis & self.region_bits[region]).astype(np.int32)
+        return self._known_visible[key]
 
     # --- Answering one question on every image --------------------------------------------------------
 
