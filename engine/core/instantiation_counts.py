@@ -170,12 +170,14 @@ def _region_counts(
     for kind in instantiation_kinds():
         # The rest of the population holds no free object of the type there: it answers alike.
         yes, decided = (
-            np.broadcast_to(rest * answer, (has_set.shape[1], depth)) for answer in on_nothing[kind.name]
+            np.zeros((has_set.shape[1], depth), dtype=np.int64) + rest * answer
+            for answer in on_nothing[kind.name]
         )
         for matches, unknown_counts, split in parts:
             part_yes, part_decided = truths(kind, matches, unknown_counts)
-            yes, decided = yes + split(part_yes), decided + split(part_decided)
-        counts[kind.name] = Counts(np.array(yes), np.array(decided))
+            yes += split(part_yes)
+            decided += split(part_decided)
+        counts[kind.name] = Counts(yes, decided)
     return counts
 
 
@@ -183,7 +185,7 @@ def _run_starts(positions: IntArray) -> IntArray:
     """Where each run of equal values of a sorted array starts."""
     if not len(positions):
         return positions
-    return np.flatnonzero(np.concatenate(([True], positions[1:] != positions[:-1])))
+    return np.concatenate(([True], positions[1:] != positions[:-1])).nonzero()[0]
 
 
 def _disagreements(state: TrainingState, images: IntArray) -> IntArray:
@@ -204,7 +206,7 @@ def _class_table(
     matrix product with them is exact: every count is far below 2**53)."""
     n_unknown = int(unknown.max()) + 1 if len(unknown) else 1
     pair = object_classes.astype(np.int64) * n_unknown + unknown
-    present = np.flatnonzero(np.bincount(pair, minlength=n_classes * n_unknown))
+    present = np.bincount(pair, minlength=n_classes * n_unknown).nonzero()[0]
     index = np.zeros(n_classes * n_unknown, dtype=np.int64)
     index[present] = np.arange(len(present))
     table = np.bincount(index[pair] * depth + d, minlength=len(present) * depth).reshape(-1, depth)

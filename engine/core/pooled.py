@@ -120,7 +120,8 @@ def attribute_levels(
     """The pooled, facts, region and found levels of an attribute question, and its weighted found level
     by disagreement."""
     object_type = stats.vocabulary.object_type(question.label.type)
-    facts = attribute_facts(story, question)
+    # What the history says of the object: the same for every candidate about it in one history state.
+    facts = story.remembered(("attribute facts", question.label), lambda: attribute_facts(story, question))
     type_index = stats.vocabulary.type_index[question.label.type]
     pooled = stats.attribute_histograms[type_index]
     position = [record.label for record in story.labels].index(question.label)
