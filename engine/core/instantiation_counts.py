@@ -119,14 +119,10 @@ def _region_counts(
     population images, in image order, `object_classes` their attribute classes and `has_set`
     (classes, sets) whether a class has each set's attributes; `unknown_images` the population images
     where an object of the type with unknown attributes may be free there, `population` the population
-    by d and `unknown` the unknown counts per image of B. An image holding one known object answers as
-    its class does: those are counted per (class, unknown count, d), whatever their number. Only
-    images holding several get a count per set. The others match nothing, and differ only by their
-    unknown count: those with one are taken one by one, the rest all at once (`on_nothing`: per kind,
-    whether such an image answers yes, and whether it answers at all).
+    by d and `unknown` the unknown counts per image of B. Images holding one known object are counted
+    per (class, unknown count, d); only images holding several get a count per set. The others match
+    nothing: those with unknown objects are taken one by one, the rest all at once (`on_nothing`).
     """
-    from engine.core.training import Counts
-
     depth = state.answered + 1
     starts = _run_starts(positions)
     lengths = np.diff(np.append(starts, len(positions)))
@@ -145,7 +141,7 @@ def _region_counts(
     others_d = _disagreements(state, others)
     rest = population - sum(np.bincount(d, minlength=depth) for d in (one_d, many_d, others_d))
     # Each part that holds images: (matches per set, unknown counts, how its answers are split by d).
-    parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[Any], Callable[[BoolArray], IntArray]]] = []
+    parts: list[Part] = []
     if len(one):
         pairs, table = _class_table(object_classes[starts[single]], unknown[one], one_d, len(has_set), depth)
         # One row per (class, unknown count) present: the images holding one known object of that class.
@@ -166,12 +162,23 @@ def _region_counts(
                 lambda x: np.bincount(others_d[x[0]], minlength=depth)[None, :],
             )
         )
+    return _answers_by_part(parts, rest, on_nothing, has_set.shape[1], depth)
+
+
+Part = tuple[npt.NDArray[np.int32], npt.NDArray[Any], Callable[[BoolArray], IntArray]]
+
+
+def _answers_by_part(
+    parts: list[Part], rest: IntArray, on_nothing: dict[str, tuple[int, ...]], n_sets: int, depth: int
+) -> dict[str, Counts]:
+    """Every kind's (yes, decided) counts by d: each part's answers split by d, plus the rest of the
+    population, which holds no free object of the type there and answers alike."""
+    from engine.core.training import Counts
+
     counts = {}
     for kind in instantiation_kinds():
-        # The rest of the population holds no free object of the type there: it answers alike.
         yes, decided = (
-            np.zeros((has_set.shape[1], depth), dtype=np.int64) + rest * answer
-            for answer in on_nothing[kind.name]
+            np.zeros((n_sets, depth), dtype=np.int64) + rest * answer for answer in on_nothing[kind.name]
         )
         for matches, unknown_counts, split in parts:
             part_yes, part_decided = truths(kind, matches, unknown_counts)
