@@ -67,7 +67,7 @@ def counts_with_attributes(
     # Only the free objects of the type with known attributes can match. Whether an object has a
     # set's attributes is read from a (sets x distinct masks) table: a type has a few hundred
     # distinct masks and may have millions of objects.
-    free = state.free_known_objects(type_index)
+    free = state.free_objects(type_index)
     distinct = state.stats.attribute_histograms[type_index].masks
     # (distinct masks, sets): gathered by object, a row per object, so that summing an image's objects
     # adds whole rows (one step per image, not one per image and set).

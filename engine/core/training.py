@@ -97,11 +97,12 @@ class TrainingState:
         # The images of B by their d and population bits (what the batched counts sum over).
         self.classes = HistoryClasses(n_images, n_types, every_region)
         self._free: dict[int, FreeObjects] = {}
-        self._known_free: dict[int, FreeObjects] = {}
         # Per (type, region), the images of B where an object of the type is (or was, before a binding)
         # free there: all of them, and those with unknown attributes. Until the first binding B is the
         # whole training set and the lists are the statistics' own, shared by every stream.
-        self._occupied: dict[tuple[str, int, int], IntArray] = stats.memo.setdefault("occupied", {})
+        self._occupied: dict[tuple[str, int, int], npt.NDArray[np.int32]] = stats.memo.setdefault(
+            "occupied", {}
+        )
         self._known_visible: dict[tuple[int, int], npt.NDArray[np.int32]] = stats.memo.setdefault(
             "known visible", {}
         )
@@ -153,7 +154,6 @@ class TrainingState:
         # they are).
         self._pair_masks = {}
         self._free = {t: free.kept(agree, remap) for t, free in self._free.items()}
-        self._known_free = {}
         self.classes.keep(agree)
         self._occupied, self._known_visible = {}, {}
 
@@ -208,25 +208,19 @@ class TrainingState:
 
     def _set_free(self, type_index: int, free: FreeObjects) -> None:
         self._free[type_index] = free
-        self._known_free.pop(type_index, None)
         self._known_visible = {key: v for key, v in self._known_visible.items() if key[0] != type_index}
 
-    def free_known_objects(self, type_index: int) -> FreeObjects:
-        """The free objects of the type whose attributes are known."""
-        if type_index not in self._known_free:
-            self._known_free[type_index] = self._before_any_label(("known", type_index), self._build_known)
-        return self._known_free[type_index]
-
-    def _build_known(self, type_index: int) -> FreeObjects:
-        free = self._free_objects(type_index)
-        return free.selected(free.known)
+    def free_objects(self, type_index: int) -> FreeObjects:
+        return self._free_objects(type_index)
 
     def known_visible(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
-        """Which of `free_known_objects(type)` are visible in the region (kept until they change)."""
+        """Which of the type's free objects (`free_objects`) have known attributes and are visible in
+        the region (kept until they change)."""
         key = (type_index, region)
         if key not in self._known_visible:
-            free = self.free_known_objects(type_index)
-            self._known_visible[key] = np.flatnonzero(free.vis & self.region_bits[region]).astype(np.int32)
+            free = self._free_objects(type_index)
+            chosen = free.known & ((free.vis & self.region_bits[region]) != 0)
+            self._known_visible[key] = chosen.nonzero()[0].astype(np.int32)
         return self._known_visible[key]
 
     # --- Answering one question on every image --------------------------------------------------------
@@ -260,18 +254,20 @@ class TrainingState:
         in_population: BoolArray = (bits[None, :] & self.region_bits[regions][:, None]) != 0
         return in_population
 
-    def occupied(self, type_index: int, region: int) -> IntArray:
+    def occupied(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
         """The images of B where an object of the type was free in the region when B last shrank (a
         binding since then may have taken it: its free count is then 0)."""
         return self._images_with(("visible", type_index, region), self.free_visible[type_index, region])
 
-    def with_unknown(self, type_index: int, region: int) -> IntArray:
+    def with_unknown(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
         """Likewise, the images where such an object has unknown attributes."""
         return self._images_with(("unknown", type_index, region), self.free_unknown[type_index, region])
 
-    def _images_with(self, key: tuple[str, int, int], counts: npt.NDArray[np.uint16]) -> IntArray:
+    def _images_with(
+        self, key: tuple[str, int, int], counts: npt.NDArray[np.uint16]
+    ) -> npt.NDArray[np.int32]:
         if key not in self._occupied:
-            self._occupied[key] = np.flatnonzero(counts)
+            self._occupied[key] = counts.nonzero()[0].astype(np.int32)
         return self._occupied[key]
 
     def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[str, Counts]:
