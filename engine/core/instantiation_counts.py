@@ -88,16 +88,19 @@ def counts_with_attributes(
         kept = visible[in_population[row, classes.of_image[free.positions[visible]]]]
         unknown_images = state.with_unknown(type_index, int(w))
         unknown_images = unknown_images[in_population[row, classes.of_image[unknown_images]]]
-        by_kind = _region_counts(
-            state,
-            free.positions[kept],
-            free.classes[kept],
-            has_set,
-            unknown_images,
-            population[row],
-            state.free_unknown[type_index, w],
-            on_nothing,
-        )
+        if not len(kept) and not len(unknown_images):  # nothing there: the whole population alike
+            by_kind = _answers_by_part([], population[row], on_nothing, len(masks), depth)
+        else:
+            by_kind = _region_counts(
+                state,
+                free.positions[kept],
+                free.classes[kept],
+                has_set,
+                unknown_images,
+                population[row],
+                state.free_unknown[type_index, w],
+                on_nothing,
+            )
         for name, counts in by_kind.items():
             results[name].append(counts)
     return results
