@@ -13,20 +13,52 @@ once, as the population less the images looked at. The counts are those of a pas
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.core.free_objects import FreeObjects
+from engine.core.history_classes import HistoryClasses
+from engine.core.statistics import FittedStatistics
 from engine.core.truths import truths
 from kernel.kinds import InstantiationKind, instantiation_kinds
-
-if TYPE_CHECKING:
-    from engine.core.training import Counts, TrainingState
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """For a batch of k candidates over the pooled population P: how many images answer yes, and how
+    many are decidable, split by d, the number of the history's instantiation answers the image
+    disagrees with (arrays shaped (k, d + 1)). Summing over d gives the pooled level; weighting by
+    lambda^d, the consistency-weighted one (`kernel.estimates`). Images on which a candidate is
+    ambiguous are in neither count."""
+
+    yes: IntArray
+    population: IntArray
+
+
+class TrainingState(Protocol):
+    """What the counts read of `engine.core.training.TrainingState` (which calls them)."""
+
+    stats: FittedStatistics
+    classes: HistoryClasses
+    answered: int
+    region_bits: npt.NDArray[np.uint64]
+    free_visible: npt.NDArray[np.uint16]
+    free_unknown: npt.NDArray[np.uint16]
+
+    def free_objects(self, type_index: int) -> FreeObjects: ...
+
+    def known_visible(self, type_index: int, region: int) -> npt.NDArray[np.int32]: ...
+
+    def occupied(self, type_index: int, region: int) -> npt.NDArray[np.int32]: ...
+
+    def with_unknown(self, type_index: int, region: int) -> npt.NDArray[np.int32]: ...
 
 
 def counts_without_attributes(
@@ -34,8 +66,6 @@ def counts_without_attributes(
 ) -> dict[str, Counts]:
     """Every instantiation kind's question about the type with no attributes, for every w in
     `regions`, from the free counts (without attributes no image is ambiguous)."""
-    from engine.core.training import Counts
-
     columns = np.asarray(regions, dtype=np.int64)
     classes, depth = state.classes, state.answered + 1
     bits = state.region_bits[columns]
@@ -176,8 +206,6 @@ def _answers_by_part(
 ) -> dict[str, Counts]:
     """Every kind's (yes, decided) counts by d: each part's answers split by d, plus the rest of the
     population, which holds no free object of the type there and answers alike."""
-    from engine.core.training import Counts
-
     counts = {}
     for kind in instantiation_kinds():
         yes, decided = (

@@ -40,11 +40,12 @@ from engine.core.candidates import (
     relationship_candidates,
 )
 from engine.core.exposure import Exposure, least_exposed
+from engine.core.instantiation_counts import Counts
 from engine.core.pooled import attribute_levels, relationship_levels
 from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics
 from engine.core.story import Story
-from engine.core.training import Counts, TrainingState
+from engine.core.training import TrainingState
 from kernel.errors import SettingError
 from kernel.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
 from kernel.kinds import InstantiationKind, instantiation_kinds

@@ -32,7 +32,6 @@ objects of the type, kept per type.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -40,24 +39,13 @@ import numpy.typing as npt
 from engine.core import instantiation_counts
 from engine.core.free_objects import FreeObjects
 from engine.core.history_classes import HistoryClasses
+from engine.core.instantiation_counts import Counts
 from engine.core.statistics import FittedStatistics
 from engine.core.truths import CODE, YES, answer_codes, instantiation_kind
 from kernel.questions import Answer, InstantiationQuestion
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class Counts:
-    """For a batch of k candidates over the pooled population P: how many images answer yes, and how
-    many are decidable, split by d, the number of the history's instantiation answers the image
-    disagrees with (arrays shaped (k, d + 1)). Summing over d gives the pooled level; weighting by
-    lambda^d, the consistency-weighted one (`kernel.estimates`). Images on which a candidate is
-    ambiguous are in neither count."""
-
-    yes: IntArray
-    population: IntArray
 
 
 def region_relations(stats: FittedStatistics) -> tuple[BoolArray, BoolArray]:
