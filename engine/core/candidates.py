@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from engine.core.settings import EngineSettings
 from engine.core.story import Story
@@ -36,36 +37,66 @@ class Choice:
 
 
 def attribute_candidates(
-    story: Story, vocabulary: Vocabulary, settings: EngineSettings, label: Label
+    story: Story,
+    vocabulary: Vocabulary,
+    settings: EngineSettings,
+    label: Label,
+    memo: dict[Any, Any] | None = None,
 ) -> list[list[Question]]:
-    """The attribute questions about `label` not asked yet, one level per number of attributes."""
+    """The attribute questions about `label` not asked yet, one level per number of attributes.
+    `memo` (the statistics' `FittedStatistics.memo`) keeps each label's possible questions per process."""
     rejections = sum(isinstance(q, AttributeQuestion) and q.label == label for q in story.rejected)
     if rejections >= settings.rejection_limit:
         return []
-    object_type = vocabulary.object_type(label.type)
     asked = {q for q, _ in story.entries}
     # An attribute the operator rejected about this object ("Is vehicle 2 moving?": ambiguous) does
     # not come back inside a pair ("moving or more than two tires?"): it is left out of the candidate
     # sets, before any estimate, so the estimates of the others are unchanged.
     rejected = rejected_attributes(story, label)
     levels: list[list[Question]] = []
-    # Single attributes, then pairs: each size a group, each kind of that arity in registry order.
-    for size in sorted({kind.arity for kind in attribute_kinds()}):
-        if size > settings.max_attributes:
-            break
-        kinds = [kind for kind in attribute_kinds() if kind.arity == size]
-        level: list[Question] = []
-        for attributes in attribute_sets(object_type, size, conjunctive=False):
-            if size > 1 and rejected.intersection(attributes):
-                continue
-            for kind in kinds:
-                if kind.never_true(object_type, attributes):
-                    continue
-                question = kind.make(label, attributes, vocabulary)
-                if question not in asked:
-                    level.append(question)
-        levels.append(level)
+    for size, possible in possible_attribute_questions(vocabulary, label, settings.max_attributes, memo):
+        levels.append(
+            [
+                question
+                for attributes, question in possible
+                if not (size > 1 and rejected.intersection(attributes)) and question not in asked
+            ]
+        )
     return levels
+
+
+def possible_attribute_questions(
+    vocabulary: Vocabulary, label: Label, max_attributes: int, memo: dict[Any, Any] | None = None
+) -> list[tuple[int, list[tuple[tuple[str, ...], AttributeQuestion]]]]:
+    """Per number of attributes (at most `max_attributes`), every attribute question about `label` that
+    can be true, with its attributes: single attributes, then pairs, each size's kinds in registry order.
+    A function of the vocabulary and the registry alone, so it is worked out once per label (a kind's
+    `never_true` looks at every truth of the attributes: a per-proposal cost before it was kept)."""
+    kinds = tuple(attribute_kinds())
+    key = ("attribute questions", label, max_attributes, kinds)
+    if memo is not None and key in memo:
+        cached: list[tuple[int, list[tuple[tuple[str, ...], AttributeQuestion]]]] = memo[key]
+        return cached
+    object_type = vocabulary.object_type(label.type)
+    sizes = []
+    for size in sorted({kind.arity for kind in kinds}):
+        if size > max_attributes:
+            break
+        of_size = [kind for kind in kinds if kind.arity == size]
+        sizes.append(
+            (
+                size,
+                [
+                    (attributes, kind.make(label, attributes, vocabulary))
+                    for attributes in attribute_sets(object_type, size, conjunctive=False)
+                    for kind in of_size
+                    if not kind.never_true(object_type, attributes)
+                ],
+            )
+        )
+    if memo is not None:
+        memo[key] = sizes
+    return sizes
 
 
 def rejected_attributes(story: Story, label: Label) -> set[str]:

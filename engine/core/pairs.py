@@ -39,25 +39,39 @@ def ordered_pairs(image_start: I64) -> tuple[I64, I64]:
 
 
 def pair_masks(
-    rel_subject: I64, rel_object: I64, rel_bits: U64, n_relationships: int, subjects: I64, objects: I64
+    rel_subject: I64,
+    rel_object: I64,
+    rel_bits: U64,
+    n_relationships: int,
+    subjects: I64,
+    objects: I64,
+    subject_start: I64 | None = None,
 ) -> U64:
     """Per ordered pair: the forward direction's bits, then the reverse direction's shifted by the number
-    of relationships."""
-    forward = _related_bits(rel_subject, rel_object, rel_bits, subjects, objects)
-    reverse = _related_bits(rel_subject, rel_object, rel_bits, objects, subjects)
+    of relationships. `subject_start` (`FittedStatistics.rel_subject_start`), when given, says where each
+    object's run starts; without it the runs are found by binary search."""
+    forward = _related_bits(rel_object, rel_bits, *_runs(rel_subject, subjects, subject_start), objects)
+    reverse = _related_bits(rel_object, rel_bits, *_runs(rel_subject, objects, subject_start), subjects)
     masks: U64 = forward | (reverse << np.uint64(n_relationships))
     return masks
 
 
-def _related_bits(rel_subject: I64, rel_object: I64, rel_bits: U64, subjects: I64, objects: I64) -> U64:
-    """The relationship bits of each (subject, object) pair, 0 where they are not related.
+def _runs(rel_subject: I64, subjects: I64, subject_start: I64 | None) -> tuple[I64, I64]:
+    """Where each subject's run of related pairs starts and ends (the pairs are sorted by subject)."""
+    if subject_start is not None:
+        return subject_start[subjects], subject_start[subjects + 1]
+    return (
+        np.searchsorted(rel_subject, subjects, side="left"),
+        np.searchsorted(rel_subject, subjects, side="right"),
+    )
 
-    The related pairs are sorted by subject: find each subject's run, then walk the runs side by side
-    (a subject relates to a few objects of its image), never touching the other pairs."""
-    first = np.searchsorted(rel_subject, subjects, side="left")
-    end = np.searchsorted(rel_subject, subjects, side="right")
-    bits = np.zeros(len(subjects), dtype=np.uint64)
-    for step in range(int((end - first).max()) if len(subjects) else 0):
+
+def _related_bits(rel_object: I64, rel_bits: U64, first: I64, end: I64, objects: I64) -> U64:
+    """The relationship bits of each (subject, object) pair, 0 where they are not related, given each
+    subject's run [first, end) of related pairs: walk the runs side by side (a subject relates to a few
+    objects of its image), never touching the other pairs."""
+    bits = np.zeros(len(objects), dtype=np.uint64)
+    for step in range(int((end - first).max()) if len(objects) else 0):
         at = first + step
         inside = at < end
         at = np.where(inside, at, 0)

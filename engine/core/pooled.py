@@ -120,7 +120,8 @@ def attribute_levels(
     """The pooled, facts, region and found levels of an attribute question, and its weighted found level
     by disagreement."""
     object_type = stats.vocabulary.object_type(question.label.type)
-    facts = attribute_facts(story, question)
+    # What the history says of the object: the same for every candidate about it in one history state.
+    facts = story.remembered(("attribute facts", question.label), lambda: attribute_facts(story, question))
     type_index = stats.vocabulary.type_index[question.label.type]
     pooled = stats.attribute_histograms[type_index]
     position = [record.label for record in story.labels].index(question.label)
@@ -149,7 +150,11 @@ def attribute_levels(
         ("relevant facts", label, groups),
         lambda: _agreeing(pooled.masks, object_type, relevant_facts(object_type, question.attributes, facts)),
     )
-    holds = _satisfies(pooled.masks, asked_kind, object_type, question.attributes)
+    # Which of the type's distinct masks answer yes: fixed by the statistics, asked again and again.
+    holds_key = ("holds", type_index, asked_kind.name, question.attributes)
+    holds = stats.memo.get(holds_key)
+    if holds is None:
+        holds = stats.memo[holds_key] = _satisfies(pooled.masks, asked_kind, object_type, question.attributes)
     return [
         _count(pooled, agrees_relevant, holds),
         _count(pooled, agrees_all, holds),

@@ -40,11 +40,12 @@ from engine.core.candidates import (
     relationship_candidates,
 )
 from engine.core.exposure import Exposure, least_exposed
+from engine.core.instantiation_counts import Counts
 from engine.core.pooled import attribute_levels, relationship_levels
 from engine.core.settings import EngineSettings
 from engine.core.statistics import FittedStatistics
 from engine.core.story import Story
-from engine.core.training import Counts, TrainingState
+from engine.core.training import TrainingState
 from kernel.errors import SettingError
 from kernel.estimates import Estimate, chain, chain_arrays, powers, weighted_sum, weighted_sums
 from kernel.kinds import InstantiationKind, instantiation_kinds
@@ -83,6 +84,12 @@ class Stream:
         self.story = Story(stats.vocabulary)
         self.training = TrainingState(stats)
         self._sets: dict[tuple[str, int], list[tuple[str, ...]]] = {}
+        # The instantiation levels' scores, kept while the training state stays the same: attribute,
+        # relationship and rejected answers leave it as it was, and the next proposal looks at the same
+        # levels again (sharp first looks past an object's attributes for something sharp).
+        self._scores: dict[
+            tuple[int, tuple[int, ...], int], dict[str, tuple[list[Level], FloatArray, IntArray]]
+        ] = {}
 
     @classmethod
     def resume(
@@ -107,6 +114,7 @@ class Stream:
         label = self.story.record(question, answer)
         if answer != Answer.AMBIGUOUS and isinstance(question, InstantiationQuestion):
             self.training.record(question, answer)
+            self._scores = {}
         return label
 
     # --- Estimates -------------------------------------------------------------------------------------
@@ -202,7 +210,9 @@ class Stream:
         latest = self.story.latest
         phase = self._phase_reached()
         if latest is not None and phase == ATTRIBUTES:
-            for level in attribute_candidates(self.story, self.vocabulary, self.settings, latest.label):
+            for level in attribute_candidates(
+                self.story, self.vocabulary, self.settings, latest.label, self.stats.memo
+            ):
                 yield self._winners(level, [self.estimate(q) for q in level])
         if latest is not None and phase <= RELATIONSHIPS:
             relationships = relationship_candidates(self.story, self.vocabulary, latest.label)
@@ -305,7 +315,10 @@ class Stream:
             sets = self._conjunctive_sets(object_type, size)
             if not sets:
                 continue
-            scored = self._score_instantiation(t, regions, sets)
+            key = (t, tuple(regions), size)
+            if key not in self._scores:
+                self._scores[key] = self._score_instantiation(t, regions, sets)
+            scored = self._scores[key]
             unpredictable = np.stack(
                 [_unpredictable(kind, *scored[kind.name], settings) for kind in kinds], 1
             ).reshape(len(sets), len(regions), len(kinds))

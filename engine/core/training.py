@@ -31,32 +31,21 @@ objects of the type, kept per type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from engine.core import instantiation_counts
 from engine.core.free_objects import FreeObjects
+from engine.core.history_classes import HistoryClasses
+from engine.core.instantiation_counts import Counts
 from engine.core.statistics import FittedStatistics
-from engine.core.truths import CODE, YES, answer_codes, instantiation_kind, truths
-from kernel.kinds import instantiation_kinds
+from engine.core.truths import CODE, YES, answer_codes, instantiation_kind
 from kernel.questions import Answer, InstantiationQuestion
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class Counts:
-    """For a batch of k candidates over the pooled population P: how many images answer yes, and how
-    many are decidable, split by d, the number of the history's instantiation answers the image
-    disagrees with (arrays shaped (k, d + 1)). Summing over d gives the pooled level; weighting by
-    lambda^d, the consistency-weighted one (`kernel.estimates`). Images on which a candidate is
-    ambiguous are in neither count."""
-
-    yes: IntArray
-    population: IntArray
 
 
 def region_relations(stats: FittedStatistics) -> tuple[BoolArray, BoolArray]:
@@ -92,16 +81,25 @@ class TrainingState:
         self.free_unknown: npt.NDArray[np.uint16] = stats.unknown_by_region
         # label_objects[i][b]: the object bound to the i-th instantiated label in image b.
         self.label_objects: list[IntArray] = []
-        self._region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+        self.region_bits = np.left_shift(np.uint64(1), np.arange(n_regions, dtype=np.uint64))
+        # The images of B by their d and population bits (what the batched counts sum over).
+        self.classes = HistoryClasses(n_images, n_types, every_region)
         self._free: dict[int, FreeObjects] = {}
-        self._known_free: dict[int, FreeObjects] = {}
-        self._rows_by_disagreement: list[tuple[int, BoolArray | slice]] | None = None
+        # Per (type, region), the images of B where an object of the type is (or was, before a binding)
+        # free there: all of them, and those with unknown attributes. Until the first binding B is the
+        # whole training set and the lists are the statistics' own, shared by every stream.
+        self._occupied: dict[tuple[str, int, int], npt.NDArray[np.int32]] = stats.memo.setdefault(
+            "occupied", {}
+        )
+        self._known_visible: dict[tuple[int, int], npt.NDArray[np.int32]] = stats.memo.setdefault(
+            "known visible", {}
+        )
         # _pair_masks[(i, j)][b]: the relationships between the objects bound to the i-th and j-th
         # instantiated labels in image b (as in `FittedStatistics.pair_masks`).
         self._pair_masks: dict[tuple[int, int], npt.NDArray[np.uint64]] = {}
         # _intersecting_bits[r]: the regions that intersect region r, as a bit mask.
         self._intersecting_bits = np.array(
-            [np.bitwise_or.reduce(self._region_bits[self.intersects[r]]) for r in range(n_regions)],
+            [np.bitwise_or.reduce(self.region_bits[self.intersects[r]]) for r in range(n_regions)],
             dtype=np.uint64,
         )
 
@@ -126,8 +124,8 @@ class TrainingState:
             region = self.stats.vocabulary.region_index[question.region]
             self.population_bits[t, ~agree] &= ~self._intersecting_bits[region]
             self.disagreements += ~agree
+            self.classes.split(~agree, t, self._intersecting_bits[region])
         self.answered += 1
-        self._rows_by_disagreement = None
 
     def _keep(self, agree: BoolArray) -> None:
         """Shrink B to the images where `agree`, and every per-image array with it (copies: the fitted
@@ -144,12 +142,13 @@ class TrainingState:
         # they are).
         self._pair_masks = {}
         self._free = {t: free.kept(agree, remap) for t, free in self._free.items()}
-        self._known_free = {}
+        self.classes.keep(agree)
+        self._occupied, self._known_visible = {}, {}
 
     def _bind(self, type_index: int, objects: IntArray) -> None:
         """Take one newly bound object per image of B out of the free counts."""
         stats = self.stats
-        visible = ((self._region_bits[:, None] & stats.obj_vis[None, objects]) != 0).astype(np.uint16)
+        visible = ((self.region_bits[:, None] & stats.obj_vis[None, objects]) != 0).astype(np.uint16)
         self.free_visible[type_index] -= visible
         self.free_unknown[type_index] -= visible * ~stats.obj_known[None, objects]
 
@@ -173,25 +172,44 @@ class TrainingState:
         """The objects of the type in the images of B that no label is bound to, in image order (built
         once per stream and type, then kept up to date by bindings and compactions)."""
         if type_index not in self._free:
-            stats = self.stats
-            objects = np.flatnonzero(stats.obj_type == type_index)
-            position = np.full(stats.n_images, -1, dtype=np.int64)
-            position[self.images] = np.arange(len(self.images))
-            positions = position[stats.obj_image[objects]]
-            objects, positions = objects[positions >= 0], positions[positions >= 0]
-            self._free[type_index] = FreeObjects.of(stats, objects, positions)
+            self._free[type_index] = self._before_any_label(("free", type_index), self._build_free)
         return self._free[type_index]
+
+    def _build_free(self, type_index: int) -> FreeObjects:
+        stats = self.stats
+        objects = np.flatnonzero(stats.obj_type == type_index)
+        position = np.full(stats.n_images, -1, dtype=np.int64)
+        position[self.images] = np.arange(len(self.images))
+        positions = position[stats.obj_image[objects]]
+        objects, positions = objects[positions >= 0], positions[positions >= 0]
+        return FreeObjects.of(stats, objects, positions)
+
+    def _before_any_label(self, key: tuple[str, int], build: Callable[[int], FreeObjects]) -> FreeObjects:
+        """`build(type)`; before the first label (B is every training image, nothing is bound) the
+        same for every stream, so built once per process (at a million images, half a second a type)."""
+        if self.label_objects:
+            return build(key[1])
+        shared: dict[tuple[str, int], FreeObjects] = self.stats.memo.setdefault("free objects", {})
+        if key not in shared:
+            shared[key] = build(key[1])
+        return shared[key]
 
     def _set_free(self, type_index: int, free: FreeObjects) -> None:
         self._free[type_index] = free
-        self._known_free.pop(type_index, None)
+        self._known_visible = {key: v for key, v in self._known_visible.items() if key[0] != type_index}
 
-    def _free_known_objects(self, type_index: int) -> FreeObjects:
-        """The free objects of the type whose attributes are known."""
-        if type_index not in self._known_free:
+    def free_objects(self, type_index: int) -> FreeObjects:
+        return self._free_objects(type_index)
+
+    def known_visible(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
+        """Which of the type's free objects (`free_objects`) have known attributes and are visible in
+        the region (kept until they change)."""
+        key = (type_index, region)
+        if key not in self._known_visible:
             free = self._free_objects(type_index)
-            self._known_free[type_index] = free.selected(free.known)
-        return self._known_free[type_index]
+            chosen = free.known & ((free.vis & self.region_bits[region]) != 0)
+            self._known_visible[key] = chosen.nonzero()[0].astype(np.int32)
+        return self._known_visible[key]
 
     # --- Answering one question on every image --------------------------------------------------------
 
@@ -203,7 +221,7 @@ class TrainingState:
         w = stats.vocabulary.region_index[question.region]
         wanted = np.uint64(stats.vocabulary.object_type(question.type).mask_of(question.attributes))
         free = self._free_objects(t)
-        matching = (free.vis & self._region_bits[w]) != 0
+        matching = (free.vis & self.region_bits[w]) != 0
         if wanted:
             matching &= free.known & ((free.attrs & wanted) == wanted)
             unknown = self.free_unknown[t, w].astype(np.int64)
@@ -221,112 +239,33 @@ class TrainingState:
         """(regions, images of B): whether each image is in the pooled population of a question about
         the type in each region."""
         bits = self.population_bits[type_index]
-        in_population: BoolArray = (bits[None, :] & self._region_bits[regions][:, None]) != 0
+        in_population: BoolArray = (bits[None, :] & self.region_bits[regions][:, None]) != 0
         return in_population
 
-    def by_disagreement(self, indicator: BoolArray, positions: IntArray | None = None) -> IntArray:
-        """Per row of `indicator` (columns: the images of B, or those at `positions`), how many columns
-        are true, split by the images' disagreement counts: shaped (rows, answered + 1).
+    def occupied(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
+        """The images of B where an object of the type was free in the region when B last shrank (a
+        binding since then may have taken it: its free count is then 0)."""
+        return self._images_with(("visible", type_index, region), self.free_visible[type_index, region])
 
-        One pass per disagreement count present (a history of a few dozen answers leaves a handful
-        of distinct counts among the images of a population), not a pass per cell."""
-        depth = self.answered + 1
-        counts = np.zeros((indicator.shape[0], depth), dtype=np.int64)
-        if positions is None:
-            by_d = self._by_disagreement()
-        else:
-            by_d = _split_by_value(self.disagreements[positions], depth)
-        for d, columns in by_d:
-            counts[:, d] = np.count_nonzero(indicator[:, columns], axis=1)
-        return counts
+    def with_unknown(self, type_index: int, region: int) -> npt.NDArray[np.int32]:
+        """Likewise, the images where such an object has unknown attributes."""
+        return self._images_with(("unknown", type_index, region), self.free_unknown[type_index, region])
 
-    def _by_disagreement(self) -> list[tuple[int, BoolArray | slice]]:
-        """Each disagreement count present in B, with which images of B have it (once per answer)."""
-        if self._rows_by_disagreement is None:
-            self._rows_by_disagreement = _split_by_value(self.disagreements, self.answered + 1)
-        return self._rows_by_disagreement
+    def _images_with(
+        self, key: tuple[str, int, int], counts: npt.NDArray[np.uint16]
+    ) -> npt.NDArray[np.int32]:
+        if key not in self._occupied:
+            self._occupied[key] = counts.nonzero()[0].astype(np.int32)
+        return self._occupied[key]
 
     def counts_without_attributes(self, type_index: int, regions: Sequence[int]) -> dict[str, Counts]:
         """Every instantiation kind's question about the type with no attributes, for every w in
-        `regions`, from the free counts alone (without attributes no image is ambiguous)."""
-        columns = np.asarray(regions, dtype=np.int64)
-        remaining = self.free_visible[type_index][columns]
-        pooled = self.population_of(type_index, columns)
-        size = self.by_disagreement(pooled)
-        unknown = np.zeros(remaining.shape[-1], dtype=np.int64)
-        counts = {}
-        for kind in instantiation_kinds():
-            yes, decided = truths(kind, remaining, unknown)
-            population = size.copy() if decided.all() else self.by_disagreement(decided & pooled)
-            counts[kind.name] = Counts(self.by_disagreement(yes & pooled), population)
-        return counts
+        `regions` (`engine.core.instantiation_counts`)."""
+        return instantiation_counts.counts_without_attributes(self, type_index, regions)
 
     def counts_with_attributes(
         self, type_index: int, regions: Sequence[int], attribute_masks: Sequence[int]
     ) -> dict[str, list[Counts]]:
         """Every instantiation kind's question for every (attribute set, region): one `Counts` per
-        region, over the sets."""
-        masks = np.asarray(attribute_masks, dtype=np.uint64)
-        # Only the free objects of the type with known attributes can match. Whether an object has a
-        # set's attributes is read from a (sets x distinct masks) table: a type has a few hundred
-        # distinct masks and may have millions of objects.
-        free = self._free_known_objects(type_index)
-        distinct = self.stats.attribute_histograms[type_index].masks
-        has_set = np.ascontiguousarray(((distinct[:, None] & masks[None, :]) == masks[None, :]).T)
-        object_population = self.population_bits[type_index, free.positions]
-        image_population = self.population_bits[type_index]
-        columns = np.asarray(regions, dtype=np.int64)
-        unknown = self.free_unknown[type_index][columns]
-        results: dict[str, list[Counts]] = {kind.name: [] for kind in instantiation_kinds()}
-        for c, w in enumerate(columns):
-            bit = self._region_bits[w]
-            kept = ((free.vis & bit) != 0) & ((object_population & bit) != 0)
-            in_population = (image_population & bit) != 0
-            by_kind = self._region_counts(
-                free.positions[kept], has_set[:, free.classes[kept]], in_population, unknown[c]
-            )
-            for name, counts in by_kind.items():
-                results[name].append(counts)
-        return results
-
-    def _region_counts(
-        self, positions: IntArray, has: BoolArray, population: BoolArray, unknown: npt.NDArray[np.uint16]
-    ) -> dict[str, Counts]:
-        """Every instantiation kind's counts over the population of one region for many attribute sets.
-
-        `positions` are the images (in B) of the free known objects of the type visible in the region,
-        in population images, in image order, and `has` (sets, objects) whether each has each set's
-        attributes; `population` and `unknown` are per image of B. An image holding no such object has
-        no match for any set, so it answers every set alike: it is counted once, for all of them; only
-        images holding at least one such object need a per-set count.
-        """
-        n_sets = has.shape[0]
-        if len(positions):
-            starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
-            per_image = np.add.reduceat(has, starts, axis=1, dtype=np.int32)  # (sets, images with objects)
-            holding = positions[starts]
-        else:
-            per_image, holding = np.zeros((n_sets, 0), dtype=np.int32), np.zeros(0, dtype=np.int64)
-        depth = self.answered + 1
-        without = population.copy()
-        without[holding] = False
-        empty = np.flatnonzero(without)
-        empty_d, empty_unknown = self.disagreements[empty], unknown[empty]
-        counts = {}
-        for kind in instantiation_kinds():
-            yes, decided = truths(kind, per_image, unknown[holding])
-            yes_empty, decided_empty = truths(kind, np.zeros(len(empty), dtype=np.int32), empty_unknown)
-            counts[kind.name] = Counts(
-                self.by_disagreement(yes, holding) + np.bincount(empty_d[yes_empty], minlength=depth),
-                self.by_disagreement(decided, holding) + np.bincount(empty_d[decided_empty], minlength=depth),
-            )
-        return counts
-
-
-def _split_by_value(values: IntArray, depth: int) -> list[tuple[int, BoolArray | slice]]:
-    """Each value of `values` present (all below `depth`), with where it occurs (every position, as a
-    slice that selects without copying, when there is one value: the usual case early in a stream)."""
-    present = np.flatnonzero(np.bincount(values, minlength=depth))
-    if len(present) == 1:
-        return [(int(present[0]), slice(None))]
-    return [(int(d), values == d) for d in present]
+        region, over the sets (`engine.core.instantiation_counts`)."""
+        return instantiation_counts.counts_with_attributes(self, type_index, regions, attribute_masks)

@@ -33,8 +33,10 @@ def truths(
     plus the objects whose attributes are unknown, no when for none. Only the images with such objects
     are looked at more than once."""
     holds = np.asarray(kind.holds(matches), dtype=bool)
+    uncertain = (unknown > 0).nonzero()[0]
+    if not len(uncertain):  # every count is certain: answered everywhere
+        return holds, np.ones_like(holds)
     every, some = holds.copy(), holds.copy()
-    uncertain = np.flatnonzero(unknown > 0)
     if len(uncertain):
         certain_matches, possible = matches[..., uncertain], unknown[uncertain]
         all_hold, any_holds = holds[..., uncertain].copy(), holds[..., uncertain].copy()

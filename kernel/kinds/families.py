@@ -90,7 +90,7 @@ class InstantiationKind(QuestionKind):
     def satisfied_by(self, masks: Any, bits: Sequence[int]) -> Any:
         """Which objects (attribute bit masks) have every attribute at `bits`: what a defining question
         of this family says about the object it labels."""
-        return _all_of([(masks >> bit) & 1 == 1 for bit in bits], masks)
+        return _all_of([(masks & (1 << bit)) != 0 for bit in bits], masks)
 
     def make(
         self, type_name: str, attributes: Sequence[str], region: str, vocabulary: Vocabulary
@@ -202,7 +202,7 @@ class AttributeKind(QuestionKind):
     def satisfied_by(self, masks: Any, bits: Sequence[int]) -> Any:
         """Which objects (attribute bit masks: one int, or an array) answer yes, for the attributes at
         `bits`."""
-        return self.holds([(masks >> bit) & 1 == 1 for bit in bits])
+        return self.holds([(masks & (1 << bit)) != 0 for bit in bits])
 
     def never_true(self, object_type: ObjectType, attributes: Sequence[str]) -> bool:
         """Whether no object can answer yes: no truth of the attributes, with at most one value of an
