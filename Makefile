@@ -74,8 +74,7 @@ wrk:
 # resolves, in 17 s where pip took 101 s on this machine under load (the venv's own pip stays as Python
 # made it). setuptools warns at every editable install that a folder named like a package may shadow it
 # (ours are the packages); the warning said nothing a newcomer could act on (issue 38).
-PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m uv pip install --quiet \
-	--python $(BIN)/python
+PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m uv pip install --quiet --python $(BIN)/python
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
