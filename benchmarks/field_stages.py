@@ -251,7 +251,7 @@ def take(url: str, ids: dict) -> dict:
     from demo.baselines import run
     from evaluation.models import Session
     from evaluation.services.systems import system_create, system_token_create
-    from truthing.models import Deal, Test
+    from truthing.models import Test
 
     test = Test.objects.get(pk=ids["test"])
     owner = user_create_with_role(username="field-run", password=None, role=Role.VISION_SYSTEM_OWNER)
@@ -261,7 +261,8 @@ def take(url: str, ids: dict) -> dict:
     session_id, enrolled, first = first_question(url, secret, test.pk)
     result = run.take_test(url, secret, test.pk, run.blind_prior(session_p(system, test)))
     assert result["session"] == session_id  # the client resumed the session enrolled above
-    deal = Deal.objects.get(pk=Session.objects.get(pk=result["session"]).deal_id)
-    dealt = (deal.finished_at - deal.started_at).total_seconds() if deal.finished_at else float("nan")
+    deal = Session.objects.select_related("deal").get(pk=result["session"]).deal
+    assert deal is not None and deal.started_at and deal.finished_at  # dealt whole: the session ended
+    dealt = (deal.finished_at - deal.started_at).total_seconds()
     return {"questions": result["questions"], "requests": result["requests"], "deal": dealt,
             "enrol": enrolled, "first_question": first, "accuracy": result["accuracy"].value}  # fmt: skip
