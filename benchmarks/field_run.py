@@ -113,18 +113,18 @@ def run(args, folder: Path, database_name: str) -> dict:
     images = max(500, round(FULL_IMAGES * args.scale))  # fewer: the awkward cases pass 5%
     held_out = max(10, round(FULL_TEST_IMAGES * args.scale))
     worker = start_process([str(ROOT / "scripts/serve.sh"), "worker"], env, folder / "worker.log")
-    ids, own = results["ids"], tree(os.getpid())
+    ids, own, pool = results["ids"], (lambda: [os.getpid()]), tree(worker.pid, itself=False)
     plan = [
         ("generate", own, lambda: stages.generate(folder, images)),
         ("map", None, lambda: stages.propose(folder, ids, env)),
-        ("import", tree(worker.pid), lambda: stages.import_download(folder, ids)),
+        ("import", pool, lambda: stages.import_download(folder, ids)),
         ("hold out", own, lambda: stages.hold_out(ids, held_out)),
-        ("fit", tree(worker.pid), lambda: stages.fit(ids)),
-        ("test", tree(worker.pid), lambda: stages.build_test(ids)),
+        ("fit", pool, lambda: stages.fit(ids)),
+        ("test", pool, lambda: stages.build_test(ids)),
         ("publish", own, lambda: stages.publish(ids)),
     ]
     try:
-        results["load"] = {"before": os.getloadavg()}
+        results.setdefault("load", {"before": os.getloadavg()})
         for name, pids, step in plan:
             if name in results["stages"]:
                 continue
@@ -161,7 +161,7 @@ def take(folder: Path, env: dict, ids: dict) -> dict:
     server = start_server(port, workers=2)
     dealer = start_process([str(ROOT / "scripts/serve.sh"), "dealer"], env, folder / "dealer.log")
     try:
-        with Peak(tree(dealer.pid)) as dealt, Peak(tree(server.pid)) as served:
+        with Peak(tree(dealer.pid, False)) as dealt, Peak(tree(server.pid, False)) as served:
             figures = timed("take", None, lambda: stages.take(f"http://127.0.0.1:{port}", ids))
     finally:
         server.send_signal(signal.SIGTERM)
@@ -181,17 +181,17 @@ def render(results: dict, args) -> str:
         "machine is shared: others ran their own work and benchmarks at the same time, so the wall times "
         "are an upper bound of what it takes alone.",
         "",
-        "| stage | what | wall | peak memory (process doing it) | target |",
-        "|---|---|---|---|---|",
+        "| stage | what | wall | peak memory (process doing it) | load at its end | target |",
+        "|---|---|---|---|---|---|",
     ]
     for name, what in stages.DESCRIBED.items():
         if name not in done:
-            lines.append(f"| {name} | {what} | not run | | |")
+            lines.append(f"| {name} | {what} | not run | | | |")
             continue
         figures = done[name]
         lines.append(
             f"| {name} | {what.format(**figures)} | {_minutes(figures['seconds'])} | {_peak(name, figures)} | "
-            f"{_target(name, figures)} |"
+            f"{figures['load']:.1f} | {_target(name, figures)} |"
         )
     return "\n".join(lines) + "\n"
 

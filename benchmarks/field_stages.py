@@ -67,15 +67,17 @@ class Peak:
                 return
 
 
-def tree(pid: int):
-    """The process and its descendants (a worker's pool process, gunicorn's workers)."""
+def tree(pid: int, itself: bool = True):
+    """The process and its descendants (gunicorn's workers, the command's); without `itself`, only the
+    descendants (a Celery worker's pool process, which runs the tasks: the main process only hands
+    them over, and its own 180 MB would hide a smaller task's)."""
 
     def pids() -> list[int]:
         try:
-            root = psutil.Process(pid)
-            return [pid, *(p.pid for p in root.children(recursive=True))]
+            children = [p.pid for p in psutil.Process(pid).children(recursive=True)]
         except psutil.Error:
             return []
+        return [pid, *children] if itself else children
 
     return pids
 
