@@ -26,7 +26,7 @@ worker's pool process for the jobs, the command's process for the mapping, this 
 in it, the dealer and gunicorn's workers for the take). Targets: the fit within 10 minutes and 4 GB, the
 test built and truthed within 15 minutes, the first question within 2 s of enrolment.
 
-The scratch database (the configured one's name with `_field_run`) and folder are dropped after the run,
+The scratch database (the configured one's name with `_field_run_SCALE`) and folder are dropped after the run,
 unless `--keep`: then both stay, the stages done are in `results.json` in the folder, and the same
 command goes on from the first stage not done. `--write` puts the result in docs/benchmarks.md.
 """
@@ -83,7 +83,9 @@ def main() -> None:
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
     database = connection.settings_dict
-    database["TEST"] = {**database.get("TEST", {}), "NAME": f"{database['NAME']}_field_run"}
+    # One database per scale: a kept run of another scale is never resumed by mistake.
+    scale = f"{args.scale:g}".replace(".", "_")
+    database["TEST"] = {**database.get("TEST", {}), "NAME": f"{database['NAME']}_field_run_{scale}"}
     scratch = connection.creation.create_test_db(
         verbosity=0, autoclobber=True, serialize=False, keepdb=args.keep
     )

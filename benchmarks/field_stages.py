@@ -101,14 +101,20 @@ def generate(folder: Path, images: int) -> dict:
     return {"images": images, "objects": written.objects, "zip_mb": (folder / "vg.zip").stat().st_size / 1e6}
 
 
-def propose(folder: Path, ids: dict, env: dict) -> dict:
-    """The collection on the default vocabulary, and the platform's mapping proposal of the download,
-    made by the command in a process of its own (its peak memory sampled)."""
+def collection_of(ids: dict) -> Collection:
+    """The run's collection on the default vocabulary, made by the first stage that needs it."""
     vocabulary, _ = vocabulary_install_default()
     collection = Collection.objects.filter(name=COLLECTION).first() or collection_create(
         name=COLLECTION, vocabulary=vocabulary
     )
     ids["collection"] = collection.pk
+    return collection
+
+
+def propose(folder: Path, ids: dict, env: dict) -> dict:
+    """The collection on the default vocabulary, and the platform's mapping proposal of the download,
+    made by the command in a process of its own (its peak memory sampled)."""
+    collection = collection_of(ids)
     ids["database"] = f"{connection.display_name} {connection.get_database_version()[0]}"
     out = folder / "proposed.yaml"
     command = [sys.executable, "manage.py", "propose_mapping", str(folder / "vg.zip"), "--collection",
@@ -141,7 +147,7 @@ def import_download(folder: Path, ids: dict) -> dict:
     from datasets.models import ImportJob
     from datasets.services.creation import import_create
 
-    collection = Collection.objects.get(pk=ids["collection"])
+    collection = collection_of(ids)
     with (folder / "vg.zip").open("rb") as handle, (folder / "mapping.json").open("rb") as rules:
         job = import_create(
             collection=collection,
@@ -208,7 +214,9 @@ def build_test(ids: dict) -> dict:
     image_ids = list(collection.images.filter(split=Split.TEST).order_by("pk").values_list("pk", flat=True))
     statistics = FittedStatistics.objects.get(pk=ids["statistics"])
     with transaction.atomic():
-        test = lifecycle.create_test(name=TEST, statistics=statistics, image_ids=image_ids, seed=1)
+        # A name of its own: a stage that stopped half-way left its draft under the name it took.
+        name = f"{TEST} ({statistics.pk}, {time.time():.0f})"
+        test = lifecycle.create_test(name=name, statistics=statistics, image_ids=image_ids, seed=1)
         lifecycle.start_test(test=test)
     ids["test"] = test.pk
     for job in AutomaticTruthing.objects.filter(test=test):
