@@ -188,14 +188,14 @@ def render(results: dict, args) -> str:
     ]
     for name, what in stages.DESCRIBED.items():
         if name not in done:
-            lines.append(f"| {name} | {what} | not run | | | |")
+            lines.append(f"| {name} | not run yet (the run stopped before it) | | | | |")
             continue
         figures = done[name]
         lines.append(
             f"| {name} | {what.format(**figures)} | {_minutes(figures['seconds'])} | {_peak(name, figures)} | "
             f"{figures['load']:.1f} | {_target(name, figures)} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", stages.NOTES]) + "\n"
 
 
 def _peak(name: str, figures: dict) -> str:
