@@ -280,6 +280,7 @@ def take(url: str, ids: dict) -> dict:
                            description=BASELINES["blind-prior"], baseline="blind-prior")  # fmt: skip
     secret = system_token_create(system=system, name=f"field run {time.time():.0f}")[1]
     session_id, enrolled, first = first_question(url, secret, test.pk)
+    print(f"first question {first:.2f} s after the enrolment ({enrolled:.2f} s)", file=sys.stderr, flush=True)
     result = run.take_test(url, secret, test.pk, run.blind_prior(session_p(system, test)))
     assert result["session"] == session_id  # the client resumed the session enrolled above
     deal = Session.objects.select_related("deal").get(pk=result["session"]).deal
