@@ -114,7 +114,7 @@ def _run(name: str, owner: Any, test: Test, url: str, seed: int, say: Say) -> No
     elif name == "random":
         decide = run.random_answers(seed)
     elif name == "blind-prior":
-        decide = run.blind_prior(_session_p(system, test))
+        decide = run.blind_prior(session_p(system, test))
     else:
         decide = run.seeing(_train(test, seed, say))
     token, secret = system_token_create(system=system, name=f"run {name} {time.time():.0f}")
@@ -158,7 +158,7 @@ def _train(test: Test, seed: int, say: Say):
     return model
 
 
-def _session_p(system: Any, test: Test):
+def session_p(system: Any, test: Test):
     """The engine's p of each question of the system's session (its own dealt streams), looked up by
     (stream, step) once the session exists: what the blind prior computes from the history and the
     training statistics alone."""
