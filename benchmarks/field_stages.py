@@ -232,7 +232,7 @@ def build_test(ids: dict) -> dict:
     ids["test"] = test.pk
     for job in AutomaticTruthing.objects.filter(test=test):
         wait_job(AutomaticTruthing, job.pk, "done", "the automatic truthing")
-    streams = Stream.objects.filter(test_image__test=test, deal__isnull=True)
+    streams = Stream.objects.filter(test_image__test=test)  # the test's own (pool) streams
     return {"streams": streams.count(), "questions": Step.objects.filter(stream__in=streams).count()}
 
 

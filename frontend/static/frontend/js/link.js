@@ -90,6 +90,9 @@ export class LinkForm {
 
   close() {
     if (!this.isOpen) return false;
+    // Focus leaves the form's fields first: the browser moves it off a hidden field only at its next
+    // rendering, and a key pressed before that (L to link the next box) went to the hidden field.
+    if (this.root.contains(document.activeElement)) document.activeElement.blur();
     this.root.hidden = true;
     this.subject = null;
     this.onPickMode(false);
