@@ -11,6 +11,7 @@ deleted from the source; the move is complete when MEDIA_STORAGE is switched.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,22 @@ def bucket_storage() -> Storage:
 
     options: dict[str, Any] = settings.S3_STORAGE_OPTIONS
     return BucketStorage(**options)
+
+
+# The bucket's clients by process and options: boto3 makes a client from botocore's service models on
+# disk, 0.1 to 0.3 s of CPU each, and a bucket source's sync made one per object it read (a third of the
+# schema fuzz's time, 2026-11-29). A client is thread-safe but not to be shared across a fork (its
+# connection pool would be), hence the process id in the key.
+_clients: dict[tuple[int, str], Any] = {}
+
+
+def bucket_client() -> Any:
+    """The S3 client of the bucket S3_STORAGE_OPTIONS names, made once per process and options."""
+    key = (os.getpid(), repr(sorted(settings.S3_STORAGE_OPTIONS.items())))
+    client = _clients.get(key)
+    if client is None:
+        client = _clients[key] = bucket_storage().connection.meta.client  # type: ignore[attr-defined]
+    return client
 
 
 def checksum(storage: Storage, name: str) -> str:

@@ -29,7 +29,7 @@ from annotations.services.images import image_store, limits_from_settings
 from datasets.models import BucketObject, BucketSource
 from vtt_site.errors import ApplicationError, CommonErrorCode
 from vtt_site.storage import STORAGE_ERRORS, in_bucket, storage_refusal, storage_unavailable
-from vtt_site.storage_move import bucket_storage
+from vtt_site.storage_move import bucket_client
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 SYNC_LIMIT = (
@@ -108,7 +108,7 @@ def bucket_source_sync(
 
 
 def _add(source: BucketSource, key: str, report: SyncReport, uploaded_by: Any) -> None:
-    client = _client()
+    client = bucket_client()
     try:
         data = client.get_object(Bucket=source.bucket, Key=key)["Body"].read()
         checked = check_image(data, limits_from_settings())
@@ -139,15 +139,11 @@ def _location() -> str:
     return str(settings.S3_STORAGE_OPTIONS.get("location") or "").strip("/")
 
 
-def _client() -> Any:
-    return bucket_storage().connection.meta.client  # type: ignore[attr-defined]
-
-
 def _listed(bucket: str, prefix: str) -> Iterator[str]:
     """The keys of the images under the prefix, in the bucket's order; a bucket the platform cannot
     read is a 400 that says so (by the store's error code, never a credential), one it cannot reach a
     503."""
-    pages = _client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
+    pages = bucket_client().get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix)
     try:
         for page in pages:
             for item in page.get("Contents", []):
@@ -163,7 +159,7 @@ def export_to_bucket(*, bucket: str, key: str, chunks: Iterator[bytes]) -> int:
     """An export written to a bucket ("target storage"): its bytes under `key`; the size written."""
     data = b"".join(chunks)
     try:
-        _client().put_object(Bucket=bucket, Key=key.lstrip("/"), Body=ContentFile(data))
+        bucket_client().put_object(Bucket=bucket, Key=key.lstrip("/"), Body=ContentFile(data))
     except STORAGE_ERRORS as exc:
         if storage_unavailable(exc):
             raise
