@@ -117,6 +117,7 @@ def completed(draft: dict, truth: dict | None, vocabulary) -> dict:
     return {"objects": objects, "relationships": draft["relationships"]}
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_from_a_visual_genome_download_to_a_published_test_taken_by_a_baseline(users, tmp_path, settings):
     settings.TRUTHING_CHECK_SHARE = 0.0

@@ -13,7 +13,9 @@ from annotations.models import Image
 from tests.annotations.images import upload
 from tests.factories import ImageFactory
 
-SCHEMA = yaml.safe_load((Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text())
+SCHEMA = yaml.load(
+    (Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text(), Loader=yaml.CSafeLoader
+)
 PATHS = SCHEMA["paths"]
 
 

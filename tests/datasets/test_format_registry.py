@@ -36,7 +36,9 @@ def test_every_call_site_offers_exactly_the_registered_formats(client, users, co
     assert [value for value, _ in ImportJob._meta.get_field("format").choices] == values
     for value in values:
         assert reverse("api:export", args=[collection.pk, value]).endswith(f"/export/{value}/")
-    schema = yaml.safe_load((Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text())
+    schema = yaml.load(
+        (Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text(), Loader=yaml.CSafeLoader
+    )
     assert schema["components"]["schemas"]["FormatEnum"]["enum"] == values
     export = schema["paths"]["/api/v1/collections/{collection_id}/export/{scene_format}/"]["get"]
     parameter = next(p for p in export["parameters"] if p["name"] == "scene_format")

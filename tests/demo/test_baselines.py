@@ -38,6 +38,7 @@ def test_the_command_runs_the_blind_baselines_through_the_api(capsys):
     assert "took this test already" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_the_seeing_baseline_sees_objects_on_new_images():
     from demo.baselines.seeing import SeeingBaseline, TrainingImage
     from demo.synthetic import generate_scenes

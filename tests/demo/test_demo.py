@@ -17,7 +17,7 @@ from demo import services as demo
 from engine.models import FitStatus, FittedStatistics
 from truthing.models import Test, TestState, TruthingMode
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
 @pytest.fixture

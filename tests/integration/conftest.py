@@ -189,6 +189,17 @@ def has_words(process: psutil.Process | None, words: tuple[str, ...]) -> bool:
     return all(word in command or f"--{word}" in command for word in words)
 
 
+# The tests' service has every part, each as small as it goes, unless a test asks for more: each process
+# is a Django start (2 to 3 s of CPU on the 2-core machine), and `make serve`'s own sizes (5 web workers,
+# 2 proposers, 2 dealers) made each of the served tests start 12 of them while the suite ran on both cores.
+SMALLEST_SERVICE = {
+    "WEB_WORKERS": "2",
+    "PROPOSER_CONCURRENCY": "1",
+    "DEALER_CONCURRENCY": "1",
+    "TRUTHING_DEALERS": "1",
+}
+
+
 @pytest.fixture
 def serve(real_services, tmp_path) -> Iterator[Callable[..., Served]]:
     """`serve(**env)`: `make serve` (supervised web, workers and beat, as docker-compose runs them) on the
@@ -197,7 +208,7 @@ def serve(real_services, tmp_path) -> Iterator[Callable[..., Served]]:
 
     def start_serving(**env: str) -> Served:
         log = tmp_path / "serve.log"
-        full = {**real_services, **env}
+        full = {**real_services, **SMALLEST_SERVICE, **env}
         base, process = start_make_serve(full, log)
         started.append(process)
         return Served(base, log, process, full)

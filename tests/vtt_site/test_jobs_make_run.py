@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Runs in a process of its own, as the web server of `make run` would (vtt_site.wsgi starts the
@@ -69,6 +71,7 @@ print(json.dumps({"status": job.status, "attempts": job.attempts, "message": job
 """
 
 
+@pytest.mark.slow
 def test_a_job_longer_than_the_staleness_period_finishes_once_under_make_runs_layout(tmp_path):
     env = {
         key: value

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import json, django; django.setup(); from django.conf import settings; "
@@ -119,6 +121,7 @@ def _signed_url(extra: dict[str, str]) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 def test_make_run_and_make_serve_sign_image_urls_for_the_port_they_serve():
     """Issue 46, item 2: under `make run PORT=N` a model server was sent image URLs on port 8000, where
     nothing answered. The served address follows HOST and PORT (0.0.0.0 is reached on the loopback),
