@@ -163,6 +163,8 @@ def take(folder: Path, env: dict, ids: dict) -> dict:
     server = start_server(port, workers=2)
     dealer = start_process([str(ROOT / "scripts/serve.sh"), "dealer"], env, folder / "dealer.log")
     try:
+        settled = stages.wait_idle(tree(dealer.pid), tree(server.pid))
+        print(f"the service idle {settled:.1f} s after it started", file=sys.stderr, flush=True)
         with Peak(tree(dealer.pid, False)) as dealt, Peak(tree(server.pid, False)) as served:
             figures = timed("take", None, lambda: stages.take(f"http://127.0.0.1:{port}", ids))
     finally:

@@ -82,14 +82,41 @@ def tree(pid: int, itself: bool = True):
     return pids
 
 
+def wait_idle(*trees, limit: float = 60.0) -> float:
+    """Until the processes of `trees` (each `tree(pid)`) used under 5% of a core over half a second, as a
+    service does once its processes have started; the seconds waited. The take enrols then, as a system
+    enrols on a platform that is up, so that the first question never includes a process's start
+    (a Django start is 3.8 s of CPU on the 2026-11-29 machine)."""
+    started = time.monotonic()
+
+    def cpu() -> float:
+        total = 0.0
+        for pids in trees:
+            for pid in pids():
+                with contextlib.suppress(psutil.Error):
+                    times = psutil.Process(pid).cpu_times()
+                    total += times.user + times.system
+        return total
+
+    before = cpu()
+    while time.monotonic() - started < limit:
+        time.sleep(0.5)
+        now = cpu()
+        if now - before < 0.025:
+            break
+        before = now
+    return time.monotonic() - started
+
+
 NOTES = """How to read it. The stages run one after the other as a team would run them: the download's
 mapping maps the common names of persons and vehicles to the default vocabulary and drops or leaves
 unknown the rest (benchmarks.vg_download), so the collection keeps a few hundred thousand of the 3.8
 million objects; the import is declared complete and marked reviewed, and the test images are held out
 and given pixels before the fit (decision 0103). The long jobs (import, fit, truthing) run in one
 long-jobs worker process as `make serve` runs it (niceness 10), so on a busy machine they give way to
-everything else. The first question is timed from the enrolment's answer, asking every 10 ms; the
-Python client then resumes that session and takes the whole test. Memory: the largest resident size of
+everything else. The take enrols once gunicorn and the dealer have started and gone idle (`wait_idle`),
+as on a platform that is up; the first question is timed from the enrolment's answer, asking every
+10 ms; the Python client then resumes that session and takes the whole test. Memory: the largest resident size of
 the process doing the stage, sampled every 0.2 s (decision 0104)."""
 
 
