@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -83,3 +84,14 @@ def user_create_with_role(*, username: str, password: str | None, role: Role, em
     # get_or_create: the migration made the groups, but a flushed test database has none.
     user.groups.add(Group.objects.get_or_create(name=role.value)[0])
     return user
+
+
+def role_groups_ensure(*, apps: Any = None, using: str = "default", **_: Any) -> None:
+    """One group per role, made where missing (a post_migrate receiver: accounts/apps.py). Without
+    them no user could be given a role: after a flush the platform would have none."""
+    try:
+        model = apps.get_model("auth", "Group") if apps is not None else Group
+    except LookupError:  # auth is not migrated (yet)
+        return
+    for role in Role:
+        model.objects.using(using).get_or_create(name=role.value)

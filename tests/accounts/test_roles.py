@@ -12,6 +12,16 @@ def test_a_migration_creates_one_group_per_role():
     assert set(Group.objects.values_list("name", flat=True)) >= {role.value for role in Role}
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_leaves_one_group_per_role():
+    """A flush (`manage.py flush`, every transactional test's teardown) empties auth_group; the groups
+    come back with post_migrate. Without, the tests after a transactional one on a worker found none."""
+    from django.core.management import call_command
+
+    call_command("flush", verbosity=0, interactive=False)
+    assert set(Group.objects.values_list("name", flat=True)) == {role.value for role in Role}
+
+
 def test_admins_may_do_everything(make_user):
     admin_user = make_user(Role.ADMIN)
     assert admin_user.is_staff
