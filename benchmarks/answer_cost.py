@@ -99,9 +99,11 @@ def measure(answers: int) -> dict:
 
 
 def answer_for(step) -> str:
-    """Yes to existence and uniqueness questions (the stream goes on to attributes and relations), no
-    to the others, as benchmarks.operator_ui's operator answers."""
-    return "yes" if step.question.get("kind") in ("exist", "unique") else "no"
+    """Yes to instantiation questions (the stream goes on to the objects' attributes and relations),
+    no to the others, as benchmarks.operator_ui's operator mostly answers."""
+    from kernel.kinds import instantiation_kinds
+
+    return "yes" if step.question.get("kind") in {k.name for k in instantiation_kinds()} else "no"
 
 
 @contextmanager
