@@ -81,7 +81,8 @@ def user_create_with_role(*, username: str, password: str | None, role: Role, em
     user.set_password(password)
     user.is_staff = role == Role.ADMIN
     user.save()
-    # get_or_create: the migration made the groups, but a flushed test database has none.
+    # get_or_create: post_migrate makes the groups (role_groups_ensure), but a flush told not to send it
+    # (call_command("flush", inhibit_post_migrate=True), as tests/vtt_site/test_fast_flush.py does) leaves none.
     user.groups.add(Group.objects.get_or_create(name=role.value)[0])
     return user
 

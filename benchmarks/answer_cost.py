@@ -64,11 +64,13 @@ def measure(answers: int) -> dict:
     from django.db import connection
 
     from engine.core.proposer import Stream as EngineStream
+    from kernel.kinds import instantiation_kinds
     from truthing.models import Stream
     from truthing.services.queue import operator_next
     from truthing.services.streams import step_answer
 
     user = get_user_model().objects.get(username=USERNAME)
+    instantiation = {kind.name for kind in instantiation_kinds()}
     parts: dict[str, list[float]] = defaultdict(list)
     queries = [0]
 
@@ -91,19 +93,20 @@ def measure(answers: int) -> dict:
                     break
                 queries[0] = 0
                 wall, process = time.perf_counter(), time.process_time()
-                step_answer(stream_id=stream.pk, user=user, index=step.index, answer=answer_for(step))
+                step_answer(
+                    stream_id=stream.pk, user=user, index=step.index, answer=answer_for(step, instantiation)
+                )
                 whole.append(time.perf_counter() - wall)
                 cpu.append(time.process_time() - process)
                 per_answer_queries.append(queries[0])
     return {"whole": whole, "cpu": cpu, "queries": per_answer_queries, "parts": dict(parts)}
 
 
-def answer_for(step) -> str:
-    """Yes to instantiation questions (the stream goes on to the objects' attributes and relations),
-    no to the others, as benchmarks.operator_ui's operator mostly answers."""
-    from kernel.kinds import instantiation_kinds
-
-    return "yes" if step.question.get("kind") in {k.name for k in instantiation_kinds()} else "no"
+def answer_for(step, instantiation: set[str]) -> str:
+    """Yes to instantiation questions (`instantiation`: their kinds' names; the stream goes on to the
+    objects' attributes and relations), no to the others, as benchmarks.operator_ui's operator mostly
+    answers."""
+    return "yes" if step.question.get("kind") in instantiation else "no"
 
 
 @contextmanager

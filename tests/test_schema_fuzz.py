@@ -9,11 +9,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from pathlib import Path
 
 import pytest
 import schemathesis
-import yaml
 from django.db import transaction
 from hypothesis import HealthCheck, Phase
 from hypothesis import settings as hypothesis_settings
@@ -29,10 +27,10 @@ from tests.factories import (
     MembershipFactory,
     PredictionFactory,
 )
+from tests.openapi_document import openapi_copy, openapi_document
 from vtt_site.wsgi import application
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "6"))
-SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "openapi.yaml"
 
 
 def _add_links(raw: dict, path: str, method: str, status: str, links: dict) -> None:
@@ -224,7 +222,7 @@ def with_links(raw: dict) -> dict:
     return with_crowd_links(with_suggestion_links(with_test_links(with_creation_links(with_work_links(raw)))))
 
 
-schema = schemathesis.openapi.from_dict(with_links(yaml.load(SCHEMA.read_text(), Loader=yaml.CSafeLoader)))
+schema = schemathesis.openapi.from_dict(with_links(openapi_copy()))
 schema.app = application
 
 # Every 5xx and every response that disagrees with the schema fails `make test`. FUZZ_STRICT=1 adds the
@@ -498,7 +496,7 @@ def every_operation() -> set[str]:
     """ "METHOD path" of every operation of docs/openapi.yaml, as the bookkeeping names them."""
     return {
         f"{method.upper()} {path}"
-        for path, operations in yaml.load(SCHEMA.read_text(), Loader=yaml.CSafeLoader)["paths"].items()
+        for path, operations in openapi_document()["paths"].items()
         for method in operations
         if method in {"get", "post", "put", "patch", "delete"}
     }

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.storage import FileSystemStorage, Storage
 
+from vtt_site.cache import BoundedCache
 from vtt_site.storage_sweep import storage_walk
 
 CHUNK = 1024 * 1024
@@ -50,19 +51,16 @@ def bucket_storage() -> Storage:
 
 
 # The bucket's clients by process and options: boto3 makes a client from botocore's service models on
-# disk, 0.1 to 0.3 s of CPU each, and a bucket source's sync made one per object it read (a third of the
-# schema fuzz's time, 2026-11-29). A client is thread-safe but not to be shared across a fork (its
-# connection pool would be), hence the process id in the key.
-_clients: dict[tuple[int, str], Any] = {}
+# disk, 0.1 to 0.3 s of CPU each, and a bucket source's sync made one per object it read (decision 0106).
+# A client is thread-safe but not to be shared across a fork (its connection pool would be), hence the
+# process id in the key; the options are in it too, so a client never outlives the settings it was made for.
+_clients: BoundedCache[Any] = BoundedCache(size=4)
 
 
 def bucket_client() -> Any:
     """The S3 client of the bucket S3_STORAGE_OPTIONS names, made once per process and options."""
     key = (os.getpid(), repr(sorted(settings.S3_STORAGE_OPTIONS.items())))
-    client = _clients.get(key)
-    if client is None:
-        client = _clients[key] = bucket_storage().connection.meta.client  # type: ignore[attr-defined]
-    return client
+    return _clients.get_or_build(key, lambda: bucket_storage().connection.meta.client)  # type: ignore[attr-defined]
 
 
 def checksum(storage: Storage, name: str) -> str:

@@ -4,18 +4,14 @@ no form bodies for JSON operations, send back needs a comment, an import file mu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
 from annotations.models import Image
 from tests.annotations.images import upload
 from tests.factories import ImageFactory
+from tests.openapi_document import openapi_document
 
-SCHEMA = yaml.load(
-    (Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text(), Loader=yaml.CSafeLoader
-)
+SCHEMA = openapi_document()
 PATHS = SCHEMA["paths"]
 
 

@@ -98,11 +98,12 @@ def test_an_export_is_written_to_a_bucket(bucket, s3, api, reviewer, collection)
 def test_a_sync_makes_one_client_for_all_its_objects(bucket, s3, api, reviewer, collection, monkeypatch):
     """A boto3 client costs 0.1 to 0.3 s of CPU to make: a sync made one per object it read."""
     from vtt_site import storage_move
+    from vtt_site.cache import BoundedCache
 
     made = []
     real = storage_move.bucket_storage
     monkeypatch.setattr(storage_move, "bucket_storage", lambda: made.append(1) or real())
-    monkeypatch.setattr(storage_move, "_clients", {})
+    monkeypatch.setattr(storage_move, "_clients", BoundedCache(size=4))
     for n, name in enumerate("abcd"):
         put(s3, f"{bucket}/many/{name}.png", image_bytes("PNG", size=(8 + n, 9), color=(40 * n, 7, 9)))
     client = api.as_user(reviewer)

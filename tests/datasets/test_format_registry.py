@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 from django.core.files.base import ContentFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
@@ -24,6 +22,7 @@ from datasets.services.run import import_run
 from frontend.forms import ImportForm
 from tests.annotations.images import upload
 from tests.datasets.test_import_export import record, run_import
+from tests.openapi_document import openapi_document
 from vtt_site.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
@@ -36,9 +35,7 @@ def test_every_call_site_offers_exactly_the_registered_formats(client, users, co
     assert [value for value, _ in ImportJob._meta.get_field("format").choices] == values
     for value in values:
         assert reverse("api:export", args=[collection.pk, value]).endswith(f"/export/{value}/")
-    schema = yaml.load(
-        (Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml").read_text(), Loader=yaml.CSafeLoader
-    )
+    schema = openapi_document()
     assert schema["components"]["schemas"]["FormatEnum"]["enum"] == values
     export = schema["paths"]["/api/v1/collections/{collection_id}/export/{scene_format}/"]["get"]
     parameter = next(p for p in export["parameters"] if p["name"] == "scene_format")

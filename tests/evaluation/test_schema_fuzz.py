@@ -7,7 +7,6 @@ the whole schema the same way; this file covers the evaluation endpoints until t
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 import schemathesis
@@ -20,12 +19,12 @@ from accounts.services import token_create
 from evaluation.services.sessions import answer_submit, session_enrol
 from evaluation.services.systems import system_create, system_token_create
 from tests.evaluation.conftest import build_test
+from tests.openapi_document import openapi_copy
 from vtt_site.wsgi import application
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "8"))
-SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
 
-schema = schemathesis.openapi.from_path(SCHEMA).include(path_regex="^/api/v1/evaluation/")
+schema = schemathesis.openapi.from_dict(openapi_copy()).include(path_regex="^/api/v1/evaluation/")
 schema.app = application
 
 CHECKS = [

@@ -191,7 +191,7 @@ def has_words(process: psutil.Process | None, words: tuple[str, ...]) -> bool:
 
 # The tests' service has every part, each as small as it goes, unless a test asks for more: each process
 # is a Django start (2 to 3 s of CPU on the 2-core machine), and `make serve`'s own sizes (5 web workers,
-# 2 proposers, 2 dealers) made each of the served tests start 12 of them while the suite ran on both cores.
+# 2 proposers, 2 dealers) made each served test start over a dozen while the suite ran on both cores.
 SMALLEST_SERVICE = {
     "WEB_WORKERS": "2",
     "PROPOSER_CONCURRENCY": "1",

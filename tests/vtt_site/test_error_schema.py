@@ -4,30 +4,21 @@ generator reads it, following `$ref`s, so a schema that only looks right to a pe
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from accounts.roles import OPERATIONS
+from tests.openapi_document import openapi_document
 from tests.vtt_site.test_error_codes import error_enums
 from vtt_site.api.schema import ANY_OPERATION
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
 METHODS = ("get", "put", "post", "delete", "patch")
-
-
-@functools.cache
-def schema() -> dict[str, Any]:
-    return yaml.load(SCHEMA_FILE.read_text(), Loader=yaml.CSafeLoader)
 
 
 def resolve(node: dict[str, Any]) -> dict[str, Any]:
     """A schema object with its `$ref` followed (`#/components/schemas/Name`)."""
     while "$ref" in node:
         *_, kind, name = node["$ref"].split("/")
-        node = schema()["components"][kind][name]
+        node = openapi_document()["components"][kind][name]
     return node
 
 
@@ -46,7 +37,7 @@ def error_codes_of(response: dict[str, Any]) -> set[str]:
 def operation_errors() -> dict[str, set[str]]:
     """operationId -> every code its error responses (4xx and 5xx) list."""
     found: dict[str, set[str]] = {}
-    for item in schema()["paths"].values():
+    for item in openapi_document()["paths"].values():
         for method in METHODS:
             if method not in item:
                 continue
@@ -78,11 +69,11 @@ def test_every_code_of_every_error_enum_is_some_operations():
 def test_a_client_finds_the_codes_of_creating_a_token():
     """What a generated client does: POST /api/v1/tokens/ -> its 409 -> the schema -> `code`, a named enum
     with the token codes, and not another app's."""
-    conflict = schema()["paths"]["/api/v1/tokens/"]["post"]["responses"]["409"]
+    conflict = openapi_document()["paths"]["/api/v1/tokens/"]["post"]["responses"]["409"]
     ref = conflict["content"]["application/json"]["schema"]["$ref"]
     assert ref == "#/components/schemas/TokenError"
-    code = schema()["components"]["schemas"]["TokenError"]["properties"]["code"]
+    code = openapi_document()["components"]["schemas"]["TokenError"]["properties"]["code"]
     assert code == {"$ref": "#/components/schemas/TokenErrorCode"}
-    enum = schema()["components"]["schemas"]["TokenErrorCode"]["enum"]
+    enum = openapi_document()["components"]["schemas"]["TokenErrorCode"]["enum"]
     assert {"token_name_taken", "token_limit_reached", "invalid", "throttled"} <= set(enum)
     assert "image_not_found" not in enum
